@@ -1,0 +1,13 @@
+"""The ``teamwire`` command line."""
+
+from __future__ import annotations
+
+import click
+
+from teamwire._version import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="teamwire")
+def main() -> None:
+    """Specification and conformance toolkit for the Team Leader / sub-agent protocol."""
