@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from teamwire._version import __version__
+from teamwire.cli.envelope_cmd import envelope
 from teamwire.cli.schema_cmd import schema
 
 
@@ -14,4 +15,5 @@ def main() -> None:
     """Specification and conformance toolkit for the Team Leader / sub-agent protocol."""
 
 
+main.add_command(envelope)
 main.add_command(schema)

@@ -1,0 +1,68 @@
+"""Message ids: their shape and a session-wide allocator that never collides."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from teamwire.envelope.names import abbreviation, parse_display_name
+from teamwire.envelope.types import MessageType, Profile
+
+STRICT_ID = re.compile(r"(?:task_(?P<task_n>[0-9]{3,})"
+                       r"|(?P<prefix>out|ask|ans|msg)_(?P<abbr>[a-z0-9]+)_(?P<n>[0-9]{3,}))")
+ASTRION_ID = re.compile(r"msg_[0-9a-f]{10}")
+
+
+def id_problem(message_id: str, message_type: MessageType | None = None,
+               profile: Profile = Profile.STRICT) -> str | None:
+    """Why ``message_id`` has the wrong shape (for ``message_type``), or None if it is fine."""
+    if profile is Profile.ASTRION and ASTRION_ID.fullmatch(message_id):
+        return None
+    match = STRICT_ID.fullmatch(message_id)
+    if match is None:
+        return (f"id {message_id!r} is not 'task_NNN' or '{{prefix}}_{{abbr}}_NNN'"
+                " with a prefix out, ask, ans or msg")
+    if message_type is not None:
+        prefix = "task" if match.group("task_n") else match.group("prefix")
+        if prefix != message_type.prefix:
+            return (f"id {message_id!r} has prefix {prefix!r} but a {message_type.label} "
+                    f"takes {message_type.prefix + '_'!r}")
+    return None
+
+
+class IdAllocator:
+    """Allocates ids unique within one session.
+
+    One counter per (prefix, abbreviation) for the whole session: two instances of
+    one role, or two roles that abbreviate alike, draw from the same counter and
+    so never collide. ``observe`` advances the counters past ids seen elsewhere
+    (a restored session, ids chosen by agents).
+    """
+
+    def __init__(self) -> None:
+        self._counters: defaultdict[tuple[str, str], int] = defaultdict(int)
+
+    def allocate(self, message_type: MessageType, sender: str, role_id: str | None = None) -> str:
+        """The next id for a message of ``message_type`` sent by display name ``sender``."""
+        if message_type is MessageType.TASK:
+            key = ("task", "")
+        else:
+            abbr = abbreviation(parse_display_name(sender).role_name, role_id)
+            key = (message_type.prefix, abbr)
+        self._counters[key] += 1
+        n = self._counters[key]
+        if key[0] == "task":
+            return f"task_{n:03d}"
+        return f"{key[0]}_{key[1]}_{n:03d}"
+
+    def observe(self, message_id: str) -> None:
+        """Make sure no later allocation returns ``message_id`` or an id below it."""
+        match = STRICT_ID.fullmatch(message_id)
+        if match is None:
+            return
+        if match.group("task_n"):
+            key, n = ("task", ""), int(match.group("task_n"))
+        else:
+            key, n = (match.group("prefix"), match.group("abbr")), int(match.group("n"))
+        if self._counters[key] < n:
+            self._counters[key] = n
