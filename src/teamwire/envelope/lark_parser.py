@@ -56,7 +56,8 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> ParseError:
         expected = exc.expected
         found = "the end of the message" if exc.token.type == "$END" else repr(str(exc.token))
     elif isinstance(exc, UnexpectedCharacters):
-        offset = exc.pos_in_stream
+        stream_at: int | None = exc.pos_in_stream
+        offset = stream_at if isinstance(stream_at, int) else len(text)
         expected = exc.allowed or set()
         found = repr(text[offset]) if offset < len(text) else "the end of the message"
     else:
