@@ -5,7 +5,10 @@ from __future__ import annotations
 import click
 
 from teamwire._version import __version__
+from teamwire.cli.demo_cmd import demo
 from teamwire.cli.envelope_cmd import envelope
+from teamwire.cli.lint_cmd import lint
+from teamwire.cli.rule_cmd import rule
 from teamwire.cli.schema_cmd import schema
 
 
@@ -15,5 +18,5 @@ def main() -> None:
     """Specification and conformance toolkit for the Team Leader / sub-agent protocol."""
 
 
-main.add_command(envelope)
-main.add_command(schema)
+for _command in (lint, rule, envelope, schema, demo):
+    main.add_command(_command)
