@@ -40,7 +40,8 @@ def render(envelope: Envelope) -> str:
 
 def _check(envelope: Envelope) -> None:
     for what, value in (("sender", envelope.sender), ("receiver", envelope.receiver)):
-        if value is not None and not _HEADER_NAME.fullmatch(value):
+        # A trailing " 向" would merge with the delimiter that follows into " 向 ".
+        if value is not None and (not _HEADER_NAME.fullmatch(value) or value.endswith(" 向")):
             raise RenderError(f"{what} {value!r} cannot be written in a header and a tag")
     if not _LABEL.fullmatch(envelope.label):
         raise RenderError(f"label {envelope.label!r} must be one non-empty line")
