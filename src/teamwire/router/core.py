@@ -1,0 +1,592 @@
+"""The routing core: feed it events, get back actions. No I/O, no clock, no threads.
+
+    core = RoutingCore()
+    actions = core.handle(AgentCreated("Team Leader", "team-leader"))
+
+Every decision of the specification's routing chapter is taken here; the
+host (the asyncio runtime, a test, an embedding application) performs the
+actions: it commits the store actions first, then delivers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from teamwire.envelope import (
+    LEADER_NAME,
+    LEADER_ROLE_ID,
+    IdAllocator,
+    InvalidNameError,
+    MessageType,
+    Role,
+    is_role_id,
+    parse_display_name,
+)
+from teamwire.router.actions import (
+    AcknowledgeSend,
+    Action,
+    AppendInline,
+    CancelTimer,
+    ConsumeMessages,
+    DiscardMessages,
+    EffectAction,
+    FailToolCall,
+    PersistAgent,
+    PersistMessage,
+    ResolveToolCall,
+    StartTimer,
+    StartTurn,
+    StoreAction,
+)
+from teamwire.router.errors import LocalProtocolError, TargetError
+from teamwire.router.events import (
+    AgentCreated,
+    AgentTerminated,
+    AnswerGiven,
+    Event,
+    MessageSent,
+    ModelCallStarted,
+    OutputEmitted,
+    Restarted,
+    TimerFired,
+    ToolCallBlocked,
+    ToolCallReturned,
+    TurnEnded,
+    TurnStarted,
+)
+from teamwire.router.records import AgentRecord, AskKind, OpenAsk, RoutedMessage, Snapshot
+from teamwire.router.states import AgentState
+from teamwire.router.table import DELIVERY, ENDS_WITH_PENDING, RESTART, TRANSITIONS
+
+_TOKEN_ID = re.compile(r'[^\s<>"]+')
+"""An id that can stand on an envelope's id line (agent-chosen ids are held to this)."""
+
+DEFAULT_MAX_ASK_ROUNDS = 8
+
+
+class _Agent:
+    """The core's mutable view of one agent."""
+
+    __slots__ = ("agent_id", "ask", "name", "queue", "role_id", "role_name", "rounds",
+                 "state", "tool_calls", "turns")
+
+    def __init__(self, name: str, role_id: str, role_name: str, agent_id: int | None) -> None:
+        self.name = name
+        self.role_id = role_id
+        self.role_name = role_name
+        self.agent_id = agent_id
+        self.state = AgentState.IDLE
+        self.ask: OpenAsk | None = None
+        self.rounds: dict[str, int] = {}
+        self.turns = 0
+        self.tool_calls = 0
+        self.queue: deque[RoutedMessage] = deque()
+
+    def record(self) -> AgentRecord:
+        return AgentRecord(self.name, self.role_id, self.state, self.ask,
+                           tuple(self.rounds.items()), self.turns)
+
+
+class RoutingCore:
+    """The router's state machine for one session.
+
+    ``handle(event)`` returns the actions the event calls for, store actions
+    first. An event that is illegal in the current state raises
+    ``LocalProtocolError`` and changes nothing. A model's bad request (an
+    unknown target, a duplicate id, a wait-for cycle, ...) is not illegal: it
+    yields a ``FailToolCall`` with the error code of the common error result.
+
+    ``max_ask_rounds`` limits the asks one agent may pose to one target within
+    one turn (error ``round-limit``), so two agents cannot ask each other
+    forever.
+    """
+
+    def __init__(self, *, max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS) -> None:
+        self.max_ask_rounds = max_ask_rounds
+        self._agents: dict[str, _Agent] = {}
+        self._role_names: dict[str, str] = {}
+        self._ids: set[str] = set()
+        self._alloc = IdAllocator()
+        self._seq = 1
+        self._asks_by_question: dict[str, str] = {}
+        self._awaiting_output: dict[str, deque[str]] = {}
+        self._handlers: dict[type[Any], Callable[[Any, _Agent | None], None]] = {
+            AgentCreated: self._agent_created,
+            TurnStarted: self._turn_started,
+            ModelCallStarted: self._model_call_started,
+            OutputEmitted: self._output_emitted,
+            ToolCallReturned: self._tool_call_returned,
+            ToolCallBlocked: self._tool_call_blocked,
+            MessageSent: self._message_sent,
+            AnswerGiven: self._answer_given,
+            TurnEnded: self._turn_ended,
+            AgentTerminated: self._agent_terminated,
+            TimerFired: self._timer_fired,
+        }
+        # Per-event scratch: reset by handle().
+        self._store: list[StoreAction] = []
+        self._effects: list[EffectAction] = []
+        self._touched: dict[str, None] = {}
+
+    # ------------------------------------------------------------------ feeding
+
+    def handle(self, event: Event) -> list[Action]:
+        """Apply ``event``; return the actions it calls for (store actions first)."""
+        self._store = []
+        self._effects = []
+        self._touched = {}
+        if isinstance(event, Restarted):
+            self._restarted(event)
+        else:
+            agent = self._agents.get(event.subject)
+            state = agent.state if agent is not None else AgentState.ABSENT
+            if (state, type(event)) not in TRANSITIONS:
+                raise LocalProtocolError(
+                    f"{type(event).__name__} is illegal for {event.subject!r} "
+                    f"in state {state.value!r}")
+            self._handlers[type(event)](event, agent)
+        self._settle()
+        actions: list[Action] = list(self._store)
+        actions.extend(PersistAgent(self._agents[name].record()) for name in self._touched)
+        actions.extend(self._effects)
+        return actions
+
+    def handle_all(self, events: Iterable[Event]) -> list[Action]:
+        """Apply several events in order; return all their actions concatenated."""
+        actions: list[Action] = []
+        for event in events:
+            actions.extend(self.handle(event))
+        return actions
+
+    # ------------------------------------------------------------- inspection
+
+    def state(self, agent: str) -> AgentState:
+        """The state of ``agent`` (``ABSENT`` if there is no such agent)."""
+        found = self._agents.get(agent)
+        return found.state if found is not None else AgentState.ABSENT
+
+    def record(self, agent: str) -> AgentRecord:
+        """The persisted form of ``agent``; KeyError if there is no such agent."""
+        return self._agents[agent].record()
+
+    def records(self) -> list[AgentRecord]:
+        """Every agent, in the order they were created."""
+        return [agent.record() for agent in self._agents.values()]
+
+    def pending(self, agent: str) -> tuple[RoutedMessage, ...]:
+        """Messages queued for ``agent`` and not yet delivered, oldest first."""
+        found = self._agents.get(agent)
+        return tuple(found.queue) if found is not None else ()
+
+    def tool_calls(self, agent: str) -> int:
+        """Tool calls of ``agent`` reported so far (statistics)."""
+        return self._agents[agent].tool_calls
+
+    def snapshot(self) -> Snapshot:
+        """Everything a store needs to restart this router (see ``Restarted``)."""
+        pending = sorted((m for a in self._agents.values() for m in a.queue),
+                         key=lambda m: m.seq)
+        return Snapshot(tuple(self.records()), tuple(pending), frozenset(self._ids), self._seq)
+
+    def resolve_target(self, agent_id: int, role_id: str | None = None, *,
+                       exclude: str | None = None) -> str:
+        """The display name of the sub-agent a targeting tool call means.
+
+        ``agent_id`` is the instance number within a role; when it matches
+        instances of several roles and ``role_id`` is not given, the call is
+        ambiguous. ``exclude`` (the caller, for ask_other_agent) is never a
+        candidate. Raises ``TargetError`` with the error code to report.
+        """
+        matches = [a for a in self._agents.values()
+                   if a.agent_id == agent_id and a.name != exclude
+                   and (role_id is None or a.role_id == role_id)]
+        if not matches:
+            role = f" of role {role_id!r}" if role_id is not None else ""
+            raise TargetError("unknown-agent", f"no sub-agent with agent_id {agent_id}{role}")
+        if len(matches) > 1:
+            candidates = tuple((agent_id, a.role_id, a.name) for a in matches)
+            names = ", ".join(a.name for a in matches)
+            raise TargetError("ambiguous-agent-id",
+                              f"agent_id {agent_id} matches {names}; pass role_id to choose",
+                              candidates)
+        return matches[0].name
+
+    # ------------------------------------------------------------- handlers
+
+    def _agent_created(self, event: AgentCreated, _: _Agent | None) -> None:
+        try:
+            parsed = parse_display_name(event.agent)
+        except InvalidNameError as exc:
+            raise LocalProtocolError(str(exc)) from None
+        if not is_role_id(event.role_id):
+            raise LocalProtocolError(f"invalid role id {event.role_id!r}")
+        if parsed.is_leader != (event.role_id == LEADER_ROLE_ID):
+            raise LocalProtocolError(
+                f"role id {LEADER_ROLE_ID!r} belongs to {LEADER_NAME!r} and only to it")
+        if not parsed.is_leader and LEADER_NAME not in self._agents:
+            raise LocalProtocolError("the Team Leader must be created before sub-agents")
+        known = self._role_names.get(event.role_id)
+        if known is not None and known != parsed.role_name:
+            raise LocalProtocolError(
+                f"role {event.role_id!r} is named {known!r}, not {parsed.role_name!r}")
+        for role_id, role_name in self._role_names.items():
+            if role_name == parsed.role_name and role_id != event.role_id:
+                raise LocalProtocolError(
+                    f"role name {role_name!r} already belongs to role {role_id!r}")
+        self._role_names[event.role_id] = parsed.role_name
+        self._agents[event.agent] = _Agent(event.agent, event.role_id, parsed.role_name,
+                                           parsed.agent_id)
+        self._touched[event.agent] = None
+
+    def _turn_started(self, event: TurnStarted, agent: _Agent | None) -> None:
+        assert agent is not None
+        self._begin_turn(agent)
+
+    def _model_call_started(self, event: ModelCallStarted, agent: _Agent | None) -> None:
+        assert agent is not None
+        if agent.queue:
+            messages = self._drain(agent)
+            self._effects.append(AppendInline(agent.name, messages))
+
+    def _output_emitted(self, event: OutputEmitted, agent: _Agent | None) -> None:
+        assert agent is not None
+        if event.final:
+            agent.state = AgentState.CLOSING
+            self._touched[agent.name] = None
+        if agent.name == LEADER_NAME:
+            return  # the leader's output is for the human, not routed
+        asker = self._next_output_asker(agent.name)
+        if asker is not None:
+            assert asker.ask is not None
+            self._answer(asker, agent.name, event.text)
+            return
+        kind = MessageType.COMPLETION if event.final else MessageType.PROGRESS
+        self._enqueue(self._new_message(kind, agent.name, LEADER_NAME, event.text))
+
+    def _tool_call_returned(self, event: ToolCallReturned, agent: _Agent | None) -> None:
+        assert agent is not None
+        agent.tool_calls += 1
+
+    def _tool_call_blocked(self, event: ToolCallBlocked, agent: _Agent | None) -> None:
+        assert agent is not None
+        agent.tool_calls += 1
+        failure = self._ask_problem(agent, event)
+        if failure is not None:
+            code, message = failure
+            self._effects.append(FailToolCall(agent.name, event.call_id, code, message))
+            return
+        target = self._agents[event.target]
+        if agent.name == LEADER_NAME:
+            kind = AskKind.ASK_SUB_AGENT
+        elif target.name == LEADER_NAME:
+            kind = AskKind.ASK_MASTER
+        else:
+            kind = AskKind.ASK_OTHER_AGENT
+        ask = OpenAsk(event.call_id, target.name, event.question_id, kind, event.timeout)
+        self._alloc.observe(event.question_id)
+        agent.ask = ask
+        agent.state = AgentState.WAITING
+        agent.rounds[target.name] = agent.rounds.get(target.name, 0) + 1
+        self._asks_by_question[event.question_id] = agent.name
+        self._touched[agent.name] = None
+        if event.timeout is not None:
+            self._effects.append(StartTimer(agent.name, event.call_id, event.timeout))
+        mtype = (MessageType.MESSAGE if ask.answered_by_output and kind is AskKind.ASK_OTHER_AGENT
+                 else MessageType.ASK)
+        self._enqueue(RoutedMessage(event.question_id, mtype, agent.name, target.name,
+                                    event.content, self._next_seq()))
+
+    def _ask_problem(self, agent: _Agent, event: ToolCallBlocked) -> tuple[str, str] | None:
+        if not _TOKEN_ID.fullmatch(event.question_id):
+            return "invalid-arguments", f"id {event.question_id!r} is not a single token"
+        target = self._agents.get(event.target)
+        if target is None:
+            return "unknown-agent", f"no agent named {event.target!r}"
+        if target.state is AgentState.TERMINATED:
+            return "agent-terminated", f"{target.name} is terminated and receives nothing"
+        if agent.name != LEADER_NAME and target.name != LEADER_NAME and \
+                agent.name == target.name:
+            return "wait-cycle", "an agent cannot wait for its own answer"
+        cycle = self._wait_chain(target.name, agent.name)
+        if cycle is not None:
+            chain = " → ".join([agent.name, *cycle])
+            return "wait-cycle", f"the ask would wait in a cycle: {chain}"
+        if event.question_id in self._ids:
+            return "duplicate-id", f"id {event.question_id!r} is already used in this session"
+        if agent.rounds.get(target.name, 0) >= self.max_ask_rounds:
+            return ("round-limit", f"{agent.name} already asked {target.name} "
+                    f"{self.max_ask_rounds} times in this turn")
+        return None
+
+    def _wait_chain(self, start: str, asker: str) -> list[str] | None:
+        """The chain of waits from ``start`` back to ``asker``, or None if there is none."""
+        chain = [start]
+        current = self._agents[start]
+        seen = {start}
+        while True:
+            if current.name == asker:
+                return chain
+            if current.state is not AgentState.WAITING or current.ask is None:
+                return None
+            nxt = current.ask.target
+            if nxt in seen:
+                return None
+            seen.add(nxt)
+            chain.append(nxt)
+            current = self._agents[nxt]
+
+    def _message_sent(self, event: MessageSent, sender: _Agent | None) -> None:
+        assert sender is not None
+        if event.kind not in (MessageType.TASK, MessageType.MESSAGE):
+            raise LocalProtocolError(
+                f"MessageSent carries a Task or a Message, not a {event.kind.label}")
+        sender_role = Role.LEADER if sender.name == LEADER_NAME else Role.SUB_AGENT
+        if sender_role not in event.kind.senders:
+            raise LocalProtocolError(f"{sender.name} may not send a {event.kind.label}")
+        if event.receiver == LEADER_NAME:
+            raise LocalProtocolError(f"a {event.kind.label} goes to a sub-agent, not the leader")
+        sender.tool_calls += 1
+        if event.message_id is not None and not _TOKEN_ID.fullmatch(event.message_id):
+            self._fail(sender.name, event.call_id, "invalid-arguments",
+                       f"id {event.message_id!r} is not a single token")
+            return
+        receiver = self._agents.get(event.receiver)
+        if receiver is None:
+            self._fail(sender.name, event.call_id, "unknown-agent",
+                       f"no agent named {event.receiver!r}")
+            return
+        if event.message_id is not None and event.message_id in self._ids:
+            self._effects.append(AcknowledgeSend(sender.name, event.call_id, event.message_id,
+                                                 receiver.name, None, duplicate=True))
+            return
+        if receiver.state is AgentState.TERMINATED:
+            self._fail(sender.name, event.call_id, "agent-terminated",
+                       f"{receiver.name} is terminated and receives nothing")
+            return
+        if event.message_id is not None:
+            self._alloc.observe(event.message_id)
+            message_id = event.message_id
+        else:
+            message_id = self._allocate(event.kind, sender)
+        delivery = DELIVERY[receiver.state][0]
+        self._enqueue(RoutedMessage(message_id, event.kind, sender.name, receiver.name,
+                                    event.content, self._next_seq()))
+        self._effects.append(AcknowledgeSend(sender.name, event.call_id, message_id,
+                                             receiver.name, delivery.value))
+
+    def _answer_given(self, event: AnswerGiven, sender: _Agent | None) -> None:
+        assert sender is not None
+        sender.tool_calls += 1
+        receiver = self._agents.get(event.receiver)
+        if receiver is None:
+            self._fail(sender.name, event.call_id, "unknown-agent",
+                       f"no agent named {event.receiver!r}")
+            return
+        if receiver.state is AgentState.TERMINATED:
+            self._fail(sender.name, event.call_id, "agent-terminated",
+                       f"{receiver.name} is terminated and receives nothing")
+            return
+        ask = receiver.ask
+        if receiver.state is not AgentState.WAITING or ask is None:
+            self._fail(sender.name, event.call_id, "not-waiting",
+                       f"{receiver.name} is not waiting for an answer")
+            return
+        if ask.question_id != event.question_id or ask.target != sender.name:
+            self._fail(sender.name, event.call_id, "unknown-question",
+                       f"{receiver.name} waits for no answer from {sender.name} "
+                       f"to {event.question_id!r}")
+            return
+        answer = self._answer(receiver, sender.name, event.content)
+        self._effects.append(AcknowledgeSend(sender.name, event.call_id, answer.id,
+                                             receiver.name, "tool_result"))
+
+    def _turn_ended(self, event: TurnEnded, agent: _Agent | None) -> None:
+        assert agent is not None
+        agent.state = AgentState.COMPLETED
+        self._touched[agent.name] = None
+
+    def _agent_terminated(self, event: AgentTerminated, agent: _Agent | None) -> None:
+        assert agent is not None
+        if agent.name == LEADER_NAME:
+            raise LocalProtocolError("the Team Leader cannot be terminated")
+        if agent.queue:
+            ids = tuple(m.id for m in agent.queue)
+            agent.queue.clear()
+            self._store.append(DiscardMessages(agent.name, ids))
+        if agent.ask is not None:
+            self._asks_by_question.pop(agent.ask.question_id, None)
+            if agent.ask.timeout is not None:
+                self._effects.append(CancelTimer(agent.name, agent.ask.call_id))
+            agent.ask = None
+        agent.state = AgentState.TERMINATED
+        self._touched[agent.name] = None
+        for other in self._agents.values():
+            if other.state is AgentState.WAITING and other.ask is not None \
+                    and other.ask.target == agent.name:
+                self._fail_ask(other, "agent-terminated",
+                               f"{agent.name} was terminated before it answered")
+
+    def _timer_fired(self, event: TimerFired, agent: _Agent | None) -> None:
+        assert agent is not None
+        ask = agent.ask
+        if agent.state is AgentState.WAITING and ask is not None and ask.call_id == event.call_id:
+            self._fail_ask(agent, "timeout", f"{ask.target} did not answer "
+                           f"{ask.question_id!r} within {ask.timeout:g} s", cancel_timer=False)
+
+    def _restarted(self, event: Restarted) -> None:
+        if self._agents:
+            raise LocalProtocolError("Restarted is legal only on a core without agents")
+        snap = event.snapshot
+        names = {r.name for r in snap.agents}
+        for record in snap.agents:
+            try:
+                parse_display_name(record.name)
+            except InvalidNameError as exc:
+                raise LocalProtocolError(str(exc)) from None
+        for message in snap.pending:
+            if message.receiver not in names:
+                raise LocalProtocolError(f"pending message {message.id!r} "
+                                         f"for unknown agent {message.receiver!r}")
+        for record in snap.agents:
+            parsed = parse_display_name(record.name)
+            agent = _Agent(record.name, record.role_id, parsed.role_name, parsed.agent_id)
+            agent.state = RESTART[record.state]
+            agent.ask = record.ask if agent.state is AgentState.WAITING else None
+            agent.rounds = dict(record.rounds) if agent.state is record.state else {}
+            agent.turns = record.turns
+            self._agents[record.name] = agent
+            self._role_names[record.role_id] = parsed.role_name
+            if agent.state is not record.state:
+                self._touched[agent.name] = None
+        for message in sorted(snap.pending, key=lambda m: m.seq):
+            self._agents[message.receiver].queue.append(message)
+        for message_id in snap.ids:
+            self._ids.add(message_id)
+            self._alloc.observe(message_id)
+        self._seq = max(snap.next_seq, max((m.seq for m in snap.pending), default=0) + 1)
+        for agent in self._agents.values():
+            ask = agent.ask
+            if ask is None:
+                continue
+            self._asks_by_question[ask.question_id] = agent.name
+            if ask.delivered and ask.answered_by_output:
+                self._awaiting_output.setdefault(ask.target, deque()).append(agent.name)
+            if ask.timeout is not None:
+                self._effects.append(StartTimer(agent.name, ask.call_id, ask.timeout))
+
+    # ------------------------------------------------------------- mechanics
+
+    def _settle(self) -> None:
+        """Start a turn for every idle or completed agent that has pending messages."""
+        idle_states, _ = ENDS_WITH_PENDING
+        for name in list(self._touched) if self._touched else ():
+            agent = self._agents[name]
+            if agent.queue and agent.state in idle_states:
+                self._begin_turn(agent)
+                self._effects.append(StartTurn(agent.name, self._drain(agent)))
+
+    def _begin_turn(self, agent: _Agent) -> None:
+        agent.state = AgentState.RUNNING
+        agent.turns += 1
+        agent.rounds.clear()
+        self._touched[agent.name] = None
+
+    def _enqueue(self, message: RoutedMessage) -> None:
+        """Persist ``message`` and queue it for its receiver (routing by receiver state)."""
+        self._ids.add(message.id)
+        self._store.append(PersistMessage(message))
+        receiver = self._agents[message.receiver]
+        receiver.queue.append(message)
+        if receiver.state in ENDS_WITH_PENDING[0]:
+            self._touched[receiver.name] = None
+
+    def _drain(self, agent: _Agent) -> tuple[RoutedMessage, ...]:
+        """Take every pending message of ``agent`` for delivery (batch drain)."""
+        messages = tuple(agent.queue)
+        agent.queue.clear()
+        self._store.append(ConsumeMessages(agent.name, tuple(m.id for m in messages)))
+        for message in messages:
+            if message.kind in (MessageType.ASK, MessageType.MESSAGE):
+                self._mark_delivered(message)
+        return messages
+
+    def _mark_delivered(self, message: RoutedMessage) -> None:
+        asker_name = self._asks_by_question.get(message.id)
+        if asker_name is None:
+            return
+        asker = self._agents[asker_name]
+        ask = asker.ask
+        if ask is None or ask.question_id != message.id or ask.delivered:
+            return
+        asker.ask = replace(ask, delivered=True)
+        self._touched[asker_name] = None
+        if ask.answered_by_output:
+            self._awaiting_output.setdefault(ask.target, deque()).append(asker_name)
+
+    def _next_output_asker(self, target: str) -> _Agent | None:
+        waiting = self._awaiting_output.get(target)
+        while waiting:
+            asker = self._agents[waiting.popleft()]
+            if asker.state is AgentState.WAITING and asker.ask is not None \
+                    and asker.ask.target == target and asker.ask.answered_by_output:
+                return asker
+        return None
+
+    def _answer(self, asker: _Agent, sender: str, content: str) -> RoutedMessage:
+        """Resolve the open ask of ``asker`` with an Answer from ``sender``."""
+        ask = asker.ask
+        assert ask is not None
+        answer = RoutedMessage(self._allocate(MessageType.ANSWER, self._agents[sender]),
+                               MessageType.ANSWER, sender, asker.name, content,
+                               self._next_seq(), question_id=ask.question_id)
+        self._ids.add(answer.id)
+        self._store.append(PersistMessage(answer))
+        self._store.append(ConsumeMessages(asker.name, (answer.id,)))
+        self._close_ask(asker)
+        self._effects.append(ResolveToolCall(asker.name, ask.call_id, answer))
+        if ask.timeout is not None:
+            self._effects.append(CancelTimer(asker.name, ask.call_id))
+        return answer
+
+    def _fail_ask(self, asker: _Agent, code: str, message: str, *,
+                  cancel_timer: bool = True) -> None:
+        ask = asker.ask
+        assert ask is not None
+        self._close_ask(asker)
+        self._effects.append(FailToolCall(asker.name, ask.call_id, code, message))
+        if cancel_timer and ask.timeout is not None:
+            self._effects.append(CancelTimer(asker.name, ask.call_id))
+
+    def _close_ask(self, asker: _Agent) -> None:
+        assert asker.ask is not None
+        self._asks_by_question.pop(asker.ask.question_id, None)
+        asker.ask = None
+        asker.state = AgentState.RUNNING
+        self._touched[asker.name] = None
+
+    def _fail(self, agent: str, call_id: str | None, code: str, message: str) -> None:
+        self._effects.append(FailToolCall(agent, call_id, code, message))
+
+    def _new_message(self, kind: MessageType, sender: str, receiver: str,
+                     content: str) -> RoutedMessage:
+        return RoutedMessage(self._allocate(kind, self._agents[sender]), kind, sender, receiver,
+                             content, self._next_seq())
+
+    def _allocate(self, kind: MessageType, sender: _Agent) -> str:
+        while True:
+            message_id = self._alloc.allocate(kind, sender.name, sender.role_id)
+            if message_id not in self._ids:
+                return message_id
+
+    def _next_seq(self) -> int:
+        seq = self._seq
+        self._seq = seq + 1
+        return seq
+
+
+Router = RoutingCore
+"""Alias: the routing core is the router's whole decision logic."""

@@ -1,0 +1,184 @@
+"""Events: what happened, fed to the routing core. Each is a frozen dataclass named as a noun.
+
+Most events have a *subject*, the agent whose state decides whether the event
+is legal (``subject`` below); the transition table in ``teamwire.router.table``
+lists, for each state and event type, the states the subject may end in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from teamwire.envelope import MessageType
+from teamwire.router.records import Snapshot
+
+
+@dataclass(frozen=True)
+class AgentCreated:
+    """An agent joins the session (the leader first; sub-agents by create_sub_agent)."""
+
+    agent: str
+    role_id: str
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """The application starts a turn of an idle or completed agent (e.g. a human's request)."""
+
+    agent: str
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
+class ModelCallStarted:
+    """A running agent is about to call its model: pending messages are drained inline."""
+
+    agent: str
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
+class OutputEmitted:
+    """The model produced text. ``final`` is true when that reply called no tool (turn ends)."""
+
+    agent: str
+    text: str
+    final: bool = False
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
+class ToolCallReturned:
+    """A non-blocking tool call of a running agent finished (counted, not routed)."""
+
+    agent: str
+    call_id: str
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
+class ToolCallBlocked:
+    """A running agent called an ask tool: it waits until ``target`` answers ``question_id``.
+
+    The ask tool is implied by who asks whom: the leader asking uses
+    ask_sub_agent, a sub-agent asking the leader ask_master, a sub-agent asking
+    another ask_other_agent (a notification when the id starts with ``msg_``).
+    ``timeout`` in seconds, or None for no time limit.
+    """
+
+    agent: str
+    call_id: str
+    target: str
+    question_id: str
+    content: str
+    timeout: float | None = None
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
+class MessageSent:
+    """The leader sends a Task or a Message to a sub-agent (create_sub_agent, send_message...).
+
+    ``message_id`` may be chosen by the caller; a message id already used is
+    dropped as a duplicate (idempotent enqueue). Without it the router
+    allocates one.
+    """
+
+    sender: str
+    receiver: str
+    kind: MessageType
+    content: str
+    message_id: str | None = None
+    call_id: str | None = None
+
+    @property
+    def subject(self) -> str:
+        return self.sender
+
+
+@dataclass(frozen=True)
+class AnswerGiven:
+    """``sender`` answers the ask ``question_id`` of ``receiver`` (answer tools)."""
+
+    sender: str
+    receiver: str
+    question_id: str
+    content: str
+    call_id: str | None = None
+
+    @property
+    def subject(self) -> str:
+        return self.sender
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """A running agent's turn is over (its model stopped calling tools)."""
+
+    agent: str
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
+class AgentTerminated:
+    """A sub-agent is stopped for good (terminate_sub_agent, or its run timed out)."""
+
+    agent: str
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
+class TimerFired:
+    """The time limit of the ask ``call_id`` of ``agent`` ran out (virtual time)."""
+
+    agent: str
+    call_id: str
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
+class Restarted:
+    """The router restarts from a store's snapshot. Legal only on an empty core."""
+
+    snapshot: Snapshot
+
+
+AgentEvent = (AgentCreated | TurnStarted | ModelCallStarted | OutputEmitted | ToolCallReturned
+              | ToolCallBlocked | MessageSent | AnswerGiven | TurnEnded | AgentTerminated
+              | TimerFired)
+"""Events with a subject agent."""
+
+Event = AgentEvent | Restarted
+"""Every event the core accepts."""
+
+AGENT_EVENT_TYPES: tuple[type[AgentEvent], ...] = (
+    AgentCreated, TurnStarted, ModelCallStarted, OutputEmitted, ToolCallReturned,
+    ToolCallBlocked, MessageSent, AnswerGiven, TurnEnded, AgentTerminated, TimerFired)
