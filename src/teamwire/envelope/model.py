@@ -8,7 +8,7 @@ from typing import Any
 from teamwire.envelope.types import MessageType, Profile
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Envelope:
     """One protocol message in its text form, parsed.
 
