@@ -114,7 +114,7 @@ def test_allocated_ids_are_unique_and_well_shaped(calls: list[tuple[MessageType,
     alloc = IdAllocator()
     ids = [alloc.allocate(t, s) for t, s in calls]
     assert len(set(ids)) == len(ids)
-    assert all(id_problem(i, t) is None for i, (t, _) in zip(ids, calls))
+    assert all(id_problem(i, t) is None for i, (t, _) in zip(ids, calls, strict=True))
 
 
 def test_id_shapes() -> None:
