@@ -131,9 +131,7 @@ def tool_set(profile: str = DEFAULT_PROFILE) -> dict[str, Any]:
     return _tool_sets().copy_of(profile)
 
 
-def tool_arguments_validator(
-    tool_name: str, profile: str = DEFAULT_PROFILE
-) -> Draft202012Validator:
+def tool_arguments_validator(tool_name: str, profile: str = DEFAULT_PROFILE) -> Draft202012Validator:
     """The cached validator of a protocol tool's arguments object in ``profile``.
 
     Raises :class:`UnknownToolError` for names that are not protocol tools of the

@@ -168,9 +168,7 @@ class SchemaCatalog:
         """Problems in the schema files: metaschema violations, ``$ref``\\ s that do not resolve."""
         problems = []
         for entry in self._entries.values():
-            for error in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(
-                entry.contents
-            ):
+            for error in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(entry.contents):
                 problems.append(f"{entry.path.name}: {error.json_path}: {error.message}")
             for ref in _refs(entry.contents):
                 target = urljoin(self.uri(entry.name), ref)

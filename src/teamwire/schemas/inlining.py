@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-# Annotations only; a ``$ref``'s siblings made only of these can be folded into its target.
+# A ``$ref`` whose siblings are only these annotations can be replaced by its target.
 _ANNOTATIONS = frozenset({"title", "description", "examples", "default", "$comment", "deprecated"})
 # Keywords whose meaning depends on where the schema sits; such targets are not copied.
 _SCOPED = frozenset({"$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef"})
@@ -79,11 +79,10 @@ def inline_refs(root: Any, lookup: Lookup, base_uri: str = "") -> Any:
 def _merge(siblings: dict[str, Any], target: Any) -> Any:
     if not siblings:
         return target
-    if isinstance(target, dict):
-        clash = (set(siblings) & set(target)) - _ANNOTATIONS
-        if not clash:
-            # The referring schema's own annotations (its title above all) take precedence.
-            return {**target, **siblings}
+    if isinstance(target, dict) and set(siblings) <= _ANNOTATIONS:
+        # Only annotations beside the $ref: fold them in. The target's win, as they do
+        # when the reference is resolved (error messages name the definition).
+        return {**siblings, **target}
     combined = dict(siblings)
     combined["allOf"] = [*combined.get("allOf", []), target]
     return combined

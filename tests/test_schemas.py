@@ -1,0 +1,751 @@
+"""The shipped JSON Schemas, their examples, the tool sets, and the schema registry."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from teamwire import schemas
+from teamwire._resources import data_path
+from teamwire.schemas import (
+    SchemaCatalog,
+    SchemaError,
+    SchemaLoadError,
+    ToolSet,
+    UnknownProfileError,
+    UnknownSchemaError,
+    UnknownToolError,
+)
+from teamwire.schemas.inlining import inline_refs
+
+SCHEMA_DIR = data_path("spec", "schemas")
+EXAMPLES = SCHEMA_DIR / "examples"
+META = "https://json-schema.org/draft/2020-12/schema"
+
+# Schemas of the protocol itself; each must ship examples. Schemas added later by other
+# parts of the project are still checked wherever they ship examples.
+PROTOCOL_SCHEMAS = [
+    "bundle",
+    "chat-message",
+    "conversation",
+    "message",
+    "result",
+    "role",
+    "tool-results",
+    "tool-set",
+    "tools",
+]
+DEFINITION_ONLY = ["common"]
+
+
+# --------------------------------------------------------------------------- schema files
+
+
+def test_protocol_schemas_are_all_shipped() -> None:
+    assert set(PROTOCOL_SCHEMAS + DEFINITION_ONLY) <= set(schemas.names())
+
+
+@pytest.mark.parametrize("name", schemas.names())
+def test_schema_matches_the_2020_12_metaschema(name: str) -> None:
+    document = json.loads(schemas.path(name).read_text(encoding="utf-8"))
+    assert document["$schema"] == META
+    Draft202012Validator.check_schema(document)
+
+
+@pytest.mark.parametrize("name", schemas.names())
+def test_schema_has_id_title_and_description(name: str) -> None:
+    document = schemas.schema(name)
+    assert document["$id"] == f"https://teamwire.dev/schemas/1.0/{name}.schema.json"
+    assert schemas.uri(name) == document["$id"]
+    assert schemas.path(name).name == f"{name}.schema.json"
+    assert document["title"].strip() == schemas.title(name)
+    assert len(document["description"]) > 40
+
+
+def test_ids_are_unique() -> None:
+    ids = [schemas.uri(name) for name in schemas.names()]
+    assert len(ids) == len(set(ids))
+
+
+def test_every_ref_resolves_and_metaschema_holds() -> None:
+    assert schemas.default_catalog().check() == []
+
+
+@pytest.mark.parametrize("name", PROTOCOL_SCHEMAS)
+def test_top_level_stays_open_for_extensions(name: str) -> None:
+    # Extension rule: readers ignore unknown optional fields.
+    document = schemas.schema(name)
+    assert document.get("additionalProperties", True) is not False
+    assert "unevaluatedProperties" not in document
+
+
+# --------------------------------------------------------------------------- examples
+
+
+def _example_files() -> list[tuple[str, Path, bool]]:
+    """(schema reference, file, expected validity) for every example file.
+
+    ``examples/<name>/*.json`` are valid for ``<name>``, ``examples/<name>/invalid/*.json``
+    invalid; ``examples/<name>/defs/<def>/`` does the same for ``<name>#/$defs/<def>``.
+    """
+    cases = []
+    for path in sorted(EXAMPLES.rglob("*.json")):
+        parts = path.relative_to(EXAMPLES).parts
+        ref, rest = parts[0], parts[1:]
+        if rest[0] == "defs":
+            ref, rest = f"{ref}#/$defs/{rest[1]}", rest[2:]
+        cases.append((ref, path, rest[0] != "invalid"))
+    return cases
+
+
+EXAMPLE_CASES = _example_files()
+
+
+@functools.cache
+def _plain_catalog() -> SchemaCatalog:
+    """Validators that resolve every $ref through the registry, for comparison."""
+    return SchemaCatalog(SCHEMA_DIR, inline=False)
+
+
+@pytest.mark.parametrize(
+    ("ref", "path", "valid"),
+    EXAMPLE_CASES,
+    ids=[str(p.relative_to(EXAMPLES)) for _, p, _ in EXAMPLE_CASES],
+)
+def test_example(ref: str, path: Path, valid: bool) -> None:
+    instance = json.loads(path.read_text(encoding="utf-8"))
+    errors = schemas.validate(ref, instance)
+    if valid:
+        assert errors == []
+    else:
+        assert errors, "an invalid example was accepted"
+    assert schemas.is_valid(ref, instance) is valid
+
+
+@pytest.mark.parametrize("name", PROTOCOL_SCHEMAS)
+def test_each_protocol_schema_has_valid_and_invalid_examples(name: str) -> None:
+    mine = [(p, valid) for ref, p, valid in EXAMPLE_CASES if ref == name]
+    assert sum(valid for _, valid in mine) >= 2
+    assert sum(not valid for _, valid in mine) >= 1
+
+
+@pytest.mark.parametrize(
+    ("ref", "path", "valid"),
+    EXAMPLE_CASES,
+    ids=[str(p.relative_to(EXAMPLES)) for _, p, _ in EXAMPLE_CASES],
+)
+def test_inlined_validators_agree_with_registry_resolution(ref: str, path: Path, valid: bool) -> None:
+    plain = _plain_catalog()
+    instance = json.loads(path.read_text(encoding="utf-8"))
+    fast = {(e.path, e.keyword, e.message) for e in schemas.validate(ref, instance)}
+    slow = {(e.path, e.keyword, e.message) for e in plain.validate(ref, instance)}
+    assert fast == slow
+
+
+# --------------------------------------------------------------------------- tool sets
+
+INT, S, B = "integer", "string", "boolean"
+MODE = ("string", ["fast", "thinking"])
+
+# Seed 002, parameter for parameter: name -> (properties in order, required in order).
+SEED_TOOLS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "create_sub_agent": (
+        {
+            "agent_id": INT,
+            "role_id": S,
+            "task": S,
+            "run_in_background": B,
+            "timeout_seconds": INT,
+            "thinking_mode": MODE,
+            "model_key": S,
+        },
+        ["agent_id", "role_id", "task"],
+    ),
+    "terminate_sub_agent": ({"agent_id": INT}, ["agent_id"]),
+    "send_message_to_sub_agent": ({"agent_id": INT, "message": S}, ["agent_id", "message"]),
+    "ask_sub_agent": (
+        {"agent_id": INT, "question": S, "question_id": S},
+        ["agent_id", "question", "question_id"],
+    ),
+    "answer_sub_agent_question": (
+        {"agent_id": INT, "question_id": S, "answer": S},
+        ["agent_id", "question_id", "answer"],
+    ),
+    "list_active_sub_agents": ({}, []),
+    "get_sub_agent_status": ({"agent_id": INT}, ["agent_id"]),
+    "create_custom_agent": (
+        {
+            "role_id": S,
+            "name": S,
+            "description": S,
+            "model": S,
+            "thinking_mode": MODE,
+            "prompt": S,
+        },
+        ["role_id", "name", "description", "prompt"],
+    ),
+    "list_agents": ({}, []),
+    "ask_master": ({"question": S, "question_id": S}, ["question", "question_id"]),
+    "ask_other_agent": (
+        {"target_agent_id": INT, "content": S, "message_id": S},
+        ["target_agent_id", "content", "message_id"],
+    ),
+    "answer_other_agent": (
+        {"source_agent_id": INT, "message_id": S, "answer": S},
+        ["source_agent_id", "message_id", "answer"],
+    ),
+}
+# The one addition of profile strict: an optional role_id on every targeting tool.
+ROLE_ID_ADDED = {
+    "terminate_sub_agent",
+    "send_message_to_sub_agent",
+    "ask_sub_agent",
+    "answer_sub_agent_question",
+    "get_sub_agent_status",
+    "ask_other_agent",
+    "answer_other_agent",
+}
+STRICT_LEADER = [
+    "create_sub_agent",
+    "terminate_sub_agent",
+    "send_message_to_sub_agent",
+    "ask_sub_agent",
+    "answer_sub_agent_question",
+    "list_active_sub_agents",
+    "get_sub_agent_status",
+    "create_custom_agent",
+    "list_agents",
+]
+SUB_AGENT = ["ask_master", "ask_other_agent", "answer_other_agent", "list_active_sub_agents"]
+BASE_TOOLS = [
+    "read_file",
+    "write_file",
+    "edit_file",
+    "run_command",
+    "web_search",
+    "extract_webpage",
+    "search_workspace",
+    "read_mediafile",
+]
+
+# Profile astrion as the public implementation defines it (intent appended everywhere).
+ASTRION_TOOLS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "create_sub_agent": (
+        {"role_id": S, "task": S, "agent_id": INT, "thinking_mode": MODE},
+        ["role_id", "task"],
+    ),
+    "stop_sub_agent": ({"agent_id": INT}, ["agent_id"]),
+    "terminate_sub_agent": ({"agent_id": INT}, ["agent_id"]),
+    "send_message_to_sub_agent": ({"agent_id": INT, "message": S}, ["agent_id", "message"]),
+    "answer_sub_agent_question": ({"question_id": S, "answer": S}, ["question_id", "answer"]),
+    "create_custom_agent": (
+        {"role_id": S, "name": S, "description": S, "body_prompt": S, "thinking_mode": MODE},
+        ["role_id", "name", "body_prompt"],
+    ),
+    "list_agents": ({}, []),
+    "list_active_sub_agents": ({}, []),
+    "get_sub_agent_status": ({"agent_ids": ("array", "integer")}, ["agent_ids"]),
+    "ask_master": ({"question": S, "question_id": S}, ["question"]),
+    "ask_other_agent": (
+        {"target_agent_id": INT, "question": S, "question_id": S},
+        ["target_agent_id", "question"],
+    ),
+    "answer_other_agent": (
+        {"source_agent_id": INT, "question_id": S, "answer": S},
+        ["source_agent_id", "question_id", "answer"],
+    ),
+}
+ASTRION_LEADER = [
+    "create_sub_agent",
+    "stop_sub_agent",
+    "terminate_sub_agent",
+    "send_message_to_sub_agent",
+    "answer_sub_agent_question",
+    "create_custom_agent",
+    "list_agents",
+    "list_active_sub_agents",
+    "get_sub_agent_status",
+]
+
+
+def _expected(profile: str) -> dict[str, tuple[dict[str, Any], list[str]]]:
+    if profile == "astrion":
+        return {name: ({**props, "intent": S}, required) for name, (props, required) in ASTRION_TOOLS.items()}
+    table = {}
+    for name, (props, required) in SEED_TOOLS.items():
+        extra = {"role_id": S} if name in ROLE_ID_ADDED else {}
+        table[name] = ({**props, **extra}, required)
+    return table
+
+
+def _shape(prop: dict[str, Any]) -> Any:
+    """A property schema reduced to what the expected tables state."""
+    if prop["type"] == "array":
+        return ("array", prop["items"]["type"])
+    if "enum" in prop:
+        return (prop["type"], prop["enum"])
+    return prop["type"]
+
+
+def _definitions(profile: str) -> list[tuple[str, dict[str, Any]]]:
+    data = schemas.tool_set(profile)
+    return [(side, tool["function"]) for side in ("leader", "sub_agent") for tool in data[side]]
+
+
+def test_profiles() -> None:
+    assert schemas.profiles() == ["astrion", "strict"]
+
+
+@pytest.mark.parametrize("profile", ["strict", "astrion"])
+def test_tool_set_file_matches_the_tool_set_schema(profile: str) -> None:
+    data = json.loads((SCHEMA_DIR / "tools" / f"{profile}.json").read_text(encoding="utf-8"))
+    assert schemas.validate("tool-set", data) == []
+    assert data["profile"] == profile
+
+
+def test_tool_names_strict() -> None:
+    assert schemas.tool_names() == ToolSet(
+        profile="strict",
+        leader=tuple(STRICT_LEADER),
+        sub_agent=tuple(SUB_AGENT),
+        base=tuple(BASE_TOOLS),
+        removed=("close_sub_agent",),
+        forbidden=("report_progress", "finish_task"),
+    )
+    assert schemas.tool_names("strict").protocol_tools == tuple(
+        [*STRICT_LEADER, "ask_master", "ask_other_agent", "answer_other_agent"]
+    )
+
+
+def test_tool_names_astrion() -> None:
+    names = schemas.tool_names("astrion")
+    assert names.leader == tuple(ASTRION_LEADER)
+    assert names.sub_agent == tuple(SUB_AGENT)
+    assert "ask_sub_agent" not in names.protocol_tools
+    assert names.base == tuple(BASE_TOOLS)
+
+
+@pytest.mark.parametrize("profile", ["strict", "astrion"])
+def test_tool_parameters_match_the_expected_table(profile: str) -> None:
+    expected = _expected(profile)
+    seen = set()
+    for _side, function in _definitions(profile):
+        name = function["name"]
+        seen.add(name)
+        props, required = expected[name]
+        parameters = function["parameters"]
+        assert parameters["type"] == "object"
+        actual = {key: _shape(value) for key, value in parameters["properties"].items()}
+        assert list(actual) == list(props), name
+        assert actual == props, name
+        assert parameters.get("required", []) == required, name
+        for prop in parameters["properties"].values():
+            assert prop["description"].strip()
+        assert function["description"].strip()
+    assert seen == set(expected)
+
+
+def test_strict_tools_keep_the_seed_wire_names_and_required_lists() -> None:
+    # Additions are optional only: every seed parameter keeps its name, type and
+    # requiredness, and nothing new is required.
+    for _side, function in _definitions("strict"):
+        props, required = SEED_TOOLS[function["name"]]
+        parameters = function["parameters"]
+        for key, kind in props.items():
+            assert _shape(parameters["properties"][key]) == kind
+        assert parameters.get("required", []) == required
+
+
+@pytest.mark.parametrize("profile", ["strict", "astrion"])
+def test_tool_parameters_equal_the_arguments_defs(profile: str) -> None:
+    defs = schemas.schema("tools")["$defs"]
+    prefix = "" if profile == "strict" else "astrion."
+    for _side, function in _definitions(profile):
+        assert function["parameters"] == defs[f"{prefix}{function['name']}.arguments"]
+
+
+@pytest.mark.parametrize("profile", ["strict", "astrion"])
+def test_tool_on_both_sides_has_the_same_parameters(profile: str) -> None:
+    by_side: dict[str, dict[str, Any]] = {}
+    for _side, function in _definitions(profile):
+        name = function["name"]
+        if name in by_side:
+            assert by_side[name] == function["parameters"]
+        by_side[name] = function["parameters"]
+
+
+def test_every_arguments_def_belongs_to_a_shipped_tool() -> None:
+    defs = [k for k in schemas.schema("tools")["$defs"] if k.endswith(".arguments")]
+    shipped = {f"{n}.arguments" for n in schemas.tool_names("strict").protocol_tools}
+    shipped |= {f"astrion.{n}.arguments" for n in schemas.tool_names("astrion").protocol_tools}
+    assert set(defs) == shipped
+
+
+# --------------------------------------------------------------------------- tool arguments
+
+SAMPLE = {"integer": 1, "string": "ui-operator", "boolean": False}
+WRONG = {"integer": "1", "string": 1, "boolean": "false", "array": 1}
+
+
+def _value(kind: Any) -> Any:
+    if isinstance(kind, tuple):
+        return [1, 2] if kind[0] == "array" else kind[1][0]
+    return SAMPLE[kind]
+
+
+def _argument_cases() -> list[tuple[str, str, dict[str, Any], list[str]]]:
+    return [
+        (profile, name, props, required)
+        for profile in ("strict", "astrion")
+        for name, (props, required) in _expected(profile).items()
+    ]
+
+
+ARGUMENT_CASES = _argument_cases()
+
+
+@pytest.mark.parametrize(
+    ("profile", "tool", "props", "required"),
+    ARGUMENT_CASES,
+    ids=[f"{p}-{t}" for p, t, _, _ in ARGUMENT_CASES],
+)
+def test_arguments_schema(profile: str, tool: str, props: dict[str, Any], required: list[str]) -> None:
+    validator = schemas.tool_arguments_validator(tool, profile)
+    assert validator is schemas.tool_arguments_validator(tool, profile)  # built once
+    minimal = {key: _value(props[key]) for key in required}
+    assert schemas.validate_tool_arguments(tool, minimal, profile) == []
+    full = {key: _value(kind) for key, kind in props.items()}
+    assert validator.is_valid(full)
+    # Unknown arguments are not a schema error (extension rule); the linter may warn.
+    assert validator.is_valid({**full, "x_note": "extra"})
+    for key in required:
+        missing = {k: v for k, v in minimal.items() if k != key}
+        errors = schemas.validate_tool_arguments(tool, missing, profile)
+        assert [(e.path, e.keyword) for e in errors] == [("", "required")]
+        assert repr(key) in errors[0].message
+    for key, kind in props.items():
+        base_kind = kind[0] if isinstance(kind, tuple) else kind
+        errors = schemas.validate_tool_arguments(tool, {**full, key: WRONG[base_kind]}, profile)
+        assert {e.path for e in errors} == {f"/{key}"}
+    assert not validator.is_valid(["not", "an", "object"])
+
+
+def test_thinking_mode_enum_is_enforced() -> None:
+    args = {"agent_id": 1, "role_id": "ui-operator", "task": "t", "thinking_mode": "deep"}
+    errors = schemas.validate_tool_arguments("create_sub_agent", args)
+    assert [(e.path, e.keyword) for e in errors] == [("/thinking_mode", "enum")]
+
+
+def test_astrion_variants_differ_as_specified() -> None:
+    strict = {f["name"]: f["parameters"] for _, f in _definitions("strict")}
+    astrion = {f["name"]: f["parameters"] for _, f in _definitions("astrion")}
+    # intent everywhere, optional
+    for name, parameters in astrion.items():
+        assert "intent" in parameters["properties"]
+        assert "intent" not in parameters.get("required", [])
+        assert "intent" not in strict.get(name, {"properties": {}})["properties"]
+    assert astrion["create_sub_agent"]["required"] == ["role_id", "task"]
+    assert "agent_id" in astrion["create_sub_agent"]["properties"]
+    assert "stop_sub_agent" in astrion and "stop_sub_agent" not in strict
+    assert "ask_sub_agent" in strict and "ask_sub_agent" not in astrion
+    assert "agent_id" not in astrion["answer_sub_agent_question"]["properties"]
+    assert astrion["answer_sub_agent_question"]["required"] == ["question_id", "answer"]
+    assert astrion["get_sub_agent_status"]["properties"]["agent_ids"]["type"] == "array"
+    assert "agent_id" not in astrion["get_sub_agent_status"]["properties"]
+    assert "body_prompt" in astrion["create_custom_agent"]["properties"]
+    assert "prompt" not in astrion["create_custom_agent"]["properties"]
+    assert astrion["ask_master"]["required"] == ["question"]
+    assert set(astrion["ask_other_agent"]["properties"]) >= {"question", "question_id"}
+    assert "content" not in astrion["ask_other_agent"]["properties"]
+    assert "message_id" not in astrion["answer_other_agent"]["properties"]
+    assert "question_id" in astrion["answer_other_agent"]["required"]
+    # the same call validates differently under the two profiles
+    call = {"role_id": "ui-operator", "task": "Design the palette."}
+    assert schemas.validate_tool_arguments("create_sub_agent", call, "astrion") == []
+    assert schemas.validate_tool_arguments("create_sub_agent", call, "strict")
+
+
+def test_unknown_tool_and_profile() -> None:
+    with pytest.raises(UnknownToolError) as info:
+        schemas.tool_arguments_validator("stop_sub_agent")
+    assert isinstance(info.value, KeyError)
+    assert "ask_sub_agent" in str(info.value)
+    with pytest.raises(UnknownToolError):
+        schemas.tool_arguments_validator("ask_sub_agent", "astrion")
+    with pytest.raises(UnknownToolError):
+        schemas.tool_arguments_validator("read_file")  # a base tool, not a protocol tool
+    with pytest.raises(UnknownProfileError) as profile_info:
+        schemas.tool_names("loose")
+    assert "astrion, strict" in str(profile_info.value)
+    with pytest.raises(UnknownProfileError):
+        schemas.tool_arguments_validator("create_sub_agent", "loose")
+
+
+# --------------------------------------------------------------------------- tool results
+
+
+def test_tool_result_validator_accepts_success_and_error() -> None:
+    validator = schemas.tool_result_validator("terminate_sub_agent")
+    assert validator is schemas.tool_result_validator("terminate_sub_agent")
+    ok = {
+        "success": True,
+        "agent_id": 1,
+        "role_id": "ui-operator",
+        "display_name": "UI Operator_1",
+        "status": "terminated",
+    }
+    assert validator.is_valid(ok)
+    assert validator.is_valid(
+        {"success": False, "error": {"code": "unknown-agent", "message": "No agent 7."}}
+    )
+    assert not validator.is_valid({**ok, "status": "idle"})
+    assert not validator.is_valid({"success": False})
+
+
+def test_tool_result_validator_unknown_tool() -> None:
+    with pytest.raises(UnknownToolError):
+        schemas.tool_result_validator("ask_master")  # answers with envelope text
+
+
+def test_known_error_codes() -> None:
+    assert schemas.known_error_codes() == (
+        "unknown-agent",
+        "ambiguous-agent-id",
+        "agent-terminated",
+        "invalid-arguments",
+        "duplicate-id",
+        "wait-cycle",
+        "timeout",
+        "not-waiting",
+        "unknown-question",
+        "forbidden-tool",
+        "round-limit",
+    )
+    description = schemas.schema("tool-results")["description"]
+    for code in schemas.known_error_codes():
+        assert code in description
+
+
+# --------------------------------------------------------------------------- registry API
+
+
+def test_unknown_schema_name_lists_known_names() -> None:
+    with pytest.raises(UnknownSchemaError) as info:
+        schemas.schema("mesage")
+    assert isinstance(info.value, KeyError)
+    message = str(info.value)
+    assert message.startswith("unknown schema 'mesage'; known: ")
+    assert "bundle, chat-message" in message
+    for call in (schemas.validator, schemas.path, schemas.title, schemas.uri):
+        with pytest.raises(UnknownSchemaError):
+            call("mesage")
+    with pytest.raises(UnknownSchemaError):
+        schemas.validate("mesage", {})
+
+
+def test_unknown_pointer_is_an_unknown_schema() -> None:
+    with pytest.raises(UnknownSchemaError):
+        schemas.validator("tools#/$defs/nothing.arguments")
+    with pytest.raises(UnknownSchemaError):
+        schemas.schema("tools#/$defs/nothing")
+
+
+def test_schema_returns_a_private_copy() -> None:
+    first = schemas.schema("role")
+    first["title"] = "changed"
+    assert schemas.schema("role")["title"] == "Role definition"
+
+
+def test_subschema_by_pointer() -> None:
+    arguments = schemas.schema("tools#/$defs/ask_master.arguments")
+    assert arguments["required"] == ["question", "question_id"]
+
+
+def test_validators_are_built_once() -> None:
+    assert schemas.validator("bundle") is schemas.validator("bundle")
+    assert isinstance(schemas.validator("bundle"), Draft202012Validator)
+
+
+def test_errors_are_sorted_by_path_with_numeric_indexes() -> None:
+    conversation = [{"role": "user", "content": "hi"}] * 12
+    conversation[10] = {"role": "user"}
+    conversation[2] = {"role": "robot", "content": "x"}
+    errors = schemas.validate("conversation", conversation)
+    assert [e.path for e in errors] == ["/2/role", "/10"]
+    assert all(isinstance(e, SchemaError) for e in errors)
+
+
+def test_error_fields() -> None:
+    bundle = {"teamwire": "1.0", "agents": {"Team Leader": {"role_id": "lead", "messages": []}}}
+    [error] = schemas.validate("bundle", bundle)
+    assert error.path == "/agents/Team Leader/role_id"
+    assert error.keyword == "const"
+    assert "'team-leader' was expected" in error.message
+    assert error.schema_path.endswith("/role_id/const")
+
+
+def test_pointer_segments_are_escaped() -> None:
+    assert schemas.json_pointer(["a/b", "c~d", 3]) == "/a~1b/c~0d/3"
+    bundle = {
+        "teamwire": "1.0",
+        "agents": {"Team Leader": {"role_id": "team-leader", "messages": []}, "A/B_1": 5},
+    }
+    assert [e.path for e in schemas.validate("bundle", bundle)] == ["/agents/A~1B_1"]
+
+
+def test_forbidden_field_is_reported_at_its_own_path() -> None:
+    message = {
+        "version": "1.0",
+        "id": "ask_uio_001",
+        "correlation_id": "task_001",
+        "type": "ask",
+        "sender": "UI Operator_1",
+        "receiver": "Team Leader",
+        "content": "Which blue?",
+        "question_id": "ask_uio_001",
+    }
+    [error] = schemas.validate("message", message)
+    assert (error.path, error.message) == (
+        "/question_id",
+        "property 'question_id' is not allowed here",
+    )
+
+
+def test_long_values_are_not_quoted_in_full() -> None:
+    errors = schemas.validate("conversation", {"messages": ["x" * 5000]})
+    assert len(errors[0].message) < 500
+
+
+def test_display_names() -> None:
+    valid = ["Team Leader", "UI Operator_1", "Full-Stack Engineer_12", "数据分析师_3", "a_b_2"]
+    invalid = [
+        "Team Leader_1",
+        "UI Operator",
+        "UI Operator_0",
+        "UI Operator_01",
+        "A<B_1",
+        'Quote"d_1',
+        "Line\nBreak_1",
+        "_1",
+        "UI Operator_-1",
+    ]
+    for name in valid:
+        assert schemas.is_valid("common#/$defs/display-name", name), name
+    for name in invalid:
+        assert not schemas.is_valid("common#/$defs/display-name", name), name
+
+
+def test_role_ids() -> None:
+    for role_id in ["ui-operator", "full-stack-engineer", "a", "r2_d2", "0" + "x" * 63]:
+        assert schemas.is_valid("common#/$defs/role-id", role_id)
+    for role_id in ["UI", "-x", "_x", "", "a b", "x" * 65]:
+        assert not schemas.is_valid("common#/$defs/role-id", role_id)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["role", "content", "type", "agents", "success", "error", "x"]),
+            children,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@given(name=st.sampled_from(PROTOCOL_SCHEMAS), instance=JSON)
+def test_any_json_value_yields_errors_not_exceptions(name: str, instance: Any) -> None:
+    errors = schemas.validate(name, instance)
+    assert schemas.is_valid(name, instance) is (errors == [])
+    for error in errors:
+        assert isinstance(error, SchemaError)
+        assert error.message and error.keyword
+        assert error.path == "" or error.path.startswith("/")
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _write(directory: Path, name: str, document: Any) -> None:
+    (directory / f"{name}.schema.json").write_text(json.dumps(document), encoding="utf-8")
+
+
+def _schema(name: str, **body: Any) -> dict[str, Any]:
+    return {
+        "$schema": META,
+        "$id": f"https://teamwire.dev/schemas/1.0/{name}.schema.json",
+        "title": name,
+        "description": "test",
+        **body,
+    }
+
+
+def test_new_schema_files_are_picked_up_and_cross_referenced(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "event-log",
+        _schema("event-log", type="array", items={"$ref": "lint-findings.schema.json#/$defs/x"}),
+    )
+    _write(tmp_path, "lint-findings", _schema("lint-findings", **{"$defs": {"x": {"type": "integer"}}}))
+    catalog = SchemaCatalog(tmp_path)
+    assert catalog.names() == ["event-log", "lint-findings"]
+    assert catalog.validate("event-log", [1, 2]) == []
+    assert [e.path for e in catalog.validate("event-log", [1, "2"])] == ["/1"]
+    assert catalog.check() == []
+
+
+def test_recursive_schemas_still_validate(tmp_path: Path) -> None:
+    tree = _schema(
+        "tree",
+        type="object",
+        properties={
+            "children": {"type": "array", "items": {"$ref": "#"}},
+            "name": {"type": "string"},
+        },
+    )
+    _write(tmp_path, "tree", tree)
+    catalog = SchemaCatalog(tmp_path)
+    assert catalog.is_valid("tree", {"children": [{"children": [{"name": "leaf"}]}]})
+    errors = catalog.validate("tree", {"children": [{"children": [{"name": 1}]}]})
+    assert [e.path for e in errors] == ["/children/0/children/0/name"]
+
+
+def test_wrong_id_is_a_load_error(tmp_path: Path) -> None:
+    _write(tmp_path, "thing", _schema("other"))
+    with pytest.raises(SchemaLoadError, match="must be"):
+        SchemaCatalog(tmp_path)
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]"])
+def test_unreadable_schema_is_a_load_error(tmp_path: Path, content: str) -> None:
+    (tmp_path / "thing.schema.json").write_text(content, encoding="utf-8")
+    with pytest.raises(SchemaLoadError):
+        SchemaCatalog(tmp_path)
+
+
+def test_check_reports_bad_schemas_and_dangling_refs(tmp_path: Path) -> None:
+    _write(tmp_path, "bad", _schema("bad", type="banana", items={"$ref": "missing.schema.json"}))
+    problems = SchemaCatalog(tmp_path).check()
+    assert any("banana" in p for p in problems)
+    assert any("does not resolve" in p for p in problems)
+
+
+def test_dangling_ref_is_a_load_error_when_used(tmp_path: Path) -> None:
+    _write(tmp_path, "bad", _schema("bad", items={"$ref": "missing.schema.json"}))
+    with pytest.raises(SchemaLoadError):
+        SchemaCatalog(tmp_path).validator("bad")
+
+
+def test_inlining_keeps_dynamic_scopes() -> None:
+    document = _schema("dyn", **{"$dynamicAnchor": "node", "type": "object"})
+    assert inline_refs({"$ref": document["$id"]}, lambda uri: document) == {"$ref": document["$id"]}
