@@ -56,9 +56,11 @@ from teamwire.router.events import (
     ToolCallBlocked,
     ToolCallReturned,
     TurnEnded,
+    TurnFailed,
     TurnStarted,
 )
 from teamwire.router.records import AgentRecord, AskKind, OpenAsk, RoutedMessage, Snapshot
+from teamwire.router.results import render_result
 from teamwire.router.states import AgentState
 from teamwire.router.table import DELIVERY, ENDS_WITH_PENDING, RESTART, TRANSITIONS
 
@@ -100,9 +102,10 @@ class RoutingCore:
     unknown target, a duplicate id, a wait-for cycle, ...) is not illegal: it
     yields a ``FailToolCall`` with the error code of the common error result.
 
-    ``max_ask_rounds`` limits the asks one agent may pose to one target within
-    one turn (error ``round-limit``), so two agents cannot ask each other
-    forever.
+    ``max_ask_rounds`` is the round limit: a sub-agent may pose at most that
+    many ask_other_agent calls to one other sub-agent for one task (the TASK it
+    received last); one more fails with ``round-limit``, so two sub-agents
+    cannot ask each other forever.
     """
 
     def __init__(self, *, max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS) -> None:
@@ -114,6 +117,8 @@ class RoutingCore:
         self._seq = 1
         self._asks_by_question: dict[str, str] = {}
         self._awaiting_output: dict[str, deque[str]] = {}
+        self._questions: dict[str, tuple[str, str]] = {}
+        """Every accepted ask's id → (asker, answerer), for unknown-question vs not-waiting."""
         self._handlers: dict[type[Any], Callable[[Any, _Agent | None], None]] = {
             AgentCreated: self._agent_created,
             TurnStarted: self._turn_started,
@@ -124,6 +129,7 @@ class RoutingCore:
             MessageSent: self._message_sent,
             AnswerGiven: self._answer_given,
             TurnEnded: self._turn_ended,
+            TurnFailed: self._turn_failed,
             AgentTerminated: self._agent_terminated,
             TimerFired: self._timer_fired,
         }
@@ -198,12 +204,12 @@ class RoutingCore:
 
         ``agent_id`` is the instance number within a role; when it matches
         instances of several roles and ``role_id`` is not given, the call is
-        ambiguous. ``exclude`` (the caller, for ask_other_agent) is never a
-        candidate. Raises ``TargetError`` with the error code to report.
+        ambiguous. Without ``role_id``, ``exclude`` (the caller) is never a
+        candidate; terminated agents are. Raises ``TargetError`` with the error code to report.
         """
         matches = [a for a in self._agents.values()
-                   if a.agent_id == agent_id and a.name != exclude
-                   and (role_id is None or a.role_id == role_id)]
+                   if a.agent_id == agent_id
+                   and (a.role_id == role_id if role_id is not None else a.name != exclude)]
         if not matches:
             role = f" of role {role_id!r}" if role_id is not None else ""
             raise TargetError("unknown-agent", f"no sub-agent with agent_id {agent_id}{role}")
@@ -259,10 +265,10 @@ class RoutingCore:
             self._touched[agent.name] = None
         if agent.name == LEADER_NAME:
             return  # the leader's output is for the human, not routed
-        asker = self._next_output_asker(agent.name)
-        if asker is not None:
-            assert asker.ask is not None
-            self._answer(asker, agent.name, event.text)
+        askers = self._output_askers(agent.name) if event.text.strip() else []
+        if askers:
+            for asker in askers:
+                self._answer(asker, agent.name, event.text)
             return
         kind = MessageType.COMPLETION if event.final else MessageType.PROGRESS
         self._enqueue(self._new_message(kind, agent.name, LEADER_NAME, event.text))
@@ -292,6 +298,7 @@ class RoutingCore:
         agent.state = AgentState.WAITING
         agent.rounds[target.name] = agent.rounds.get(target.name, 0) + 1
         self._asks_by_question[event.question_id] = agent.name
+        self._questions[event.question_id] = (agent.name, target.name)
         self._touched[agent.name] = None
         if event.timeout is not None:
             self._effects.append(StartTimer(agent.name, event.call_id, event.timeout))
@@ -308,18 +315,18 @@ class RoutingCore:
             return "unknown-agent", f"no agent named {event.target!r}"
         if target.state is AgentState.TERMINATED:
             return "agent-terminated", f"{target.name} is terminated and receives nothing"
-        if agent.name != LEADER_NAME and target.name != LEADER_NAME and \
-                agent.name == target.name:
-            return "wait-cycle", "an agent cannot wait for its own answer"
+        if agent.name == target.name:
+            return "invalid-arguments", "an ask cannot target its own caller"
         cycle = self._wait_chain(target.name, agent.name)
         if cycle is not None:
             chain = " → ".join([agent.name, *cycle])
             return "wait-cycle", f"the ask would wait in a cycle: {chain}"
         if event.question_id in self._ids:
             return "duplicate-id", f"id {event.question_id!r} is already used in this session"
-        if agent.rounds.get(target.name, 0) >= self.max_ask_rounds:
+        if LEADER_NAME not in (agent.name, target.name) and \
+                agent.rounds.get(target.name, 0) >= self.max_ask_rounds:
             return ("round-limit", f"{agent.name} already asked {target.name} "
-                    f"{self.max_ask_rounds} times in this turn")
+                    f"{self.max_ask_rounds} times about its current task")
         return None
 
     def _wait_chain(self, start: str, asker: str) -> list[str] | None:
@@ -359,6 +366,10 @@ class RoutingCore:
             self._fail(sender.name, event.call_id, "unknown-agent",
                        f"no agent named {event.receiver!r}")
             return
+        if receiver is sender:
+            self._fail(sender.name, event.call_id, "invalid-arguments",
+                       "a message cannot target its own sender")
+            return
         if event.message_id is not None and event.message_id in self._ids:
             self._effects.append(AcknowledgeSend(sender.name, event.call_id, event.message_id,
                                                  receiver.name, None, duplicate=True))
@@ -391,14 +402,15 @@ class RoutingCore:
                        f"{receiver.name} is terminated and receives nothing")
             return
         ask = receiver.ask
-        if receiver.state is not AgentState.WAITING or ask is None:
-            self._fail(sender.name, event.call_id, "not-waiting",
-                       f"{receiver.name} is not waiting for an answer")
-            return
-        if ask.question_id != event.question_id or ask.target != sender.name:
+        if self._questions.get(event.question_id) != (receiver.name, sender.name):
             self._fail(sender.name, event.call_id, "unknown-question",
-                       f"{receiver.name} waits for no answer from {sender.name} "
-                       f"to {event.question_id!r}")
+                       f"{receiver.name} never asked {sender.name} {event.question_id!r}")
+            return
+        if receiver.state is not AgentState.WAITING or ask is None \
+                or ask.question_id != event.question_id:
+            self._fail(sender.name, event.call_id, "not-waiting",
+                       f"{receiver.name} no longer waits for an answer to "
+                       f"{event.question_id!r}")
             return
         answer = self._answer(receiver, sender.name, event.content)
         self._effects.append(AcknowledgeSend(sender.name, event.call_id, answer.id,
@@ -408,6 +420,18 @@ class RoutingCore:
         assert agent is not None
         agent.state = AgentState.COMPLETED
         self._touched[agent.name] = None
+
+    def _turn_failed(self, event: TurnFailed, agent: _Agent | None) -> None:
+        assert agent is not None
+        if agent.ask is not None:
+            self._fail_ask(agent, "timeout", f"the turn of {agent.name} ended: {event.detail}")
+        agent.state = AgentState.COMPLETED
+        self._touched[agent.name] = None
+        if agent.name != LEADER_NAME:
+            state = "timeout" if event.reason == "timeout" else "error"
+            result = render_result(agent.name, state, event.detail)
+            self._enqueue(self._new_message(MessageType.COMPLETION, agent.name, LEADER_NAME,
+                                            result))
 
     def _agent_terminated(self, event: AgentTerminated, agent: _Agent | None) -> None:
         assert agent is not None
@@ -456,7 +480,7 @@ class RoutingCore:
             agent = _Agent(record.name, record.role_id, parsed.role_name, parsed.agent_id)
             agent.state = RESTART[record.state]
             agent.ask = record.ask if agent.state is AgentState.WAITING else None
-            agent.rounds = dict(record.rounds) if agent.state is record.state else {}
+            agent.rounds = dict(record.rounds)
             agent.turns = record.turns
             self._agents[record.name] = agent
             self._role_names[record.role_id] = parsed.role_name
@@ -473,6 +497,7 @@ class RoutingCore:
             if ask is None:
                 continue
             self._asks_by_question[ask.question_id] = agent.name
+            self._questions[ask.question_id] = (agent.name, ask.target)
             if ask.delivered and ask.answered_by_output:
                 self._awaiting_output.setdefault(ask.target, deque()).append(agent.name)
             if ask.timeout is not None:
@@ -492,7 +517,6 @@ class RoutingCore:
     def _begin_turn(self, agent: _Agent) -> None:
         agent.state = AgentState.RUNNING
         agent.turns += 1
-        agent.rounds.clear()
         self._touched[agent.name] = None
 
     def _enqueue(self, message: RoutedMessage) -> None:
@@ -512,6 +536,9 @@ class RoutingCore:
         for message in messages:
             if message.kind in (MessageType.ASK, MessageType.MESSAGE):
                 self._mark_delivered(message)
+            elif message.kind is MessageType.TASK and agent.rounds:
+                agent.rounds.clear()  # a new task is a new thread for the round limit
+                self._touched[agent.name] = None
         return messages
 
     def _mark_delivered(self, message: RoutedMessage) -> None:
@@ -527,14 +554,17 @@ class RoutingCore:
         if ask.answered_by_output:
             self._awaiting_output.setdefault(ask.target, deque()).append(asker_name)
 
-    def _next_output_asker(self, target: str) -> _Agent | None:
-        waiting = self._awaiting_output.get(target)
-        while waiting:
-            asker = self._agents[waiting.popleft()]
+    def _output_askers(self, target: str) -> list[_Agent]:
+        """Every agent whose delivered ask the next natural output of ``target`` answers."""
+        waiting = self._awaiting_output.pop(target, None)
+        askers = []
+        for name in waiting or ():
+            asker = self._agents[name]
             if asker.state is AgentState.WAITING and asker.ask is not None \
-                    and asker.ask.target == target and asker.ask.answered_by_output:
-                return asker
-        return None
+                    and asker.ask.target == target and asker.ask.answered_by_output \
+                    and asker not in askers:
+                askers.append(asker)
+        return askers
 
     def _answer(self, asker: _Agent, sender: str, content: str) -> RoutedMessage:
         """Resolve the open ask of ``asker`` with an Answer from ``sender``."""

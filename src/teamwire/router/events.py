@@ -142,6 +142,23 @@ class TurnEnded:
 
 
 @dataclass(frozen=True)
+class TurnFailed:
+    """A turn ends abnormally: ``reason`` is ``"timeout"`` (turn timeout) or ``"error"``.
+
+    A pending ask of the agent fails with ``timeout``; a sub-agent's leader
+    gets a COMPLETION whose content is a run result with that state.
+    """
+
+    agent: str
+    reason: str
+    detail: str
+
+    @property
+    def subject(self) -> str:
+        return self.agent
+
+
+@dataclass(frozen=True)
 class AgentTerminated:
     """A sub-agent is stopped for good (terminate_sub_agent, or its run timed out)."""
 
@@ -172,8 +189,8 @@ class Restarted:
 
 
 AgentEvent = (AgentCreated | TurnStarted | ModelCallStarted | OutputEmitted | ToolCallReturned
-              | ToolCallBlocked | MessageSent | AnswerGiven | TurnEnded | AgentTerminated
-              | TimerFired)
+              | ToolCallBlocked | MessageSent | AnswerGiven | TurnEnded | TurnFailed
+              | AgentTerminated | TimerFired)
 """Events with a subject agent."""
 
 Event = AgentEvent | Restarted
@@ -181,4 +198,4 @@ Event = AgentEvent | Restarted
 
 AGENT_EVENT_TYPES: tuple[type[AgentEvent], ...] = (
     AgentCreated, TurnStarted, ModelCallStarted, OutputEmitted, ToolCallReturned,
-    ToolCallBlocked, MessageSent, AnswerGiven, TurnEnded, AgentTerminated, TimerFired)
+    ToolCallBlocked, MessageSent, AnswerGiven, TurnEnded, TurnFailed, AgentTerminated, TimerFired)

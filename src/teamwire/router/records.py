@@ -80,7 +80,7 @@ class AgentRecord:
     state: AgentState = AgentState.IDLE
     ask: OpenAsk | None = None
     rounds: tuple[tuple[str, int], ...] = ()
-    """Asks posed in the current turn, per target (for the round limit)."""
+    """ask_other_agent calls posed per target for the current task (the round limit)."""
     turns: int = 0
 
     @property

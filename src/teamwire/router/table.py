@@ -9,9 +9,9 @@ leaves its caller running).
 ``DELIVERY`` is the receiver-state decision table: how a message reaches an
 agent in each state, and the state the receiver is in afterwards.
 
-``RESTART`` maps a persisted state to the state it is restored in: a turn that
-was in progress when the router stopped is over (its model loop died with the
-process), an open ask stays open.
+``RESTART`` maps a persisted state to the state it is restored in: every state
+is kept; a running agent repeats the model call that was in progress, a
+waiting agent keeps waiting for its restored ask.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from teamwire.router.events import (
     ToolCallBlocked,
     ToolCallReturned,
     TurnEnded,
+    TurnFailed,
     TurnStarted,
 )
 from teamwire.router.states import AgentState, Delivery
@@ -52,6 +53,9 @@ TRANSITIONS: dict[tuple[AgentState, type[AgentEvent]], frozenset[AgentState]] = 
     (R, AnswerGiven): frozenset({R}),
     (R, TurnEnded): frozenset({D, R}),
     (C, TurnEnded): frozenset({D, R}),
+    (R, TurnFailed): frozenset({D, R}),
+    (C, TurnFailed): frozenset({D, R}),
+    (W, TurnFailed): frozenset({D, R}),
     (I, AgentTerminated): frozenset({T}),
     (R, AgentTerminated): frozenset({T}),
     (C, AgentTerminated): frozenset({T}),
@@ -89,8 +93,8 @@ turn with all of them (this is how a message that arrived during a final turn is
 
 RESTART: dict[AgentState, AgentState] = {
     I: I,
-    R: D,
-    C: D,
+    R: R,
+    C: C,
     W: W,
     D: D,
     T: T,
