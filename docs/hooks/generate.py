@@ -1,0 +1,73 @@
+"""mkdocs hook: build pages from the normative sources so the site never drifts from them.
+
+Spec chapters are taken from spec/*.md as they are; the grammar, the
+requirement index and every JSON Schema get a generated page.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _page(config: Any, uri: str, content: str) -> File:
+    return File.generated(config, uri, content=content)
+
+
+def _requirements_page() -> str:
+    path = ROOT / "spec" / "requirements.json"
+    if not path.exists():
+        return "# Requirements\n\nThe requirement index is not written yet.\n"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lines = ["# Requirement index", "",
+             f"Every normative statement of specification {data.get('version', '1.0')}, "
+             "generated from `spec/requirements.json`.", "",
+             "| id | level | section | summary |", "|---|---|---|---|"]
+    for req in data.get("requirements", []):
+        section = str(req.get("section", ""))
+        file, _, anchor = section.partition("#")
+        link = f"[{file}](spec/{file}{'#' + anchor if anchor else ''})" if file else ""
+        summary = str(req.get("summary", "")).replace("|", "\\|")
+        lines.append(f"| `{req['id']}` | {req.get('level', '')} | {link} | {summary} |")
+    return "\n".join(lines) + "\n"
+
+
+def _grammar_page() -> str:
+    grammar = (ROOT / "grammar" / "envelope.lark").read_text(encoding="utf-8")
+    return ("# Envelope grammar\n\nThe normative grammar of one envelope, `grammar/envelope.lark`, "
+            "shipped inside the wheel. Parse it with Lark's LALR parser and contextual lexer.\n\n"
+            f"```text\n{grammar}```\n")
+
+
+def _schemas_pages() -> dict[str, str]:
+    pages: dict[str, str] = {}
+    index = ["# JSON Schemas", "",
+             "JSON Schema 2020-12 documents shipped in `spec/schemas/`. "
+             "`teamwire schema list | show NAME | path NAME` reads the same files.", "",
+             "| schema | title | $id |", "|---|---|---|"]
+    for path in sorted((ROOT / "spec" / "schemas").glob("*.schema.json")):
+        name = path.name.removesuffix(".schema.json")
+        data = json.loads(path.read_text(encoding="utf-8"))
+        title = data.get("title", name)
+        index.append(f"| [{name}](schemas/{name}.md) | {title} | `{data.get('$id', '')}` |")
+        body = json.dumps(data, ensure_ascii=False, indent=2)
+        pages[f"schemas/{name}.md"] = (f"# {title}\n\n{data.get('description', '')}\n\n"
+                                       f"`$id`: `{data.get('$id', '')}`\n\n```json\n{body}\n```\n")
+    pages["schemas.md"] = "\n".join(index) + "\n"
+    return pages
+
+
+def on_files(files: Files, config: Any) -> Files:
+    """Add the generated pages to the site."""
+    for path in sorted((ROOT / "spec").glob("*.md")):
+        files.append(_page(config, f"spec/{path.name}", path.read_text(encoding="utf-8")))
+    files.append(_page(config, "requirements.md", _requirements_page()))
+    files.append(_page(config, "grammar.md", _grammar_page()))
+    for uri, content in _schemas_pages().items():
+        files.append(_page(config, uri, content))
+    return files
