@@ -102,7 +102,10 @@ def uri(name: str) -> str:
 
 
 def validator(name: str) -> Draft202012Validator:
-    """The cached validator of the schema ``name`` (or subschema ``name#/pointer``)."""
+    """The cached validator of the schema ``name`` (or subschema ``name#/pointer``).
+
+    Its ``schema`` is a copy with the ``$ref``\\ s inlined; use :func:`schema` for the file.
+    """
     return default_catalog().validator(name)
 
 
