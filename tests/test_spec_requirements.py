@@ -328,6 +328,23 @@ def family_must_problems(index: dict[str, Any]) -> list[str]:
     return [f"family TW-{f} has no MUST requirement" for f, ok in has_must.items() if not ok]
 
 
+def link_problems(chapters: dict[str, str]) -> list[str]:
+    """Links between chapters point at an existing chapter and, if given, an existing heading."""
+    problems = []
+    for name, text in chapters.items():
+        for number, line in prose_lines(text):
+            for match in re.finditer(r"\]\((?P<file>[^)#\s]*)(?:#(?P<anchor>[^)\s]+))?\)", line):
+                file = match.group("file") or name
+                if not file.endswith(".md") or "/" in file:
+                    continue
+                if file not in chapters:
+                    problems.append(f"{name}:{number}: link to missing chapter {file}")
+                elif match.group("anchor") and match.group("anchor") not in headings(chapters[file]):
+                    problems.append(f"{name}:{number}: link to missing heading "
+                                    f"{file}#{match.group('anchor')}")
+    return problems
+
+
 # --- the real specification -------------------------------------------------------------------
 
 
@@ -405,6 +422,16 @@ def test_index_is_ordered_by_family_and_number(index: dict[str, Any]) -> None:
 
     ids = [e["id"] for e in index["requirements"]]
     assert ids == [e["id"] for e in sorted(index["requirements"], key=key)]
+
+
+def test_links_between_chapters_resolve(chapters: dict[str, str]) -> None:
+    assert link_problems(chapters) == []
+
+
+def test_link_check_finds_broken_links() -> None:
+    problems = link_problems({"a.md": "# A\n\nSee [b](b.md#nowhere) and [c](c.md).\n",
+                              "b.md": "# B\n"})
+    assert len(problems) == 2
 
 
 def test_readme_lists_every_chapter(chapters: dict[str, str]) -> None:
