@@ -459,7 +459,7 @@ class RoutingCore:
         ask = agent.ask
         if agent.state is AgentState.WAITING and ask is not None and ask.call_id == event.call_id:
             self._fail_ask(agent, "timeout", f"{ask.target} did not answer "
-                           f"{ask.question_id!r} within {ask.timeout:g} s", cancel_timer=False)
+                           f"{ask.question_id!r} within the ask timeout", cancel_timer=False)
 
     def _restarted(self, event: Restarted) -> None:
         if self._agents:

@@ -1,0 +1,239 @@
+"""Routing rules one by one: answers, cycles, ids, limits, timeouts, termination."""
+
+from __future__ import annotations
+
+import pytest
+
+from teamwire.envelope import MessageType, parse
+from teamwire.router import (
+    AcknowledgeSend,
+    AgentCreated,
+    AgentState,
+    AgentTerminated,
+    AnswerGiven,
+    AppendInline,
+    CancelTimer,
+    DiscardMessages,
+    FailToolCall,
+    LocalProtocolError,
+    MessageSent,
+    ModelCallStarted,
+    OutputEmitted,
+    PersistMessage,
+    ResolveToolCall,
+    StartTimer,
+    StartTurn,
+    TargetError,
+    TimerFired,
+    ToolCallBlocked,
+    TurnEnded,
+)
+from teamwire.router.events import TurnFailed
+from tests.router.helpers import FSE, LEADER, UIO, UIO2, feed, of_type, team
+
+
+def _fail_code(actions: list) -> str:  # type: ignore[type-arg]
+    [fail] = of_type(actions, FailToolCall)
+    return fail.code
+
+
+def test_wait_cycle_leader_asks_a_sub_agent_that_waits_on_it() -> None:
+    """TW-ROUTE-016: the newer ask fails at once with wait-cycle; the older one stays."""
+    core = team()
+    feed(core, ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?"))
+    actions = core.handle(ToolCallBlocked(LEADER, "l-1", FSE, "ask_tl_001", "status?"))
+    assert _fail_code(actions) == "wait-cycle"
+    assert core.state(LEADER) is AgentState.RUNNING
+    assert core.record(FSE).ask is not None and core.state(FSE) is AgentState.WAITING
+
+
+def test_wait_cycle_between_two_sub_agents() -> None:
+    """TW-ROUTE-016: A waits on B, B asks A → B's ask fails."""
+    core = team()
+    feed(core, ToolCallBlocked(UIO, "u-1", FSE, "ask_uio_001", "?"))
+    assert _fail_code(core.handle(ToolCallBlocked(FSE, "f-1", UIO, "ask_fse_001", "?"))) \
+        == "wait-cycle"
+    # a longer cycle: FSE → Leader is fine, Leader → UIO closes UIO → FSE → Leader → UIO
+    feed(core, ToolCallBlocked(FSE, "f-2", LEADER, "ask_fse_002", "?"))
+    assert _fail_code(core.handle(ToolCallBlocked(LEADER, "l-1", UIO, "ask_tl_001", "?"))) \
+        == "wait-cycle"
+
+
+def test_self_targeting_is_invalid() -> None:
+    """TW-TOOL-030."""
+    core = team()
+    assert _fail_code(core.handle(ToolCallBlocked(UIO, "u", UIO, "ask_uio_001", "?"))) \
+        == "invalid-arguments"
+
+
+def test_duplicate_message_id_is_dropped() -> None:
+    """TW-DEL-004: a repeated id leaves the queue unchanged and is acknowledged again."""
+    core = team()
+    first = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "x", "msg_tl_050", "c1"))
+    again = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "x", "msg_tl_050", "c1"))
+    assert of_type(first, PersistMessage) and not of_type(again, PersistMessage)
+    [ack] = of_type(again, AcknowledgeSend)
+    assert ack.duplicate and ack.message_id == "msg_tl_050"
+    assert [m.id for m in core.pending(UIO)] == ["msg_tl_050"]
+    # allocation skips past the agent-chosen id
+    nxt = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "y"))
+    assert of_type(nxt, AcknowledgeSend)[0].message_id == "msg_tl_051"
+
+
+def test_duplicate_question_id_fails() -> None:
+    """An ask whose id is already used fails with duplicate-id and changes nothing."""
+    core = team()
+    before = core.snapshot()
+    assert _fail_code(core.handle(ToolCallBlocked(UIO, "u", LEADER, "task_001", "?"))) \
+        == "duplicate-id"
+    assert core.snapshot() == before
+
+
+def test_round_limit_between_sub_agents() -> None:
+    """TW-MSG-010: the ninth ask_other_agent to one agent for one task fails with round-limit;
+    a new TASK starts a new count."""
+    core = team(max_ask_rounds=2)
+    for n in (1, 2):
+        feed(core, ToolCallBlocked(UIO, f"u{n}", FSE, f"ask_uio_00{n}", "?"),
+             AnswerGiven(FSE, UIO, f"ask_uio_00{n}", "ok"))
+    assert _fail_code(core.handle(ToolCallBlocked(UIO, "u3", FSE, "ask_uio_003", "?"))) \
+        == "round-limit"
+    feed(core, MessageSent(LEADER, UIO, MessageType.TASK, "new task"), ModelCallStarted(UIO))
+    assert not of_type(core.handle(ToolCallBlocked(UIO, "u4", FSE, "ask_uio_004", "?")),
+                       FailToolCall)
+
+
+def test_ambiguous_agent_id_names_candidates() -> None:
+    """TW-TOOL-027, TW-TOOL-028, TW-TOOL-029."""
+    core = team()
+    with pytest.raises(TargetError) as err:
+        core.resolve_target(1)
+    assert err.value.code == "ambiguous-agent-id"
+    assert [c[2] for c in err.value.candidates] == [UIO, FSE]
+    assert core.resolve_target(1, "full-stack-engineer") == FSE
+    assert core.resolve_target(1, exclude=UIO) == FSE
+    assert core.resolve_target(1, "ui-operator", exclude=UIO) == UIO
+    with pytest.raises(TargetError) as missing:
+        core.resolve_target(2)
+    assert missing.value.code == "unknown-agent"
+
+
+def test_ask_timeout_on_virtual_time() -> None:
+    """TW-ROUTE-017: TimerFired fails the ask with timeout; a late answer gets not-waiting."""
+    core = team()
+    started = core.handle(ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?", timeout=30))
+    assert of_type(started, StartTimer)[0].seconds == 30
+    assert _fail_code(core.handle(TimerFired(FSE, "f-1"))) == "timeout"
+    assert core.state(FSE) is AgentState.RUNNING
+    assert _fail_code(core.handle(AnswerGiven(LEADER, FSE, "ask_fse_001", "late"))) \
+        == "not-waiting"
+    assert core.handle(TimerFired(FSE, "f-1")) == []  # stale timer
+
+
+def test_unknown_question() -> None:
+    """TW-ROUTE-015: an id no ask of that asker to the caller ever had."""
+    core = team()
+    feed(core, ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?"))
+    assert _fail_code(core.handle(AnswerGiven(LEADER, FSE, "ask_fse_999", "x"))) \
+        == "unknown-question"
+    assert _fail_code(core.handle(AnswerGiven(UIO, FSE, "ask_fse_001", "x"))) \
+        == "unknown-question"
+    assert core.state(FSE) is AgentState.WAITING  # TW-ROUTE-013
+
+
+def test_termination_fails_waiting_askers_and_discards_queue() -> None:
+    """TW-ROUTE-020, TW-ROUTE-021."""
+    core = team()
+    feed(core, OutputEmitted(UIO, "progress before termination"),
+         ToolCallBlocked(FSE, "f-1", UIO, "ask_fse_001", "?", timeout=9),
+         MessageSent(LEADER, UIO, MessageType.MESSAGE, "never read"))
+    actions = core.handle(AgentTerminated(UIO))
+    assert _fail_code(actions) == "agent-terminated"
+    assert of_type(actions, CancelTimer)
+    [discard] = of_type(actions, DiscardMessages)
+    assert discard.message_ids == ("ask_fse_001", "msg_tl_001")
+    assert [m.kind for m in core.pending(LEADER)] == [MessageType.PROGRESS]  # still delivered
+    send = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "x"))
+    assert _fail_code(send) == "agent-terminated"
+
+
+def test_leader_cannot_be_terminated() -> None:
+    """TW-ROUTE-004."""
+    core = team()
+    with pytest.raises(LocalProtocolError):
+        core.handle(AgentTerminated(LEADER))
+
+
+def test_ask_sub_agent_answered_by_next_output_not_as_output() -> None:
+    """TW-TOOL-013: the sub-agent's first output after delivery answers; no PROGRESS."""
+    core = team()
+    feed(core, OutputEmitted(FSE, "before the question"))
+    feed(core, ToolCallBlocked(LEADER, "l-1", FSE, "ask_tl_001", "How long?"))
+    # not delivered yet: this output is ordinary progress (queued for the waiting leader)
+    feed(core, OutputEmitted(FSE, "still before delivery"))
+    assert core.state(LEADER) is AgentState.WAITING
+    feed(core, ModelCallStarted(FSE))
+    actions = core.handle(OutputEmitted(FSE, "About ten minutes."))
+    [resolved] = of_type(actions, ResolveToolCall)
+    answer = parse(resolved.text)
+    assert (answer.sender, answer.question_id, answer.content) == \
+        (FSE, "ask_tl_001", "About ten minutes.")
+    assert [m.content for m in core.pending(LEADER)] == ["before the question",
+                                                         "still before delivery"]
+
+
+def test_notification_answered_by_output_or_answer_tool() -> None:
+    """ask_other_agent with a msg_ id is a MESSAGE; B's next natural output answers it."""
+    core = team()
+    feed(core, ToolCallBlocked(UIO, "u-1", FSE, "msg_uio_001", "Front end is ready."))
+    assert core.pending(FSE)[0].kind is MessageType.MESSAGE
+    feed(core, ModelCallStarted(FSE))
+    assert not of_type(core.handle(OutputEmitted(FSE, "   ")), ResolveToolCall)  # blank
+    assert of_type(core.handle(OutputEmitted(FSE, "Great, wiring it up.")), ResolveToolCall)
+
+
+def test_one_output_answers_every_delivered_ask() -> None:
+    """TW-ROUTE-014: each asker gets its own ANSWER with a new id."""
+    core = team()
+    feed(core, AgentCreated(UIO2, "ui-operator"),
+         MessageSent(LEADER, UIO2, MessageType.TASK, "t"),
+         ToolCallBlocked(UIO, "u-1", FSE, "msg_uio_001", "ready"),
+         ToolCallBlocked(UIO2, "v-1", FSE, "msg_uio_002", "ready too"),
+         ModelCallStarted(FSE))
+    resolved = of_type(core.handle(OutputEmitted(FSE, "Thanks both.")), ResolveToolCall)
+    assert {r.agent for r in resolved} == {UIO, UIO2}
+    assert len({r.message.id for r in resolved}) == 2
+
+
+def test_turn_timeout_reports_a_run_result() -> None:
+    """TW-ROUTE-018, TW-RES-009: the COMPLETION holds a run result with state timeout."""
+    core = team()
+    feed(core, ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?"))
+    actions = core.handle(TurnFailed(FSE, "timeout", "turn stopped after 600 seconds"))
+    assert _fail_code(actions) == "timeout"
+    assert core.state(FSE) is AgentState.COMPLETED
+    completion = core.pending(LEADER)[-1]
+    assert completion.kind is MessageType.COMPLETION
+    assert completion.content.startswith('<result agent="Full-Stack Engineer_1" state="timeout">')
+
+
+def test_idle_leader_is_woken_by_output() -> None:
+    """TW-ROUTE-023: PROGRESS to an idle or completed leader starts one leader turn."""
+    core = team()
+    feed(core, TurnEnded(LEADER))
+    [turn] = of_type(core.handle(OutputEmitted(UIO, "progress")), StartTurn)
+    assert turn.agent == LEADER
+    assert of_type(core.handle(OutputEmitted(UIO, "more")), AppendInline) == []
+
+
+def test_illegal_event_changes_nothing() -> None:
+    """LocalProtocolError leaves the core exactly as it was."""
+    core = team()
+    before = core.snapshot()
+    for event in (TurnEnded("Nobody_1"), AgentCreated(UIO, "ui-operator"),
+                  MessageSent(UIO, FSE, MessageType.TASK, "x"),
+                  MessageSent(LEADER, LEADER, MessageType.MESSAGE, "x"),
+                  AgentCreated("Designer_1", "ui-operator")):
+        with pytest.raises(LocalProtocolError):
+            core.handle(event)
+        assert core.snapshot() == before
