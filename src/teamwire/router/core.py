@@ -488,6 +488,7 @@ class RoutingCore:
                 self._touched[agent.name] = None
         for message in sorted(snap.pending, key=lambda m: m.seq):
             self._agents[message.receiver].queue.append(message)
+            self._touched[message.receiver] = None  # re-checked by _settle
         for message_id in snap.ids:
             self._ids.add(message_id)
             self._alloc.observe(message_id)

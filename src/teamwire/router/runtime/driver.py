@@ -1,0 +1,52 @@
+"""The interface between a session and whatever produces an agent's next assistant message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call of an assistant message; ``arguments`` is JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An assistant message: text (possibly None) and the tool calls it makes."""
+
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = field(default=())
+
+    def to_message(self) -> dict[str, Any]:
+        """The chat-completions form of this assistant message."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls]
+        return message
+
+
+class DriverError(Exception):
+    """The model call failed; the session ends the turn with a run result of state error."""
+
+
+class AgentDriver(Protocol):
+    """Produces the next assistant message of one agent.
+
+    The session owns the routing and the conversation; the driver owns the
+    model (a scripted list of replies, an HTTP endpoint, ...). ``messages`` is
+    the agent's whole conversation in chat-completions form, ``tools`` the
+    function definitions the agent may call.
+    """
+
+    async def complete(self, agent: str, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]]) -> Reply:
+        """Return the next assistant message, or raise DriverError."""
+        ...

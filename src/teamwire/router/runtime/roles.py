@@ -1,0 +1,40 @@
+"""The role catalog a session creates sub-agents from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RoleInfo:
+    """One role of the catalog: id, display name, description and system prompt."""
+
+    role_id: str
+    name: str
+    description: str
+    prompt: str
+    model: str | None = None
+    thinking_mode: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry of list_agents."""
+        data: dict[str, Any] = {"role_id": self.role_id, "name": self.name,
+                                "description": self.description}
+        if self.model is not None:
+            data["model"] = self.model
+        if self.thinking_mode is not None:
+            data["thinking_mode"] = self.thinking_mode
+        return data
+
+
+DEFAULT_ROLES: tuple[RoleInfo, ...] = (
+    RoleInfo("ui-operator", "UI Operator", "Designs and builds user interfaces.",
+             "You are a UI Operator. Design and build the interface you are asked for."),
+    RoleInfo("full-stack-engineer", "Full-Stack Engineer",
+             "Builds APIs, services and their front-end wiring.",
+             "You are a Full-Stack Engineer. Build the services you are asked for."),
+)
+
+LEADER_PROMPT = ("You are the Team Leader. Split the user's request into tasks, create "
+                 "sub-agents for them, guide them and report back to the user.")
