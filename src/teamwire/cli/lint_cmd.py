@@ -1,11 +1,178 @@
-"""``teamwire lint``."""
+"""``teamwire lint``: check transcripts against the protocol, in the formats CI systems read.
+
+Exit codes: 0 no error-severity finding, 1 errors found, 2 usage error or an
+unreadable input (or a bad configuration). ``--exit-zero`` turns 1 into 0.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
 import click
 
+from teamwire.envelope import name_problem
+from teamwire.validator.config import (
+    ConfigError,
+    LintConfig,
+    Overrides,
+    find_config,
+    load_config,
+    resolve,
+)
+from teamwire.validator.findings import FileReport, LintReport
+from teamwire.validator.locate import with_file_lines
+from teamwire.validator.reporters import FORMATS
+from teamwire.validator.runner import Progress, discover, lint_paths
 
-@click.command()
-def lint() -> None:
-    """Not available yet."""
-    raise click.UsageError("'teamwire lint' is not available in this build")
+LARGE_INPUT_BYTES = 16 * 1024 * 1024
+"""Inputs at least this large get a progress bar (on a terminal, outside CI)."""
+
+
+def _split(values: Sequence[str]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _severity_flags(values: Sequence[str]) -> dict[str, str]:
+    result: dict[str, str] = {}
+    for value in values:
+        selector, sep, level = value.partition("=")
+        if not sep or not selector.strip() or not level.strip():
+            raise click.BadParameter(f"{value!r} is not SELECTOR=LEVEL", param_hint="--severity")
+        result[selector.strip()] = level.strip()
+    return result
+
+
+def _in_ci() -> bool:
+    return any(os.environ.get(name) for name in ("CI", "GITHUB_ACTIONS", "BUILDKITE", "TF_BUILD"))
+
+
+@contextmanager
+def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("linting"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                   transient=True, console=None)
+    with bar:
+        task = bar.add_task("lint", total=total)
+
+        def advance(_report: FileReport, size: int) -> None:
+            bar.advance(task, size)
+
+        yield advance
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--agent", metavar="NAME",
+              help="Whose conversation a lone conversation file is, e.g. 'UI Operator_1' "
+                   "(default: inferred).")
+@click.option("--profile", type=click.Choice(["strict", "astrion"]),
+              help="Protocol profile (default: strict, or the configured one).")
+@click.option("-f", "--format", "--output-format", "output_format",
+              type=click.Choice(list(FORMATS)), default="text", show_default=True,
+              help="Output format.")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True),
+              help="Write the report to this file instead of standard output.")
+@click.option("--select", multiple=True, metavar="SELECTORS",
+              help="Rules to check (codes, prefixes such as TW1, names, ALL); replaces the "
+                   "configured selection. Comma-separated, repeatable.")
+@click.option("--extend-select", multiple=True, metavar="SELECTORS",
+              help="Rules to check in addition to the selection.")
+@click.option("--ignore", multiple=True, metavar="SELECTORS", help="Rules not to check.")
+@click.option("--severity", "severities", multiple=True, metavar="SELECTOR=LEVEL",
+              help="Change the severity of rules (error, warning, info). Repeatable.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Skip files and directories matching GLOB when searching directories.")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
+              help="Configuration file (teamwire.toml or pyproject.toml).")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("--exit-zero", is_flag=True, help="Exit with 0 even when errors are found.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Lint files in this many processes (0: one per CPU).")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress.")
+@click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
+@click.option("--stdin-filename", default="<stdin>", show_default=True,
+              help="Name for standard input in the report ('.jsonl' makes it JSON Lines).")
+def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_format: str,
+         output_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...],
+         ignore: tuple[str, ...], severities: tuple[str, ...], exclude: tuple[str, ...],
+         config_path: str | None, isolated: bool, exit_zero: bool, jobs: int, quiet: bool,
+         no_progress: bool, stdin_filename: str) -> None:
+    """Check transcripts: session bundles (.json), conversations (.json array or .jsonl),
+    directories (searched for *.json and *.jsonl) or - for standard input.
+
+    Exit codes: 0 no errors, 1 errors found, 2 usage error or unreadable input.
+    """
+    if agent is not None and name_problem(agent) is not None:
+        raise click.BadParameter(f"{name_problem(agent)}: {agent!r}", param_hint="--agent")
+    flags = Overrides(select=_split(select) if select else None,
+                      extend_select=_split(extend_select), ignore=_split(ignore),
+                      severity=_severity_flags(severities), profile=profile, agent=agent,
+                      exclude=list(exclude))
+    try:
+        config = LintConfig()
+        if not isolated:
+            found = Path(config_path) if config_path else find_config(Path.cwd())
+            if found is not None:
+                config = load_config(found)
+        options, excluded = resolve(config, flags)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    files, _missing = discover(paths, excluded)
+    total = sum(os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f))
+    show_bar = (not quiet and not no_progress and not _in_ci() and sys.stderr.isatty()
+                and total >= LARGE_INPUT_BYTES)
+    workers = jobs or os.cpu_count() or 1
+    try:
+        with _progress_bar(total, show_bar) as progress:
+            report = lint_paths(paths, options, jobs=workers,
+                                stdin=lambda: sys.stdin.buffer.read(), stdin_name=stdin_filename,
+                                exclude=excluded, progress=progress)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(2)
+    _write(report, output_format, output_file, quiet)
+    for unreadable in report.unreadable:
+        click.echo(f"error: {unreadable.error}", err=True)
+    sys.exit(report.exit_code(exit_zero))
+
+
+def _write(report: LintReport, output_format: str, output_file: str | None, quiet: bool) -> None:
+    chosen = FORMATS[output_format]
+    if chosen.file_lines:
+        with_file_lines(report.files)
+    if output_file is not None:
+        try:
+            with open(output_file, "w", encoding="utf-8") as handle:
+                _emit(report, output_format, handle, False, quiet)
+        except OSError as exc:
+            click.echo(f"error: cannot write {output_file}: {exc.strerror or exc}", err=True)
+            sys.exit(2)
+        return
+    stream: TextIO = sys.stdout
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        # A terminal that cannot show CJK must not turn a finding into a crash.
+        reconfigure(errors="backslashreplace")
+    color = stream.isatty() and not os.environ.get("NO_COLOR")
+    _emit(report, output_format, stream, color, quiet)
+
+
+def _emit(report: LintReport, output_format: str, stream: TextIO, color: bool,
+          quiet: bool) -> None:
+    if output_format == "text" and quiet:
+        from teamwire.validator.reporters.text import line
+
+        for finding in report.findings:
+            stream.write(line(finding, color) + "\n")
+        return
+    FORMATS[output_format].write(report, stream, color)

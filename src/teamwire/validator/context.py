@@ -1,0 +1,49 @@
+"""Where findings are made: the rule policy of a file and the emitter that applies it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from teamwire.validator.findings import Finding, Severity
+
+
+def escape_pointer(token: str) -> str:
+    """One RFC 6901 reference token (``~`` → ``~0``, ``/`` → ``~1``)."""
+    if "~" in token or "/" in token:
+        return token.replace("~", "~0").replace("/", "~1")
+    return token
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Which rules are on for one file and at what severity."""
+
+    enabled: frozenset[str]
+    severity: Mapping[str, Severity]
+
+
+@dataclass
+class Emitter:
+    """Collects the findings of one file, dropping those of rules that are off."""
+
+    file: str
+    policy: Policy
+    findings: list[Finding] = field(default_factory=list)
+
+    def on(self, code: str) -> bool:
+        """Whether rule ``code`` is enabled (lets callers skip work for rules that are off)."""
+        return code in self.policy.enabled
+
+    def emit(self, code: str, message: str, *, agent: str | None = None,
+             index: int | None = None, pointer: str | None = None, line: int | None = None,
+             column: int | None = None, snippet: str | None = None,
+             file_line: int | None = None) -> None:
+        """Record a finding of rule ``code`` if that rule is enabled."""
+        policy = self.policy
+        if code not in policy.enabled:
+            return
+        self.findings.append(Finding(
+            rule=code, severity=policy.severity[code], message=message, file=self.file,
+            agent=agent, index=index, pointer=pointer, line=line, column=column,
+            snippet=snippet, file_line=file_line))

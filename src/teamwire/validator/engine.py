@@ -1,0 +1,411 @@
+"""Lint one input: decode it, recognise its shape, run the conversation and session checks."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+import orjson
+
+from teamwire.envelope import (
+    LEADER_NAME,
+    LEADER_ROLE_ID,
+    MessageType,
+    Profile,
+    is_role_id,
+    name_problem,
+)
+from teamwire.envelope.errors import caret_context, position
+from teamwire.validator.context import Emitter, escape_pointer
+from teamwire.validator.conversation import ConversationLinter, unsafe_name_char
+from teamwire.validator.findings import FileReport, Finding, Severity
+from teamwire.validator.model import LEADER, Agent, AgentKind, Facts
+from teamwire.validator.options import LintOptions
+from teamwire.validator.scan import HEADER_MARK, shorten
+from teamwire.validator.session import SessionChecker
+from teamwire.validator.session_index import SessionIndex
+from teamwire.validator.tooling import ToolCatalog, tool_catalog
+
+_BOM = b"\xef\xbb\xbf"
+_SUPPORTED_MAJOR = "1"
+_READ_CHUNK = 1 << 20
+
+
+def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None = None,
+               jsonl: bool | None = None) -> FileReport:
+    """Lint the bytes of one input file.
+
+    ``jsonl`` says whether the input is JSON Lines; None decides by content (a
+    document followed by more documents is JSON Lines).
+    """
+    options = options or LintOptions()
+    emitter = Emitter(name, options.policy_for(name))
+    report = FileReport(name)
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    if jsonl:
+        report.messages = _lint_jsonl(io.BytesIO(data), emitter, options, io.BytesIO(data))
+    else:
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            if jsonl is None and "after document" in str(exc) and data.lstrip()[:1] == b"{":
+                stream = io.BytesIO(data)
+                report.messages = _lint_jsonl(stream, emitter, options, io.BytesIO(data))
+            else:
+                _decode_error(data, emitter)
+        else:
+            report.messages = _lint_value(value, emitter, options)
+    report.findings = _sorted(emitter)
+    return report
+
+
+def lint_value(value: Any, name: str = "<input>",
+               options: LintOptions | None = None) -> FileReport:
+    """Lint an already decoded input: a bundle, or one conversation as a list of messages."""
+    options = options or LintOptions()
+    emitter = Emitter(name, options.policy_for(name))
+    report = FileReport(name)
+    report.messages = _lint_value(value, emitter, options)
+    report.findings = _sorted(emitter)
+    return report
+
+
+def lint_file(path: str, options: LintOptions | None = None) -> FileReport:
+    """Lint one file; ``.jsonl`` files are streamed record by record."""
+    options = options or LintOptions()
+    try:
+        if path.endswith(".jsonl"):
+            emitter = Emitter(path, options.policy_for(path))
+            report = FileReport(path)
+            with open(path, "rb") as stream, open(path, "rb") as scan:
+                report.messages = _lint_jsonl(stream, emitter, options, scan)
+            report.findings = _sorted(emitter)
+            return report
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return unreadable(path, f"cannot read {path}: {exc.strerror or exc}")
+    return lint_bytes(data, path, options, jsonl=False)
+
+
+def unreadable(path: str, reason: str) -> FileReport:
+    """The report of an input that cannot be read: one TW010 finding, whatever is selected."""
+    finding = Finding(rule="TW010", severity=Severity.ERROR, message=reason, file=path)
+    return FileReport(path, findings=[finding], error=reason)
+
+
+def _sorted(emitter: Emitter) -> list[Any]:
+    return sorted(emitter.findings, key=lambda f: (_agent_rank(f.pointer), f.sort_key()))
+
+
+def _agent_rank(pointer: str | None) -> str:
+    # Findings of one agent stay together, in the order the agents appear.
+    return "" if pointer is None else pointer.rsplit("/messages/", 1)[0]
+
+
+# -- decoding -------------------------------------------------------------------------------
+
+
+def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
+                  index: int | None = None) -> None:
+    """Report why ``data`` is not JSON: bad UTF-8 or a syntax error, with line and column."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        prefix = data[: exc.start].decode("utf-8", errors="replace")
+        line, column = position(prefix, len(prefix))
+        emitter.emit("TW002", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
+                     f"({exc.reason})", index=index, line=line + line_offset, column=column,
+                     file_line=line + line_offset)
+        return
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        offset = min(exc.pos, len(text))
+        line, column = position(text, offset)
+        message = exc.msg if exc.msg else str(exc)
+        emitter.emit("TW001", f"invalid JSON: {message}", index=index, line=line + line_offset,
+                     column=column, snippet=caret_context(text, offset),
+                     file_line=line + line_offset)
+        return
+    # Decodes as text but not as bytes: nothing left to say beyond that.
+    emitter.emit("TW001", "invalid JSON", index=index, line=1 + line_offset, column=1)
+
+
+def _records(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, line) of each line; None for a line longer than ``limit`` bytes."""
+    number = 0
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:
+                rest = stream.readline(_READ_CHUNK)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield number, None
+            continue
+        yield number, line
+
+
+def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
+                scan: IO[bytes]) -> int:
+    tools = tool_catalog(options.profile)
+    agent = _identity(options, lambda: _scan_jsonl(scan, options.max_record_bytes), tools,
+                      emitter)
+    linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
+                                round_limit=options.round_limit)
+    index = 0
+    for number, line in _records(stream, options.max_record_bytes):
+        if line is None:
+            emitter.emit("TW008", f"line is longer than {options.max_record_bytes} bytes; "
+                         "skipped", agent=agent.name, index=index, line=number, column=1,
+                         file_line=number)
+            index += 1
+            continue
+        if number == 1 and line.startswith(_BOM):
+            line = line[len(_BOM):]
+        if not line.strip():
+            continue
+        try:
+            message = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            _decode_error(line.rstrip(b"\r\n"), emitter, number - 1, index)
+            index += 1
+            continue
+        linter.feed(index, message, number)
+        index += 1
+    linter.finish()
+    return index
+
+
+def _scan_jsonl(stream: IO[bytes], limit: int) -> Iterator[Any]:
+    """The messages of a JSONL stream that can tell whose conversation it is."""
+    for _number, line in _records(stream, limit):
+        if line is None or (b"tool_calls" not in line and b"\xe6\x9d\xa5\xe8\x87\xaa" not in line
+                            and b"\\u6765" not in line):
+            continue
+        try:
+            yield orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+
+
+# -- shapes -----------------------------------------------------------------------------------
+
+
+def _lint_value(value: Any, emitter: Emitter, options: LintOptions) -> int:
+    if type(value) is dict:
+        if "agents" in value or "teamwire" in value:
+            return _lint_bundle(value, emitter, options)
+        what = ("a single message; a conversation is an array of messages"
+                if "role" in value else "an object that is neither a bundle nor a conversation")
+        emitter.emit("TW003", f"top level is {what}", pointer="")
+        return 0
+    if type(value) is list:
+        tools = tool_catalog(options.profile)
+        agent = _identity(options, lambda: value, tools, emitter)
+        linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
+                                round_limit=options.round_limit)
+        for index, message in enumerate(value):
+            linter.feed(index, message)
+        linter.finish()
+        return len(value)
+    emitter.emit("TW003", f"top level is {_kind(value)}; expected a session bundle (object) or "
+                 "a conversation (array of messages)", pointer="")
+    return 0
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _identity(options: LintOptions, messages: Any, tools: ToolCatalog,
+              emitter: Emitter) -> Agent:
+    if options.agent is not None:
+        return agent_for_name(options.agent)
+    agent = infer_agent(messages(), tools, options.profile)
+    if agent.kind is AgentKind.UNKNOWN:
+        emitter.emit("TW009", "cannot tell whose conversation this is (no leader or sub-agent "
+                     "tool calls, no tasks or reports); pass --agent to check direction rules",
+                     pointer="")
+    return agent
+
+
+def agent_for_name(name: str) -> Agent:
+    """The agent a display name given on the command line stands for."""
+    if name == LEADER_NAME:
+        return LEADER
+    cut = name.rfind("_")
+    number = name[cut + 1:] if cut > 0 else ""
+    agent_id = int(number) if number.isdigit() and number[0] != "0" else None
+    return Agent(name, AgentKind.SUB_AGENT, None, agent_id)
+
+
+def infer_agent(messages: Iterable[Any], tools: ToolCatalog, profile: Profile) -> Agent:
+    """Whose conversation ``messages`` are: the leader if it calls leader tools or receives
+    reports; a sub-agent if it calls sub-agent tools or receives tasks (named when an astrion
+    header names the receiver); otherwise unknown."""
+    sub = False
+    receiver: str | None = None
+    for message in messages:
+        if type(message) is not dict:
+            continue
+        role = message.get("role")
+        if role == "assistant":
+            calls = message.get("tool_calls")
+            for call in calls if type(calls) is list else ():
+                function = call.get("function") if type(call) is dict else None
+                name = function.get("name") if type(function) is dict else None
+                if type(name) is not str:
+                    continue
+                if name in tools.leader_only:
+                    return LEADER
+                if name in tools.sub_agent_only:
+                    sub = True
+        elif role == "user":
+            content = message.get("content")
+            if type(content) is not str or not content.startswith(HEADER_MARK):
+                continue
+            end = content.find("\n")
+            header = content if end < 0 else content[:end]
+            cut = header.rfind(" 的")
+            if cut < 0:
+                continue
+            mtype = MessageType.from_label(header[cut + 2:], Profile.ASTRION)
+            if mtype is MessageType.PROGRESS or mtype is MessageType.COMPLETION:
+                return LEADER
+            if mtype is MessageType.TASK or mtype is MessageType.MESSAGE:
+                sub = True
+            to = header.find(" 向 ")
+            if 0 <= to < cut:
+                receiver = header[to + 3:cut]
+    if receiver == LEADER_NAME:
+        return LEADER
+    if receiver is not None:
+        return agent_for_name(receiver)
+    return Agent(None, AgentKind.SUB_AGENT) if sub else Agent(None, AgentKind.UNKNOWN)
+
+
+# -- bundles ----------------------------------------------------------------------------------
+
+
+def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions) -> int:
+    version = bundle.get("teamwire")
+    if type(version) is not str:
+        emitter.emit("TW006", "bundle has no 'teamwire' version string", pointer="/teamwire"
+                     if "teamwire" in bundle else "")
+    elif version.split(".", 1)[0] != _SUPPORTED_MAJOR or not version.replace(".", "").isdigit():
+        emitter.emit("TW006", f"bundle version {shorten(version)!r} is not 1.x", pointer="/teamwire")
+    agents_value = bundle.get("agents")
+    if type(agents_value) is not dict:
+        emitter.emit("TW003", f"'agents' is {_kind(agents_value)}, not an object mapping "
+                     "display names to conversations", pointer="/agents")
+        return 0
+    if LEADER_NAME not in agents_value:
+        emitter.emit("TW003", "bundle has no 'Team Leader' entry", pointer="/agents")
+    entries: list[tuple[Agent, list[Any], str]] = []
+    for name, entry in agents_value.items():
+        pointer = "/agents/" + escape_pointer(name)
+        agent = _bundle_agent(name, entry, pointer, emitter)
+        if agent is None:
+            continue
+        messages = entry.get("messages")
+        if type(messages) is not list:
+            emitter.emit("TW003", f"messages of {shorten(name)} is {_kind(messages)}, not an "
+                         "array", agent=name, pointer=pointer + "/messages")
+            continue
+        entries.append((agent, messages, pointer + "/messages"))
+    profile = options.profile
+    tools = tool_catalog(profile)
+    leader_messages = next((m for a, m, _ in entries if a.kind is AgentKind.LEADER), [])
+    index = SessionIndex([a for a, _, _ in entries], _leader_creates(leader_messages, profile))
+    facts: list[Facts] = []
+    total = 0
+    for agent, messages, pointer in entries:
+        linter = ConversationLinter(emitter, agent, profile=profile, tools=tools,
+                                    pointer=pointer, session=index, collect=True,
+                                    round_limit=options.round_limit)
+        for i, message in enumerate(messages):
+            linter.feed(i, message)
+        linter.finish()
+        total += len(messages)
+        if linter.facts is not None:
+            facts.append(linter.facts)
+    SessionChecker(facts, index, emitter, profile=profile).run()
+    return total
+
+
+def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agent | None:
+    if type(entry) is not dict:
+        emitter.emit("TW003", f"entry of {shorten(name)} is {_kind(entry)}, not an object",
+                     agent=name, pointer=pointer)
+        return None
+    bad = unsafe_name_char(name)
+    problem = name_problem(name)
+    if bad is not None:
+        emitter.emit("TW602", f"display name {shorten(name)!r} holds {bad!r} "
+                     f"(U+{ord(bad):04X})", agent=name, pointer=pointer)
+    elif problem is not None:
+        emitter.emit("TW112", f"{problem}: {shorten(name)!r}", agent=name, pointer=pointer)
+    role_id = entry.get("role_id")
+    agent_id = entry.get("agent_id")
+    if name == LEADER_NAME:
+        if role_id != LEADER_ROLE_ID or "agent_id" in entry:
+            emitter.emit("TW007", "the Team Leader's entry must have role_id 'team-leader' and "
+                         "no agent_id", agent=name, pointer=pointer)
+        return LEADER
+    cut = name.rfind("_")
+    suffix = name[cut + 1:] if cut > 0 else ""
+    number = int(suffix) if suffix.isdigit() else None
+    if type(role_id) is not str or not is_role_id(role_id) or role_id == LEADER_ROLE_ID:
+        emitter.emit("TW007", f"role_id of {shorten(name)} is missing or not a sub-agent role id",
+                     agent=name, pointer=pointer + "/role_id")
+        role_id = role_id if type(role_id) is str else None
+    if type(agent_id) is not int or isinstance(agent_id, bool) or agent_id != number:
+        emitter.emit("TW007", f"agent_id of {shorten(name)} must be the number its name ends "
+                     f"with ({number if number is not None else 'none'})", agent=name,
+                     pointer=pointer + "/agent_id")
+        agent_id = number
+    return Agent(name, AgentKind.SUB_AGENT, role_id, agent_id)
+
+
+def _leader_creates(messages: list[Any], profile: Profile) -> list[tuple[str, int]]:
+    """(role_id, agent_id) of every create_sub_agent call in the leader's conversation."""
+    keys: list[tuple[str, int]] = []
+    per_role: dict[str, int] = {}
+    for message in messages:
+        if type(message) is not dict or message.get("role") != "assistant":
+            continue
+        calls = message.get("tool_calls")
+        for call in calls if type(calls) is list else ():
+            function = call.get("function") if type(call) is dict else None
+            if type(function) is not dict or function.get("name") != "create_sub_agent":
+                continue
+            raw = function.get("arguments")
+            try:
+                arguments = orjson.loads(raw) if type(raw) is str else None
+            except orjson.JSONDecodeError:
+                continue
+            if type(arguments) is not dict or type(arguments.get("role_id")) is not str:
+                continue
+            role_id = arguments["role_id"]
+            agent_id = arguments.get("agent_id")
+            if agent_id is None and profile is Profile.ASTRION:
+                agent_id = per_role.get(role_id, 0) + 1
+            if type(agent_id) is int:
+                per_role[role_id] = max(per_role.get(role_id, 0), agent_id)
+                keys.append((role_id, agent_id))
+    return keys

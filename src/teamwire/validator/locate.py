@@ -1,0 +1,131 @@
+"""Where in a JSON file a value starts: JSON pointers to (line, column), for file annotations.
+
+Only reporters that annotate files (SARIF, GitHub) need it. The text is split
+into tokens by one regular expression, so a string of any length is one token,
+and containers that lead to no wanted pointer are skipped without tracking keys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from collections.abc import Iterable
+
+from teamwire.validator.findings import FileReport
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.DOTALL)
+
+
+def _key(raw: str) -> str:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw[1:-1]
+    return value if isinstance(value, str) else raw[1:-1]
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+class _Lines:
+    """Turns increasing offsets into (line, column) without rescanning the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.line = 1
+        self.line_start = 0
+        self.scanned = 0
+
+    def at(self, offset: int) -> tuple[int, int]:
+        text = self.text
+        self.line += text.count("\n", self.scanned, offset)
+        newline = text.rfind("\n", self.scanned, offset)
+        if newline >= 0:
+            self.line_start = newline + 1
+        self.scanned = offset
+        return self.line, offset - self.line_start + 1
+
+
+def locate_pointers(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """1-based (line, column) in ``text`` where the value at each pointer starts, if it exists."""
+    wanted = set(pointers)
+    found: dict[str, tuple[int, int]] = {}
+    if not wanted:
+        return found
+    prefixes = {p[:i] for p in wanted for i in range(len(p) + 1) if i == len(p) or p[i] == "/"}
+    lines = _Lines(text)
+    # Each frame: [path of the container, is an array, next index, key awaiting its value]
+    stack: list[list[object]] = []
+    expect_key = False
+    skipping = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        first = token[0]
+        if skipping:
+            if first in "{[":
+                skipping += 1
+            elif first in "}]":
+                skipping -= 1
+            continue
+        if first == ":":
+            continue
+        if first == ",":
+            expect_key = bool(stack) and not stack[-1][1]
+            continue
+        if first in "}]":
+            if stack:
+                stack.pop()
+            expect_key = False
+            continue
+        if expect_key:
+            if first == '"':
+                stack[-1][3] = _key(token)
+            expect_key = False
+            continue
+        if stack:
+            frame = stack[-1]
+            if frame[1]:
+                index = frame[2]
+                assert isinstance(index, int)
+                frame[2] = index + 1
+                current = f"{frame[0]}/{index}"
+            else:
+                current = f"{frame[0]}/{_escape(str(frame[3]))}"
+        else:
+            current = ""
+        if current in wanted and current not in found:
+            found[current] = lines.at(match.start())
+            if len(found) == len(wanted):
+                break
+        if first in "{[":
+            if current in prefixes:
+                stack.append([current, first == "[", 0, None])
+                expect_key = first == "{"
+            else:
+                skipping = 1
+    return found
+
+
+def with_file_lines(reports: list[FileReport]) -> None:
+    """Give findings that point into a readable JSON file the line their value starts on.
+
+    JSONL findings already carry their line; standard input cannot be read again.
+    """
+    for report in reports:
+        missing = {f.pointer for f in report.findings
+                   if f.file_line is None and f.pointer is not None}
+        if not missing or report.error is not None or not os.path.isfile(report.file):
+            continue
+        try:
+            with open(report.file, "rb") as handle:
+                text = handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        places = locate_pointers(text, missing)
+        report.findings = [
+            dataclasses.replace(f, file_line=places[f.pointer][0])
+            if f.file_line is None and f.pointer in places else f
+            for f in report.findings]

@@ -1,0 +1,99 @@
+"""The transcript model: agents, what each conversation delivered and sent.
+
+A conversation is linted in one pass over its messages (plain dicts as decoded);
+the pass records, for bundles, the facts the cross-conversation checks need.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from teamwire.envelope import LEADER_NAME, Envelope, MessageType
+
+
+class AgentKind(enum.Enum):
+    """What kind of agent a conversation belongs to."""
+
+    LEADER = "leader"
+    SUB_AGENT = "sub_agent"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One agent of a session, as its bundle entry (or the command line) names it."""
+
+    name: str | None
+    """Display name; None when a lone conversation's agent is not known."""
+    kind: AgentKind
+    role_id: str | None = None
+    agent_id: int | None = None
+
+    @property
+    def key(self) -> tuple[str | None, int | None]:
+        """(role_id, agent_id): what targeting tool calls name."""
+        return (self.role_id, self.agent_id)
+
+
+LEADER = Agent(LEADER_NAME, AgentKind.LEADER, "team-leader", None)
+
+
+@dataclass
+class Delivery:
+    """An envelope delivered as a user message."""
+
+    index: int
+    id: str
+    sender: str
+    mtype: MessageType
+    content: str
+    consumed: bool = False
+    """Set when a send in the sender's conversation is matched to it."""
+
+
+@dataclass
+class Result:
+    """The tool result of one call."""
+
+    index: int
+    rejected: bool
+    """True for the common error result (``"success": false``)."""
+    answer: Envelope | None = None
+    """The Answer envelope an ask tool returned, if the result is one."""
+    error_code: str | None = None
+
+
+@dataclass
+class Call:
+    """One protocol tool call and, once seen, its result."""
+
+    index: int
+    call_id: str
+    position: int
+    """Position of the call in its message's tool_calls (for pointers)."""
+    name: str
+    arguments: dict[str, Any] | None
+    """The decoded arguments object; None if they did not decode to an object."""
+    result: Result | None = None
+    text_in_turn: bool = False
+    """Whether the agent said something (non-blank text) in the turn of this call."""
+
+    @property
+    def accepted(self) -> bool:
+        """The call was not answered with an error result (it succeeded or is pending)."""
+        return self.result is None or not self.result.rejected
+
+
+@dataclass
+class Facts:
+    """What one conversation delivered and sent, for the flow checks of a bundle."""
+
+    agent: Agent
+    deliveries: list[Delivery] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    texts: list[tuple[int, str, bool]] = field(default_factory=list)
+    """(index, text, has tool calls) of each assistant message with non-blank text."""
+    pointer: str = ""
+    """The pointer of the conversation's message array, e.g. ``/agents/Team Leader/messages``."""

@@ -1,0 +1,114 @@
+"""The one registry of lint rules: code, name, severity, requirements, rationale, examples."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from teamwire.validator.findings import Severity
+
+_CODE = re.compile(r"TW[0-9]{3}")
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+
+CATEGORIES: dict[str, str] = {
+    "TW0": "Input",
+    "TW1": "Envelope",
+    "TW2": "Placement and direction",
+    "TW3": "Ids",
+    "TW4": "Tools",
+    "TW5": "Flow across conversations",
+    "TW6": "Security",
+}
+"""Rule families by code prefix, in documentation order."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One lint rule. The code and the name never change once published."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    """One line: what the rule finds."""
+    requirements: tuple[str, ...]
+    """Ids of the spec requirements the rule enforces (spec/requirements.json)."""
+    rationale: str
+    bad: str
+    """An input the rule flags (a message, an excerpt of a conversation or a bundle)."""
+    good: str
+    """The near miss the rule accepts."""
+    scope: str = "conversation"
+    """``file``, ``conversation`` (checked in one conversation) or ``bundle`` (needs a bundle)."""
+    profiles: tuple[str, ...] = field(default=("strict", "astrion"))
+    """Profiles under which the rule can fire."""
+
+    @property
+    def category(self) -> str:
+        """The family the rule belongs to, e.g. ``Envelope``."""
+        return CATEGORIES[self.code[:3]]
+
+
+class Registry:
+    """Rules by code and by name; iteration is in code order."""
+
+    def __init__(self) -> None:
+        self._by_code: dict[str, Rule] = {}
+        self._by_name: dict[str, Rule] = {}
+
+    def add(self, rule: Rule) -> Rule:
+        """Register ``rule``; codes and names must be new and well formed."""
+        if not _CODE.fullmatch(rule.code) or rule.code[:3] not in CATEGORIES:
+            raise ValueError(f"bad rule code {rule.code!r}")
+        if not _NAME.fullmatch(rule.name):
+            raise ValueError(f"rule name {rule.name!r} is not kebab-case")
+        if rule.code in self._by_code or rule.name in self._by_name:
+            raise ValueError(f"rule {rule.code} {rule.name} registered twice")
+        self._by_code[rule.code] = rule
+        self._by_name[rule.name] = rule
+        return rule
+
+    def get(self, key: str) -> Rule | None:
+        """The rule with code or name ``key`` (codes case-insensitive), or None."""
+        return self._by_code.get(key.upper()) or self._by_name.get(key)
+
+    def __getitem__(self, code: str) -> Rule:
+        return self._by_code[code]
+
+    def __contains__(self, code: object) -> bool:
+        return code in self._by_code
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(sorted(self._by_code.values(), key=lambda r: r.code))
+
+    def __len__(self) -> int:
+        return len(self._by_code)
+
+    def codes(self) -> list[str]:
+        """Every code, in order."""
+        return sorted(self._by_code)
+
+    def matching(self, selector: str) -> Iterable[Rule]:
+        """Rules a selector names: ``ALL``, a code prefix (``TW1``, ``TW10``) or a rule name."""
+        if selector.upper() == "ALL":
+            return list(self)
+        by_name = self._by_name.get(selector)
+        if by_name is not None:
+            return [by_name]
+        prefix = selector.upper()
+        return [r for r in self if r.code.startswith(prefix)]
+
+
+REGISTRY = Registry()
+"""Every rule teamwire knows; the rule modules add to it on import."""
+
+
+def rule(code: str, name: str, severity: Severity, summary: str, *, requirements: Iterable[str],
+         rationale: str, bad: str, good: str, scope: str = "conversation",
+         profiles: Iterable[str] = ("strict", "astrion")) -> Rule:
+    """Define and register one rule (used by the modules of ``teamwire.validator.rules``)."""
+    return REGISTRY.add(Rule(code=code, name=name, severity=severity, summary=summary,
+                             requirements=tuple(requirements), rationale=rationale.strip(),
+                             bad=bad.strip("\n"), good=good.strip("\n"), scope=scope,
+                             profiles=tuple(profiles)))

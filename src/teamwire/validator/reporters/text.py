@@ -1,0 +1,78 @@
+"""The ``text`` format: one line per finding with a snippet and a caret, then a summary."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+import click
+
+from teamwire.validator.findings import Finding, LintReport, Severity
+from teamwire.validator.rules import REGISTRY
+
+_COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def where(finding: Finding) -> str:
+    """The agent and message a finding is about, e.g. ``UI Operator_1 #4 3:2``."""
+    parts: list[str] = []
+    if finding.pointer is not None:
+        if finding.agent is not None or finding.index is not None:
+            parts.append(finding.agent if finding.agent is not None else "?")
+        if finding.index is not None:
+            parts.append(f"#{finding.index}")
+        if finding.line is not None:
+            parts.append(f"{finding.line}:{finding.column or 1}")
+    return " ".join(parts)
+
+
+def location(finding: Finding) -> str:
+    """``file:line:col`` for positions in the file, else ``file: agent #index line:col``."""
+    if finding.pointer is None:
+        if finding.line is not None:
+            return f"{finding.file}:{finding.line}:{finding.column or 1}"
+        return finding.file
+    place = where(finding)
+    return f"{finding.file}: {place}" if place else finding.file
+
+
+def _snippet(finding: Finding) -> list[str]:
+    if not finding.snippet or finding.line is None:
+        return []
+    source, _, caret = finding.snippet.partition("\n")
+    number = str(finding.line)
+    pad = " " * len(number)
+    return [f" {pad} |", f" {number} | {source}", f" {pad} | {caret}"]
+
+
+def line(finding: Finding, color: bool = False) -> str:
+    """The one-line form of a finding."""
+    rule = REGISTRY.get(finding.rule)
+    name = rule.name if rule is not None else ""
+    code = finding.rule
+    severity = finding.severity.value
+    if color:
+        code = click.style(code, fg=_COLORS[finding.severity], bold=True)
+        severity = click.style(severity, fg=_COLORS[finding.severity])
+    return f"{location(finding)}: {code} [{severity}] {finding.message} ({name})"
+
+
+def summary(report: LintReport) -> str:
+    """The closing line: counts, or that all checks passed."""
+    errors = report.count(Severity.ERROR)
+    warnings = report.count(Severity.WARNING)
+    infos = report.count(Severity.INFO)
+    scope = f"{len(report.files)} file{'s' * (len(report.files) != 1)}, " \
+            f"{report.messages} message{'s' * (report.messages != 1)}"
+    if not (errors or warnings or infos):
+        return f"All checks passed ({scope})."
+    return f"Found {errors} error{'s' * (errors != 1)}, {warnings} warning" \
+           f"{'s' * (warnings != 1)}, {infos} note{'s' * (infos != 1)} ({scope})."
+
+
+def write(report: LintReport, stream: TextIO, color: bool = False) -> None:
+    """Every finding with its snippet, then the summary."""
+    for finding in report.findings:
+        stream.write(line(finding, color) + "\n")
+        for row in _snippet(finding):
+            stream.write(row + "\n")
+    stream.write(summary(report) + "\n")

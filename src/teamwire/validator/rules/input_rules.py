@@ -1,0 +1,102 @@
+"""TW0xx: problems with the input itself, before any protocol rule applies."""
+
+from __future__ import annotations
+
+from teamwire.validator.findings import Severity
+from teamwire.validator.registry import rule
+
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+rule("TW001", "invalid-json", E, "The file (or a JSONL line) is not valid JSON.",
+     requirements=(), scope="file",
+     rationale="""
+Nothing else can be checked in a file that does not decode. The finding gives the line and
+column of the first syntax error in the file, as the JSON decoder reports it.""",
+     bad='{"teamwire": "1.0", "agents": {',
+     good='{"teamwire": "1.0", "agents": {"Team Leader": {"role_id": "team-leader", '
+          '"messages": []}}}')
+
+rule("TW002", "invalid-encoding", E, "The input is not UTF-8.",
+     requirements=("TW-ENV-016",), scope="file",
+     rationale="""
+Transcripts and envelopes are UTF-8 text. Binary data or another encoding is reported at the
+first byte that does not decode, with its line and column.""",
+     bad="bytes 0xff 0xfe at the start of a .json file (UTF-16)",
+     good="the same transcript saved as UTF-8")
+
+rule("TW003", "unexpected-shape", E,
+     "The JSON is neither a session bundle nor a conversation, or a bundle is malformed.",
+     requirements=(), scope="file",
+     rationale="""
+A transcript is a session bundle ({"teamwire", "agents": {name: {role_id, agent_id, messages}}})
+or one conversation (an array of chat messages, or JSON Lines with one message per line). Any
+other top-level value, an 'agents' member that is not an object, an entry that is not an object,
+'messages' that is not an array, or a bundle without the Team Leader is reported here.""",
+     bad='{"role": "user", "content": "hello"}',
+     good='[{"role": "user", "content": "hello"}]')
+
+rule("TW004", "invalid-message", E,
+     "A message is not a chat-completions message (role, content, tool_calls, tool_call_id).",
+     requirements=(),
+     rationale="""
+Each message is an object with role system, user, assistant or tool; content a string (null only
+on an assistant message that calls tools); tool_calls on assistant messages, each with an id and a
+function name; tool_call_id on tool messages. Anything else cannot be checked further.""",
+     bad='{"role": "robot", "content": 42}',
+     good='{"role": "assistant", "content": "Looking at the styles first."}')
+
+rule("TW005", "multimodal-content", W,
+     "Content is an array of parts; protocol messages are plain strings.",
+     requirements=("TW-TYPE-011",),
+     rationale="""
+Every protocol message is delivered as one user message whose entire content is the envelope
+text. Content given as an array of parts (text, images) is not an envelope and its parts are not
+checked; a router never produces it for protocol messages.""",
+     bad='{"role": "user", "content": [{"type": "text", "text": "来自 Team Leader 的任务发布…"}]}',
+     good='{"role": "user", "content": "来自 Team Leader 的任务发布\\nid: task_001\\n…"}')
+
+rule("TW006", "unsupported-version", E, "The bundle's 'teamwire' version is missing or not 1.x.",
+     requirements=("TW-VER-001", "TW-VER-002", "TW-VER-003"), scope="file",
+     rationale="""
+A bundle names the protocol version it follows in its 'teamwire' member. Readers of spec 1.0
+accept any 1.x (minor versions only add optional features) and must reject other major
+versions.""",
+     bad='{"teamwire": "2.0", "agents": {…}}',
+     good='{"teamwire": "1.0", "agents": {…}}')
+
+rule("TW007", "agent-entry-mismatch", E,
+     "A bundle entry's role_id or agent_id does not fit its display name.",
+     requirements=("TW-NAME-001", "TW-NAME-002", "TW-NAME-013"), scope="file",
+     rationale="""
+The Team Leader's entry has role_id 'team-leader' and no agent_id; a sub-agent's entry has a
+valid sub-agent role id and the agent_id its display name ends with. Targeting calls are resolved
+through these fields, so a mismatch breaks every flow check.""",
+     bad='"UI Operator_2": {"role_id": "ui-operator", "agent_id": 1, "messages": […]}',
+     good='"UI Operator_2": {"role_id": "ui-operator", "agent_id": 2, "messages": […]}')
+
+rule("TW008", "record-too-large", E, "A JSONL line is longer than the configured limit.",
+     requirements=(), scope="file",
+     rationale="""
+JSON Lines are read one line at a time so that memory stays flat; a line longer than
+max-record-bytes (64 MiB by default) is skipped and reported instead of being loaded.""",
+     bad="one 100 MB line in conversation.jsonl",
+     good="one message per line, each of reasonable size")
+
+rule("TW009", "unidentified-agent", INFO,
+     "A lone conversation's agent could not be inferred; direction checks are skipped.",
+     requirements=(), scope="file",
+     rationale="""
+Whether a message may appear in a conversation depends on whose conversation it is. Without
+--agent the linter infers it: the Team Leader if it calls leader tools or receives reports, a
+sub-agent if it calls sub-agent tools or receives tasks or messages. When nothing tells, the
+checks that need the owner are skipped and this note says so.""",
+     bad='[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]',
+     good="teamwire lint --agent \"UI Operator_1\" conversation.json")
+
+rule("TW010", "unreadable-input", E, "An input path cannot be read (missing, a directory, no access).",
+     requirements=(), scope="file",
+     rationale="""
+A path named on the command line that cannot be read is reported as a finding, so that every
+output format shows it, and the run exits with code 2.""",
+     bad="teamwire lint missing.json",
+     good="teamwire lint session.json")

@@ -1,0 +1,150 @@
+"""TW4xx: tool calls and their results."""
+
+from __future__ import annotations
+
+from teamwire.validator.findings import Severity
+from teamwire.validator.registry import rule
+from teamwire.validator.rules.examples import call
+
+E = Severity.ERROR
+_LEADER = "Team Leader"
+_UIO = "UI Operator_1"
+
+rule("TW401", "invalid-arguments-json", E,
+     "A protocol tool call's arguments are not a JSON object in a string.",
+     requirements=("TW-TOOL-023",),
+     rationale="""
+Arguments travel as the JSON text of an object. The finding gives the line and column of the
+syntax error inside the arguments string.""",
+     bad=call("ask_master", '{"question": "Which branch model?", "question_id": ask_fse_001}', _UIO),
+     good=call("ask_master", '{"question": "Which branch model?", "question_id": "ask_fse_001"}',
+               _UIO))
+
+rule("TW402", "invalid-arguments", E,
+     "A protocol tool call's arguments do not satisfy the tool's schema.",
+     requirements=("TW-TOOL-023", "TW-TOOL-024"),
+     rationale="""
+Arguments are checked against the tool's JSON Schema (required parameters, types, enums) of the
+chosen profile; text parameters (task, message, question, content, answer) must not be blank.""",
+     bad=call("create_sub_agent", '{"role_id": "ui-operator", "task": "Design the palette."}',
+              _LEADER),
+     good=call("create_sub_agent",
+               '{"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}',
+               _LEADER))
+
+rule("TW403", "leader-tool-by-sub-agent", E, "A sub-agent calls a Team Leader tool.",
+     requirements=("TW-TOOL-003", "TW-TOOL-006"),
+     rationale="Only the Team Leader creates, steers and terminates sub-agents.",
+     bad=call("create_sub_agent", '{"agent_id": 2, "role_id": "tester", "task": "…"}', _UIO),
+     good=call("ask_master", '{"question": "Do we need a tester?", "question_id": "ask_uio_001"}',
+               _UIO))
+
+rule("TW404", "sub-agent-tool-by-leader", E, "The Team Leader calls a sub-agent tool.",
+     requirements=("TW-TOOL-003", "TW-TOOL-006"),
+     rationale="The leader asks with ask_sub_agent and answers with answer_sub_agent_question.",
+     bad=call("ask_other_agent", '{"target_agent_id": 1, "content": "…", "message_id": "ask_tl_001"}',
+              _LEADER),
+     good=call("ask_sub_agent", '{"agent_id": 1, "question": "…", "question_id": "ask_tl_001"}',
+               _LEADER))
+
+rule("TW405", "removed-tool", E, "A tool removed in multi-agent mode (close_sub_agent) is called.",
+     requirements=("TW-TOOL-004", "TW-TOOL-006"),
+     rationale="close_sub_agent belongs to the single-agent design; terminate_sub_agent replaces it.",
+     bad=call("close_sub_agent", '{"agent_id": 1}', _LEADER),
+     good=call("terminate_sub_agent", '{"agent_id": 1}', _LEADER))
+
+rule("TW406", "forbidden-tool", E, "report_progress or finish_task is called.",
+     requirements=("TW-TOOL-005", "TW-TYPE-020"),
+     rationale="A sub-agent reports by natural output; these tools do not exist in the protocol.",
+     bad=call("finish_task", '{"summary": "Done."}', _UIO),
+     good="# in the conversation of UI Operator_1\nrole: assistant\nThe palette is done.")
+
+rule("TW407", "agent-id-reused", E, "create_sub_agent reuses a (role_id, agent_id) pair.",
+     requirements=("TW-TOOL-008", "TW-NAME-011", "TW-NAME-007"),
+     rationale="""
+An agent_id is used once per role for the whole session, terminated agents included, so a
+display name always means one agent. The router must fail such a call with duplicate-id.""",
+     bad=call("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "A"}', _LEADER)
+     + "\n" + call("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "B"}'),
+     good=call("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "A"}',
+               _LEADER)
+     + "\n" + call("create_sub_agent", '{"agent_id": 2, "role_id": "ui-operator", "task": "B"}'))
+
+rule("TW408", "unknown-target", E, "A targeting call that succeeded names no existing sub-agent.",
+     requirements=("TW-TOOL-027", "TW-TOOL-028"),
+     rationale="""
+A call to an agent that does not exist must fail with unknown-agent; one that succeeded anyway
+sent its message nowhere.""",
+     bad=call("send_message_to_sub_agent", '{"agent_id": 7, "message": "…"}', _LEADER)
+     + "  → {\"success\": true, …}",
+     good=call("send_message_to_sub_agent", '{"agent_id": 7, "message": "…"}', _LEADER)
+     + '  → {"success": false, "error": {"code": "unknown-agent", …}}')
+
+rule("TW409", "terminated-target", E, "A call to a terminated sub-agent succeeded.",
+     requirements=("TW-TOOL-031", "TW-ROUTE-004"),
+     rationale="""
+A terminated agent receives nothing; calls to it (other than get_sub_agent_status) must fail
+with agent-terminated.""",
+     bad=call("terminate_sub_agent", '{"agent_id": 1}', _LEADER) + "\n"
+     + call("send_message_to_sub_agent", '{"agent_id": 1, "message": "…"}')
+     + '  → {"success": true, …}',
+     good=call("terminate_sub_agent", '{"agent_id": 1}', _LEADER) + "\n"
+     + call("get_sub_agent_status", '{"agent_id": 1}') + '  → {"success": true, …}')
+
+rule("TW410", "ambiguous-target", E,
+     "A call whose agent_id matches sub-agents of two roles succeeded without role_id.",
+     requirements=("TW-TOOL-027", "TW-TOOL-029"),
+     rationale="""
+agent_id numbers instances within a role, so 'agent 1' can mean UI Operator_1 and Full-Stack
+Engineer_1. Such a call must fail with ambiguous-agent-id listing the candidates, or name the
+role with role_id.""",
+     bad=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "…"}', _LEADER)
+     + "  → {\"success\": true, …}",
+     good=call("send_message_to_sub_agent",
+               '{"agent_id": 1, "role_id": "ui-operator", "message": "…"}', _LEADER))
+
+rule("TW411", "missing-tool-result", E, "A tool call gets no result before the next message.",
+     requirements=("TW-ROUTE-010", "TW-ROUTE-022"),
+     rationale="""
+Every tool call gets exactly one result, directly after the assistant message that made it;
+messages that arrive meanwhile are delivered after the results. A call still open at the end of
+the conversation is not reported (the agent may be waiting).""",
+     bad="assistant calls read_file(…) [id call_1]\nrole: user …",
+     good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …\nrole: user …")
+
+rule("TW412", "duplicate-tool-result", E, "A tool call gets a second result.",
+     requirements=("TW-ROUTE-010",),
+     rationale="Each call is answered exactly once.",
+     bad="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …\nrole: tool [call_1] …",
+     good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …")
+
+rule("TW413", "orphan-tool-result", E, "A tool result answers no call.",
+     requirements=("TW-ROUTE-010",),
+     rationale="A result must name the id of a call made by the preceding assistant message.",
+     bad="assistant calls read_file(…) [id call_1]\nrole: tool [call_9] …",
+     good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …")
+
+rule("TW414", "duplicate-tool-call-id", E, "Two tool calls of one conversation share an id.",
+     requirements=("TW-ROUTE-010", "TW-DUR-003"),
+     rationale="Results are matched to calls by id, so ids must be unique within a conversation.",
+     bad="assistant calls read_file(…) [id call_1]\n…\nassistant calls run_command(…) [id call_1]",
+     good="assistant calls read_file(…) [id call_1]\n…\nassistant calls run_command(…) [id call_2]")
+
+rule("TW415", "self-target", E, "A call that targets its own caller succeeded.",
+     requirements=("TW-TOOL-030", "TW-ROUTE-016"),
+     rationale="An agent cannot ask or answer itself; such a call must fail with invalid-arguments.",
+     bad=call("ask_other_agent", '{"target_agent_id": 1, "content": "…", "message_id": '
+              '"ask_uio_001"}', _UIO) + '  → answered',
+     good=call("ask_other_agent", '{"target_agent_id": 1, "role_id": "full-stack-engineer", '
+               '"content": "…", "message_id": "ask_uio_001"}', _UIO))
+
+rule("TW416", "invalid-tool-result", E,
+     "A protocol tool's result is not a success object, an error result or (for asks) an Answer.",
+     requirements=("TW-TOOL-032", "TW-TOOL-033", "TW-TOOL-035"),
+     rationale="""
+A protocol tool returns one JSON object with success true, or the common error result
+{"success": false, "error": {"code", "message"}}; an ask tool returns the Answer envelope on
+success.""",
+     bad="role: tool (result of send_message_to_sub_agent)\nMessage sent.",
+     good='role: tool (result of send_message_to_sub_agent)\n{"success": true, "display_name": '
+          '"UI Operator_1", "message_id": "msg_tl_001"}')

@@ -1,0 +1,56 @@
+"""Text scans shared by the checks: forged header lines, positions, snippets."""
+
+from __future__ import annotations
+
+import re
+
+from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType
+from teamwire.envelope.errors import caret_context, position
+
+_LABELS = "|".join(sorted({t.label for t in MessageType} | {ASTRION_COMPLETION_LABEL}))
+_NAME = r"(?:(?! 向 | 的)[^\n])+"
+HEADER_LINE = re.compile(r"^来自 " + _NAME + r"(?: 向 " + _NAME + r")? 的(?:" + _LABELS + r")\r?$",
+                         re.MULTILINE)
+"""A line that reads as an envelope header with one of the known labels."""
+
+_RUN_RESULT = re.compile(
+    r'<result(?: [A-Za-z_][A-Za-z0-9_.-]*="[^"\n]*")*>\n(?:<summary>[^\n]*</summary>\n)?'
+    r"<(output|error)>\n(?s:.*)\n</\1>\n</result>\n?")
+
+HEADER_MARK = "来自 "
+"""Every header starts so; a cheap substring test before the regular expression."""
+
+
+def forged_header_offset(text: str, start: int = 0) -> int | None:
+    """Offset of the first line at or after ``start`` that forms an envelope header, or None."""
+    if text.find(HEADER_MARK, start) < 0:
+        return None
+    match = HEADER_LINE.search(text, start)
+    return None if match is None else match.start()
+
+
+def is_run_result(text: str) -> bool:
+    """Whether the whole of ``text`` is a run result (``<result agent=… state=…>…</result>``)."""
+    return _RUN_RESULT.fullmatch(text) is not None
+
+
+def content_offset(text: str) -> int:
+    """Offset of the content in a well-formed envelope: after the inner open tag line."""
+    at = -1
+    for _ in range(5):
+        at = text.find("\n", at + 1)
+        if at < 0:
+            return len(text)
+    return at + 1
+
+
+def locate(text: str, offset: int) -> tuple[int, int, str]:
+    """(line, column, snippet with caret) of ``offset`` in ``text``."""
+    line, column = position(text, offset)
+    return line, column, caret_context(text, offset)
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters for a message (newlines shown as ⏎)."""
+    text = text.replace("\n", "⏎")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,336 @@
+"""Checks across the conversations of one bundle: delivery, answers, ids, order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from teamwire.envelope import LEADER_NAME, MessageType, Profile
+from teamwire.validator.context import Emitter
+from teamwire.validator.model import Call, Delivery, Facts
+from teamwire.validator.scan import shorten
+from teamwire.validator.session_index import SessionIndex
+
+_SENDS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent", "create_sub_agent",
+                    "send_message_to_sub_agent"})
+_ASKS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent"})
+_ASK_OR_MESSAGE = frozenset({MessageType.ASK, MessageType.MESSAGE})
+
+
+@dataclass
+class _Send:
+    """A call that must arrive as an envelope in another conversation."""
+
+    facts: Facts
+    call: Call
+    target: str
+    types: frozenset[MessageType]
+    id: str | None
+    content: str | None
+    delivery: Delivery | None = None
+    delivered_id_differs: bool = False
+
+
+class SessionChecker:
+    """Runs the flow checks over the facts of every conversation of a bundle."""
+
+    def __init__(self, facts: Iterable[Facts], index: SessionIndex, emitter: Emitter, *,
+                 profile: Profile) -> None:
+        self.facts = {f.agent.name: f for f in facts if f.agent.name is not None}
+        self.index = index
+        self.emitter = emitter
+        self.strict = profile is Profile.STRICT
+        self._asked: dict[tuple[str, str, str], _Send] = {}
+        """(asker, target, id of the delivered ask) → the ask that produced it."""
+
+    def run(self) -> None:
+        """Make every cross-conversation finding."""
+        self._ids()
+        sends = self._match_sends()
+        self._channels(sends)
+        self._unexpected()
+        self._answers()
+        self._outputs()
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _emit(self, code: str, message: str, facts: Facts, index: int,
+              pointer_tail: str = "") -> None:
+        self.emitter.emit(code, message, agent=facts.agent.name, index=index,
+                          pointer=f"{facts.pointer}/{index}{pointer_tail}")
+
+    def _call_emit(self, code: str, message: str, facts: Facts, call: Call) -> None:
+        self._emit(code, message, facts, call.index, f"/tool_calls/{call.position}")
+
+    def _target(self, arguments: dict[str, Any], key: str) -> str | None:
+        agent_id = arguments.get(key)
+        if type(agent_id) is not int:
+            return None
+        role_id = arguments.get("role_id")
+        matches = self.index.subs_with(agent_id, role_id if type(role_id) is str else None)
+        return matches[0].name if len(matches) == 1 else None
+
+    # -- ids across conversations ---------------------------------------------------------------
+
+    def _ids(self) -> None:
+        if not (self.emitter.on("TW301") or self.emitter.on("TW303")):
+            return
+        seen: dict[str, tuple[str, int, int]] = {}
+        for name, facts in self.facts.items():
+            local: set[str] = set()
+            items: list[tuple[str, int, int]] = [
+                (d.id, d.index, hash((d.sender, d.mtype, d.content))) for d in facts.deliveries]
+            for call in facts.calls:
+                answer = call.result.answer if call.result is not None else None
+                if answer is not None and call.result is not None and (
+                        self.strict or answer.id != answer.question_id):
+                    items.append((answer.id, call.result.index,
+                                  hash((answer.sender, MessageType.ANSWER, answer.content))))
+            for message_id, index, digest in sorted(items, key=lambda item: item[1]):
+                if message_id in local:
+                    continue
+                local.add(message_id)
+                first = seen.get(message_id)
+                if first is None:
+                    seen[message_id] = (name, index, digest)
+                elif first[2] == digest:
+                    self._emit("TW303", f"message {message_id!r} is delivered to {first[0]} "
+                               f"(message {first[1]}) and again here", facts, index, "/content")
+                else:
+                    self._emit("TW301", f"id {message_id!r} is already used by another message "
+                               f"in the conversation of {first[0]} (message {first[1]})", facts,
+                               index, "/content")
+
+    # -- sends and their deliveries -------------------------------------------------------------
+
+    def _expected(self, facts: Facts, call: Call) -> _Send | None:
+        arguments = call.arguments or {}
+        name = call.name
+        strict = self.strict
+
+        def text(key: str) -> str | None:
+            value = arguments.get(key)
+            return value if type(value) is str else None
+
+        if name == "ask_master":
+            return _Send(facts, call, LEADER_NAME, frozenset({MessageType.ASK}),
+                         text("question_id"), text("question"))
+        if name == "ask_sub_agent":
+            target = self._target(arguments, "agent_id")
+            return None if target is None else _Send(
+                facts, call, target, frozenset({MessageType.ASK}), text("question_id"),
+                text("question"))
+        if name == "ask_other_agent":
+            target = self._target(arguments, "target_agent_id")
+            if target is None:
+                return None
+            if strict:
+                chosen = text("message_id")
+                kind = MessageType.MESSAGE if chosen and chosen.startswith("msg_") \
+                    else MessageType.ASK
+                return _Send(facts, call, target, frozenset({kind}), chosen, text("content"))
+            return _Send(facts, call, target, _ASK_OR_MESSAGE, text("question_id"),
+                         text("question"))
+        if name == "send_message_to_sub_agent":
+            target = self._target(arguments, "agent_id")
+            return None if target is None else _Send(
+                facts, call, target, frozenset({MessageType.MESSAGE, MessageType.TASK}), None,
+                text("message"))
+        if name == "create_sub_agent":
+            role_id = text("role_id")
+            agent_id = arguments.get("agent_id")
+            if role_id is None:
+                return None
+            if type(agent_id) is not int:
+                agent = self._numbered(facts, call, role_id)
+            else:
+                agent = self.index.by_key(role_id, agent_id)
+            if agent is None or agent.name is None:
+                if type(agent_id) is int:
+                    self._call_emit("TW505", f"create_sub_agent made {role_id} #{agent_id}, but "
+                                    "the bundle has no conversation for it", facts, call)
+                return None
+            return _Send(facts, call, agent.name, frozenset({MessageType.TASK}), None,
+                         text("task"))
+        return None
+
+    def _numbered(self, facts: Facts, call: Call, role_id: str) -> Any:
+        # Profile astrion numbers instances per role when agent_id is left out.
+        number = 0
+        for other in facts.calls:
+            if other.name == "create_sub_agent" and other.accepted and other.arguments \
+                    and other.arguments.get("role_id") == role_id:
+                number += 1
+                if other is call:
+                    break
+        return self.index.by_key(role_id, number)
+
+    def _match_sends(self) -> list[_Send]:
+        sends: list[_Send] = []
+        for facts in self.facts.values():
+            for call in facts.calls:
+                if call.name not in _SENDS or not call.accepted or call.arguments is None:
+                    continue
+                send = self._expected(facts, call)
+                if send is None or send.target not in self.facts:
+                    continue
+                self._deliver(send)
+                sends.append(send)
+        return sends
+
+    def _deliver(self, send: _Send) -> None:
+        sender = send.facts.agent.name
+        deliveries = self.facts[send.target].deliveries
+        candidates = [d for d in deliveries
+                      if not d.consumed and d.sender == sender and d.mtype in send.types]
+        found: Delivery | None = None
+        if send.id is not None:
+            found = next((d for d in candidates if d.id == send.id), None)
+        if found is None and send.content is not None:
+            found = next((d for d in candidates if _same_content(d.content, send.content)), None)
+            if found is not None and send.id is not None:
+                send.delivered_id_differs = True
+        if found is not None:
+            found.consumed = True
+            send.delivery = found
+            if send.call.name in _ASKS:
+                self._asked[(sender or "", send.target, found.id)] = send
+
+    def _channels(self, sends: list[_Send]) -> None:
+        channels: dict[tuple[str | None, str], list[_Send]] = {}
+        for send in sends:
+            channels.setdefault((send.facts.agent.name, send.target), []).append(send)
+        for (_sender, target), group in channels.items():
+            group.sort(key=lambda s: (s.call.index, s.call.position))
+            latest = -1
+            for i, send in enumerate(group):
+                call, facts = send.call, send.facts
+                if send.delivery is None:
+                    if any(later.delivery is not None for later in group[i + 1:]):
+                        self._call_emit("TW506", f"{call.name} to {target} was never delivered, "
+                                        "while later messages on the same channel were",
+                                        facts, call)
+                    elif call.name in _ASKS:
+                        which = f" with id {send.id!r}" if send.id else ""
+                        self._call_emit("TW501", f"{call.name}: no Ask{which} from "
+                                        f"{facts.agent.name} reached {target}", facts, call)
+                    else:
+                        self._call_emit("TW505", f"{call.name}: the message never reached "
+                                        f"{target}", facts, call)
+                    continue
+                if send.delivered_id_differs:
+                    self._call_emit("TW501", f"{call.name}: the Ask reached {target} with id "
+                                    f"{send.delivery.id!r}, not {send.id!r}", facts, call)
+                if send.delivery.index < latest:
+                    self._call_emit("TW507", f"{call.name} to {target} was delivered (message "
+                                    f"{send.delivery.index}) before a message sent earlier "
+                                    f"(message {latest})", facts, call)
+                latest = max(latest, send.delivery.index)
+
+    def _unexpected(self) -> None:
+        if not self.emitter.on("TW511"):
+            return
+        for facts in self.facts.values():
+            for d in facts.deliveries:
+                if d.consumed or d.sender not in self.facts:
+                    continue
+                if d.mtype in (MessageType.TASK, MessageType.MESSAGE, MessageType.ASK):
+                    self._emit("TW511", f"{d.mtype.tag} {d.id!r} from {d.sender}: no call in "
+                               f"{d.sender}'s conversation sent it", facts, d.index, "/content")
+
+    # -- answers --------------------------------------------------------------------------------
+
+    def _answers(self) -> None:
+        answered: set[tuple[str, str, str]] = set()
+        for facts in self.facts.values():
+            for call in facts.calls:
+                if call.name not in ("answer_sub_agent_question", "answer_other_agent") \
+                        or not call.accepted or call.arguments is None:
+                    continue
+                self._answer(facts, call, call.arguments, answered)
+
+    def _answer(self, facts: Facts, call: Call, arguments: dict[str, Any],
+                answered: set[tuple[str, str, str]]) -> None:
+        me = facts.agent.name or ""
+        leader_side = call.name == "answer_sub_agent_question"
+        key = "question_id" if leader_side or not self.strict else "message_id"
+        question_id = arguments.get(key)
+        if type(question_id) is not str:
+            return
+        if leader_side and self.strict:
+            asker = self._target(arguments, "agent_id")
+        elif not leader_side and self.strict:
+            asker = self._target(arguments, "source_agent_id")
+        else:
+            asker = next((d.sender for d in facts.deliveries
+                          if d.id == question_id and d.mtype in _ASK_OR_MESSAGE), None)
+        if asker is None:
+            self._call_emit("TW502", f"{call.name}: no open question {question_id!r} to answer",
+                            facts, call)
+            return
+        asked = next((d for d in facts.deliveries
+                      if d.id == question_id and d.sender == asker and d.mtype in _ASK_OR_MESSAGE
+                      and d.index < call.index), None)
+        if asked is None:
+            self._call_emit("TW502", f"{call.name}: {asker} asked no question {question_id!r} of "
+                            f"{me} before this answer", facts, call)
+            return
+        if (asker, me, question_id) in answered:
+            self._call_emit("TW503", f"{call.name}: question {question_id!r} of {asker} is "
+                            "answered again", facts, call)
+            return
+        answered.add((asker, me, question_id))
+        send = self._asked.get((asker, me, question_id))
+        if send is None:
+            return
+        result = send.call.result
+        answer = result.answer if result is not None else None
+        given = arguments.get("answer")
+        if answer is None or answer.question_id != question_id or answer.sender != me \
+                or (type(given) is str and answer.content != given):
+            self._call_emit("TW508", f"{call.name}: the answer to {question_id!r} does not come "
+                            f"back as the result of {asker}'s {send.call.name} call", facts, call)
+
+    # -- natural output -------------------------------------------------------------------------
+
+    def _outputs(self) -> None:
+        if not (self.emitter.on("TW512") or self.emitter.on("TW513")):
+            return
+        leader = self.facts.get(LEADER_NAME)
+        if leader is None:
+            return
+        outputs: dict[str, list[Delivery]] = {}
+        for d in leader.deliveries:
+            if d.mtype is MessageType.PROGRESS or d.mtype is MessageType.COMPLETION:
+                outputs.setdefault(d.sender, []).append(d)
+        answers: set[tuple[str, str]] = set()
+        for facts in self.facts.values():
+            for call in facts.calls:
+                answer = call.result.answer if call.result is not None else None
+                if answer is not None:
+                    answers.add((answer.sender, answer.content))
+        for name, facts in self.facts.items():
+            if name == LEADER_NAME or not facts.texts:
+                continue
+            pool: dict[str, list[Delivery]] = {}
+            for d in outputs.get(name, ()):
+                pool.setdefault(d.content, []).append(d)
+            for index, text, has_calls in facts.texts:
+                delivered = pool.get(text)
+                if delivered:
+                    d = delivered.pop(0)
+                    wanted = MessageType.PROGRESS if has_calls else MessageType.COMPLETION
+                    if d.mtype is not wanted and self.emitter.on("TW513"):
+                        self._emit("TW513", f"output of {name} with{'' if has_calls else 'out'} "
+                                   f"tool calls is delivered as {d.mtype.label} ({d.id})",
+                                   leader, d.index, "/content")
+                elif (name, text) not in answers:
+                    self._emit("TW512", f"output {shorten(text, 40)!r} of {name} never reached "
+                               "the Team Leader as an Output", facts, index, "/content")
+
+
+def _same_content(delivered: str, sent: str) -> bool:
+    # A task may be followed by its acceptance section (the spec's structured message).
+    return delivered == sent or (delivered.startswith(sent)
+                                 and delivered[len(sent):len(sent) + 1] == "\n")

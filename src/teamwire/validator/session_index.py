@@ -1,0 +1,46 @@
+"""What a bundle says about its agents, for checks that resolve names and agent ids."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from teamwire.validator.model import Agent, AgentKind
+
+
+class SessionIndex:
+    """The agents of one bundle, looked up by display name or by (agent_id, role_id)."""
+
+    def __init__(self, agents: Iterable[Agent], leader_creates: Iterable[tuple[str, int]] = ()):
+        self.agents: dict[str, Agent] = {a.name: a for a in agents if a.name is not None}
+        self._subs = [a for a in self.agents.values()
+                      if a.kind is AgentKind.SUB_AGENT and a.agent_id is not None]
+        self._created = set(leader_creates)
+        self._roles: dict[int, set[str]] = {}
+        for sub in self._subs:
+            assert sub.agent_id is not None
+            self._roles.setdefault(sub.agent_id, set()).add(sub.role_id or "")
+
+    def role_id(self, name: str) -> str | None:
+        """The role id the bundle records for display name ``name``."""
+        agent = self.agents.get(name)
+        return None if agent is None else agent.role_id
+
+    def sub_roles(self) -> dict[int, set[str]]:
+        """Role ids of the sub-agents by agent_id."""
+        return self._roles
+
+    def subs_with(self, agent_id: int, role_id: str | None = None) -> list[Agent]:
+        """Sub-agents with ``agent_id`` (and ``role_id`` if given)."""
+        return [a for a in self._subs
+                if a.agent_id == agent_id and (role_id is None or a.role_id == role_id)]
+
+    def by_key(self, role_id: str, agent_id: int) -> Agent | None:
+        """The sub-agent with this role id and agent id."""
+        for sub in self._subs:
+            if sub.agent_id == agent_id and sub.role_id == role_id:
+                return sub
+        return None
+
+    def preexisting(self) -> list[Agent]:
+        """Sub-agents the leader's conversation never creates (they existed before it)."""
+        return [a for a in self._subs if (a.role_id, a.agent_id) not in self._created]
