@@ -1,0 +1,68 @@
+"""A driver for OpenAI-compatible chat-completions endpoints (standard library only).
+
+The HTTP request runs in a worker thread (``asyncio.to_thread``) with
+``urllib``, so no HTTP client dependency is needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+from teamwire.router.runtime.driver import DriverError, Reply, ToolCall
+
+
+class OpenAIChatDriver:
+    """Calls ``{base_url}/chat/completions`` with the agent's conversation and tools."""
+
+    def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
+                 timeout: float = 120.0, extra: dict[str, Any] | None = None) -> None:
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.extra = dict(extra or {})
+        """Further request members, e.g. ``{"temperature": 0}``."""
+
+    async def complete(self, agent: str, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]]) -> Reply:
+        body: dict[str, Any] = {"model": self.model, "messages": messages, **self.extra}
+        if tools:
+            body["tools"] = tools
+        data = await asyncio.to_thread(self._post, body)
+        return parse_completion(data)
+
+    def _post(self, body: dict[str, Any]) -> Any:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(self.url, json.dumps(body).encode("utf-8"), headers,
+                                         method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode("utf-8", "replace")[:500]
+            raise DriverError(f"HTTP {exc.code} from {self.url}: {detail}") from None
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            raise DriverError(f"cannot reach {self.url}: {exc}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DriverError(f"response from {self.url} is not JSON: {exc}") from None
+
+
+def parse_completion(data: Any) -> Reply:
+    """The assistant message of a chat-completions response; DriverError if there is none."""
+    try:
+        message = data["choices"][0]["message"]
+        content = message.get("content")
+        calls = tuple(ToolCall(str(c["id"]), str(c["function"]["name"]),
+                               str(c["function"].get("arguments") or "{}"))
+                      for c in message.get("tool_calls") or ())
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise DriverError(f"unexpected chat-completions response: {exc!r}") from None
+    if content is not None and not isinstance(content, str):
+        raise DriverError("assistant content is not a string")
+    return Reply(content, calls)

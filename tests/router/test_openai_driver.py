@@ -1,0 +1,125 @@
+"""The OpenAI-compatible driver against a stub chat-completions server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from teamwire.router.runtime import DriverError, ScriptedAgent, Session, Step, VirtualClock
+from teamwire.router.runtime.openai_chat import OpenAIChatDriver, parse_completion
+from tests.router.helpers import LEADER, UIO
+
+
+class _Stub:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.replies: list[tuple[int, Any]] = []
+
+
+@pytest.fixture
+def stub() -> Iterator[tuple[_Stub, str]]:
+    state = _Stub()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            state.requests.append({"path": self.path,
+                                   "auth": self.headers.get("Authorization"),
+                                   "body": json.loads(self.rfile.read(length))})
+            status, reply = state.replies.pop(0) if state.replies else (500, {"error": "none"})
+            data = json.dumps(reply).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _message(content: str | None, calls: list[tuple[str, str, dict[str, Any]]] = ()) -> Any:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [{"id": i, "type": "function",
+                                  "function": {"name": n, "arguments": json.dumps(a)}}
+                                 for i, n, a in calls]
+    return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+
+
+def test_sub_agent_on_a_chat_completions_endpoint(stub: tuple[_Stub, str]) -> None:
+    state, url = stub
+    state.replies = [
+        (200, _message("Asking the leader.", [("c1", "ask_master",
+                                               {"question": "colours?",
+                                                "question_id": "ask_uio_001"})])),
+        (200, _message("Blue it is.")),
+    ]
+    clock = VirtualClock()
+    leader = ScriptedAgent([
+        Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                          "task": "pick colours"}),)),
+        Step(None, (("answer_sub_agent_question", {"agent_id": 1, "question_id": "ask_uio_001",
+                                                   "answer": "blue"}),), delay=5.0),
+    ], clock)
+    session = Session(leader=leader, clock=clock,
+                      drivers=lambda name, role: OpenAIChatDriver(url, "stub-model",
+                                                                  api_key="k"))
+
+    async def go() -> None:
+        await session.start("colours please")
+        await session.run_until_idle()
+
+    asyncio.run(go())
+    assert [r["path"] for r in state.requests] == ["/v1/chat/completions"] * 2
+    first, second = (r["body"] for r in state.requests)
+    assert first["model"] == "stub-model" and state.requests[0]["auth"] == "Bearer k"
+    assert {t["function"]["name"] for t in first["tools"]} >= {"ask_master", "ask_other_agent"}
+    assert first["messages"][-1]["content"].startswith("来自 Team Leader 的任务发布")
+    assert second["messages"][-1]["role"] == "tool"
+    assert second["messages"][-1]["content"].startswith("来自 Team Leader 的回答")
+    labels = [m["content"].split("\n")[0] for m in session.conversations[LEADER]
+              if m["role"] == "user" and m["content"].startswith("来自")]
+    assert labels[-1] == "来自 UI Operator_1 的任务完成汇报"
+    assert session.core.state(UIO).value == "completed"
+
+
+def test_http_error_ends_the_turn_with_an_error_result(stub: tuple[_Stub, str]) -> None:
+    """TW-ROUTE-019: a failed model call ends the turn; the leader gets a run result."""
+    state, url = stub
+    state.replies = [(503, {"error": "overloaded"})]
+    clock = VirtualClock()
+    leader = ScriptedAgent([Step(None, (("create_sub_agent", {
+        "agent_id": 1, "role_id": "ui-operator", "task": "x"}),))], clock)
+    session = Session(leader=leader, clock=clock,
+                      drivers=lambda name, role: OpenAIChatDriver(url, "m"))
+
+    async def go() -> None:
+        await session.start("go")
+        await session.run_until_idle()
+
+    asyncio.run(go())
+    last = [m["content"] for m in session.conversations[LEADER] if m["role"] == "user"][-1]
+    assert 'state="error"' in last and "HTTP 503" in last
+
+
+def test_parse_completion_rejects_garbage() -> None:
+    for bad in ({}, {"choices": []}, {"choices": [{"message": {"content": 3}}]}, None):
+        with pytest.raises(DriverError):
+            parse_completion(bad)
+    assert parse_completion(_message("hi")).content == "hi"

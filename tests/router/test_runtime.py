@@ -1,0 +1,165 @@
+"""The asyncio runtime: tools, timeouts on virtual time, recording, the demo, the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from teamwire import schemas
+from teamwire.cli import main
+from teamwire.envelope import parse
+from teamwire.router.demo import run_demo, validate_bundle
+from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
+from teamwire.router.runtime.driver import AgentDriver
+from teamwire.router.store import MemoryStore, SQLiteStore
+from tests.router.helpers import FSE, LEADER, UIO
+
+
+def _session(leader: list[Step], subs: dict[str, list[Step]], **kwargs: Any) -> Session:
+    clock = VirtualClock()
+
+    def drivers(name: str, role_id: str) -> AgentDriver:
+        return ScriptedAgent(subs.get(name, []), clock, tag=role_id[:3])
+
+    return Session(leader=ScriptedAgent(leader, clock, tag="tl"), drivers=drivers, clock=clock,
+                   **kwargs)
+
+
+def _run(session: Session) -> Session:
+    async def go() -> None:
+        await session.start("do the thing")
+        await session.run_until_idle()
+
+    asyncio.run(go())
+    return session
+
+
+def _tool_results(session: Session, agent: str) -> list[str]:
+    return [m["content"] for m in session.conversations[agent] if m["role"] == "tool"]
+
+
+CREATE_UIO = ("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": "design"})
+
+
+def test_invalid_arguments_give_an_error_result_and_change_nothing() -> None:
+    """TW-TOOL-023, TW-TOOL-024, TW-TOOL-026."""
+    session = _run(_session([Step(None, (
+        ("create_sub_agent", {"agent_id": "one", "role_id": "ui-operator", "task": "x"}),
+        ("create_sub_agent", '{"agent_id": 1, '),
+        ("send_message_to_sub_agent", {"agent_id": 1, "message": "   "}),
+        ("create_sub_agent", {"agent_id": 1, "role_id": "no-such-role", "task": "x"}),
+    ))], {}))
+    codes = [json.loads(r)["error"]["code"] for r in _tool_results(session, LEADER)]
+    assert codes == ["invalid-arguments", "invalid-arguments", "invalid-arguments",
+                     "unknown-role"]
+    assert [r.name for r in session.core.records()] == [LEADER]
+    for result in _tool_results(session, LEADER):
+        assert schemas.is_valid("tool-results", json.loads(result))
+
+
+def test_forbidden_tools() -> None:
+    """TW-TOOL-006: tools outside the caller's set fail with forbidden-tool."""
+    session = _run(_session([Step(None, (CREATE_UIO, ("ask_master", {"question": "q",
+                                                                     "question_id": "x"})))],
+                            {UIO: [Step(None, (("report_progress", {}),
+                                               ("create_sub_agent", {})))]}))
+    leader_codes = [json.loads(r)["error"]["code"] for r in _tool_results(session, LEADER)[1:]]
+    sub_codes = [json.loads(r)["error"]["code"] for r in _tool_results(session, UIO)]
+    assert leader_codes == ["forbidden-tool"]
+    assert sub_codes == ["forbidden-tool", "forbidden-tool"]
+
+
+def test_ask_timeout_on_virtual_time() -> None:
+    """TW-ROUTE-017: an unanswered ask_master fails with timeout after the ask timeout;
+    nothing sleeps."""
+    session = _run(_session(
+        [Step(None, (CREATE_UIO,)), Step("waiting for reports")],
+        {UIO: [Step(None, (("ask_master", {"question": "?", "question_id": "ask_uio_001"}),)),
+               Step("giving up")]}, ask_timeout=42.0))
+    [result] = _tool_results(session, UIO)
+    assert json.loads(result)["error"]["code"] == "timeout"
+    assert session.clock.now() >= 42.0
+
+
+def test_turn_timeout_reports_a_run_result() -> None:
+    """TW-ROUTE-018, TW-RES-009."""
+    session = _run(_session(
+        [Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                           "task": "slow", "timeout_seconds": 5}),))],
+        {UIO: [Step("thinking very long", delay=50.0)]}))
+    completions = [parse(m["content"]) for m in session.conversations[LEADER]
+                   if m["role"] == "user" and m["content"].startswith("来自")]
+    assert completions[-1].label == "任务完成汇报"
+    assert 'state="timeout"' in completions[-1].content
+
+
+def test_ask_sub_agent_result_is_the_answer_envelope() -> None:
+    """TW-TOOL-013, TW-TOOL-034, TW-TOOL-035."""
+    session = _run(_session(
+        [Step(None, (CREATE_UIO,)),
+         Step(None, (("ask_sub_agent", {"agent_id": 1, "question": "eta?",
+                                        "question_id": "ask_tl_001"}),), delay=5.0)],
+        {UIO: [Step("done", delay=1.0), Step("ten minutes")]}))
+    answer = _tool_results(session, LEADER)[-1]
+    assert answer.startswith("来") and parse(answer).question_id == "ask_tl_001"
+
+
+def test_terminate_fails_the_waiting_asker() -> None:
+    """TW-ROUTE-020 through the tools: terminate_sub_agent while another waits on it."""
+    session = _run(_session(
+        [Step(None, (CREATE_UIO, ("create_sub_agent", {"agent_id": 1,
+                                                       "role_id": "full-stack-engineer",
+                                                       "task": "api"}))),
+         Step(None, (("terminate_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer"}),
+                     ), delay=3.0)],
+        {UIO: [Step(None, (("ask_other_agent", {"target_agent_id": 1, "content": "fields?",
+                                                "message_id": "ask_uio_001"}),))],
+         FSE: [Step("busy", (("list_active_sub_agents", {}),), delay=10.0)]}))
+    assert json.loads(_tool_results(session, UIO)[0])["error"]["code"] == "agent-terminated"
+    assert json.loads(_tool_results(session, LEADER)[-1])["status"] == "terminated"
+
+
+def test_demo_runs_every_situation(tmp_path: Path) -> None:
+    """The demo covers the scenario and records a valid bundle and event log."""
+    store = SQLiteStore(tmp_path / "r.db")
+    session = asyncio.run(run_demo(store))
+    bundle = session.bundle()
+    assert validate_bundle(bundle) == []
+    _bundle_path, events_path = session.write(tmp_path)
+    validator = schemas.validator("event-log")
+    lines = [json.loads(line) for line in events_path.read_text().splitlines()]
+    assert all(validator.is_valid(line) for line in lines)
+    labels = {parse(m["content"]).label for a in bundle["agents"].values()
+              for m in a["messages"] if m["role"] in ("user", "tool")
+              and m["content"].startswith("来自")}
+    assert labels == {"任务发布", "任务进度输出", "任务完成汇报", "提问", "消息", "回答"}
+    acks = [a for e in lines for a in e["actions"] if a["action"] == "AcknowledgeSend"]
+    assert {a["delivery"] for a in acks} >= {"new_turn", "inline", "tool_result"}
+    # the dark-mode message arrived during UI Operator_1's final model call ...
+    dark = next(e for e in lines if e["event"] == "MessageSent" and "dark" in e["data"]["content"])
+    # ... and started a new turn when that turn ended
+    started = [e for e in lines if e["event"] == "TurnEnded" and e["data"]["agent"] == UIO
+               and any(a["action"] == "StartTurn" for a in e["actions"])]
+    assert started and started[0]["seq"] > dark["seq"]
+    assert any(e["event"] == "OutputEmitted" and e["data"]["final"] and e["seq"] > dark["seq"]
+               and e["data"]["agent"] == UIO for e in lines)
+    assert all(r.state.value == "completed" for r in session.core.records())
+    store.close()
+
+
+def test_demo_is_deterministic() -> None:
+    first = asyncio.run(run_demo(MemoryStore()))
+    second = asyncio.run(run_demo(MemoryStore()))
+    assert first.events == second.events and first.bundle() == second.bundle()
+
+
+def test_demo_command(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["demo", "--dir", str(tmp_path), "--quiet",
+                                       "--synchronous", "normal"])
+    assert result.exit_code == 0, result.output
+    assert "bundle valid" in result.output
+    assert (tmp_path / "bundle.json").is_file() and (tmp_path / "events.jsonl").is_file()
