@@ -76,7 +76,7 @@ def test_duplicate_message_id_is_dropped() -> None:
     assert ack.duplicate and ack.message_id == "msg_tl_050"
     assert [m.id for m in core.pending(UIO)] == ["msg_tl_050"]
     # allocation skips past the agent-chosen id
-    nxt = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "y"))
+    nxt = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "y", call_id="c2"))
     assert of_type(nxt, AcknowledgeSend)[0].message_id == "msg_tl_051"
 
 

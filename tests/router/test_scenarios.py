@@ -56,7 +56,8 @@ def test_scenario_3_3_new_task_for_a_completed_sub_agent() -> None:
     core = team()
     feed(core, OutputEmitted(FSE, "API done.", final=True), TurnEnded(FSE))
     assert core.state(FSE) is AgentState.COMPLETED
-    actions = core.handle(MessageSent(LEADER, FSE, MessageType.MESSAGE, "Add rate limiting."))
+    actions = core.handle(MessageSent(LEADER, FSE, MessageType.MESSAGE, "Add rate limiting.",
+                                      call_id="s1"))
     [turn] = of_type(actions, StartTurn)
     assert turn.agent == FSE and parse(turn.texts[0]).content == "Add rate limiting."
     assert of_type(actions, AcknowledgeSend)[0].delivery == "new_turn"
@@ -105,7 +106,7 @@ def test_routing_chapter_example_answers_first() -> None:
     [inline] = of_type(core.handle(ModelCallStarted(UIO)), AppendInline)
     assert [m.id for m in inline.messages] == ["msg_tl_001", "ask_fse_002"]
     feed(core, ToolCallBlocked(UIO, "u-1", LEADER, "ask_uio_001", "may I?"))
-    queued = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "second"))
+    queued = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "second", call_id="s2"))
     assert of_type(queued, AcknowledgeSend)[0].delivery == "queued"
     resolved = core.handle(AnswerGiven(LEADER, UIO, "ask_uio_001", "yes"))
     assert of_type(resolved, ResolveToolCall) and not of_type(resolved, AppendInline)

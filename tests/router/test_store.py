@@ -57,7 +57,8 @@ def test_restart_restores_agents_states_asks_and_queues(store: Store) -> None:
     assert of_type(actions, StartTimer)[0].seconds == 12
     assert restored.state(FSE) is AgentState.WAITING
     # counters continue: no id is allocated twice
-    nxt = restored.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "after restart"))
+    nxt = restored.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "after restart",
+                                      call_id="c9"))
     ids = {m.id for m in store.load().pending} | {h.message_id for h in store.history()}
     new = next(a for a in nxt if type(a).__name__ == "AcknowledgeSend")
     assert new.message_id not in ids

@@ -70,6 +70,29 @@ _TOKEN_ID = re.compile(r'[^\s<>"]+')
 DEFAULT_MAX_ASK_ROUNDS = 8
 
 
+class _SessionIds(IdAllocator):
+    """``IdAllocator`` with the (prefix, abbreviation) key of each sender remembered.
+
+    Parsing the display name and abbreviating the role name on every message
+    costs more than the rest of routing it; the key of a sender never changes.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys: dict[tuple[MessageType, str, str | None], tuple[str, str]] = {}
+
+    def allocate(self, message_type: MessageType, sender: str, role_id: str | None = None) -> str:
+        key = self._keys.get((message_type, sender, role_id))
+        if key is None:
+            first = super().allocate(message_type, sender, role_id)
+            prefix, _, rest = first.partition("_")
+            self._keys[(message_type, sender, role_id)] = (prefix, rest.rpartition("_")[0])
+            return first
+        self._counters[key] += 1
+        n = self._counters[key]
+        return f"task_{n:03d}" if key[0] == "task" else f"{key[0]}_{key[1]}_{n:03d}"
+
+
 class _Agent:
     """The core's mutable view of one agent."""
 
@@ -113,7 +136,7 @@ class RoutingCore:
         self._agents: dict[str, _Agent] = {}
         self._role_names: dict[str, str] = {}
         self._ids: set[str] = set()
-        self._alloc = IdAllocator()
+        self._alloc = _SessionIds()
         self._seq = 1
         self._asks_by_question: dict[str, str] = {}
         self._awaiting_output: dict[str, deque[str]] = {}
@@ -155,9 +178,10 @@ class RoutingCore:
                     f"{type(event).__name__} is illegal for {event.subject!r} "
                     f"in state {state.value!r}")
             self._handlers[type(event)](event, agent)
-        self._settle()
-        actions: list[Action] = list(self._store)
-        actions.extend(PersistAgent(self._agents[name].record()) for name in self._touched)
+        actions: list[Action] = self._store  # type: ignore[assignment]
+        if self._touched:
+            self._settle()
+            actions.extend(PersistAgent(self._agents[name].record()) for name in self._touched)
         actions.extend(self._effects)
         return actions
 
@@ -386,8 +410,9 @@ class RoutingCore:
         delivery = DELIVERY[receiver.state][0]
         self._enqueue(RoutedMessage(message_id, event.kind, sender.name, receiver.name,
                                     event.content, self._next_seq()))
-        self._effects.append(AcknowledgeSend(sender.name, event.call_id, message_id,
-                                             receiver.name, delivery.value))
+        if event.call_id is not None:  # without a tool call there is nothing to answer
+            self._effects.append(AcknowledgeSend(sender.name, event.call_id, message_id,
+                                                 receiver.name, delivery.value))
 
     def _answer_given(self, event: AnswerGiven, sender: _Agent | None) -> None:
         assert sender is not None
@@ -509,7 +534,7 @@ class RoutingCore:
     def _settle(self) -> None:
         """Start a turn for every idle or completed agent that has pending messages."""
         idle_states, _ = ENDS_WITH_PENDING
-        for name in list(self._touched) if self._touched else ():
+        for name in list(self._touched):
             agent = self._agents[name]
             if agent.queue and agent.state in idle_states:
                 self._begin_turn(agent)
