@@ -18,11 +18,11 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.errors import caret_context, position
 from teamwire.validator.context import Emitter, escape_pointer
-from teamwire.validator.conversation import ConversationLinter, unsafe_name_char
+from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.findings import FileReport, Finding, Severity
 from teamwire.validator.model import LEADER, Agent, AgentKind, Facts
 from teamwire.validator.options import LintOptions
-from teamwire.validator.scan import HEADER_MARK, shorten
+from teamwire.validator.scan import HEADER_MARK, shorten, unsafe_name_char
 from teamwire.validator.session import SessionChecker
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog, tool_catalog

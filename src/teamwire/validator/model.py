@@ -40,7 +40,7 @@ class Agent:
 LEADER = Agent(LEADER_NAME, AgentKind.LEADER, "team-leader", None)
 
 
-@dataclass
+@dataclass(slots=True)
 class Delivery:
     """An envelope delivered as a user message."""
 
@@ -53,7 +53,7 @@ class Delivery:
     """Set when a send in the sender's conversation is matched to it."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Result:
     """The tool result of one call."""
 
@@ -65,7 +65,7 @@ class Result:
     error_code: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Call:
     """One protocol tool call and, once seen, its result."""
 
@@ -95,5 +95,7 @@ class Facts:
     calls: list[Call] = field(default_factory=list)
     texts: list[tuple[int, str, bool]] = field(default_factory=list)
     """(index, text, has tool calls) of each assistant message with non-blank text."""
+    ids: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Envelope id → (digest of the message, index of its first delivery)."""
     pointer: str = ""
     """The pointer of the conversation's message array, e.g. ``/agents/Team Leader/messages``."""

@@ -32,6 +32,69 @@ class _Send:
     delivered_id_differs: bool = False
 
 
+class _Inbox:
+    """The deliveries of one conversation, indexed (lazily) so that matching a send is cheap."""
+
+    def __init__(self, deliveries: list[Delivery]) -> None:
+        self.deliveries = deliveries
+        self._by_sender: dict[str, list[Delivery]] | None = None
+        self._by_id: dict[tuple[str, str], list[Delivery]] | None = None
+        self._by_content: dict[tuple[str, str], list[Delivery]] | None = None
+        self._by_plain_id: dict[str, list[Delivery]] | None = None
+
+    def by_sender(self) -> dict[str, list[Delivery]]:
+        if self._by_sender is None:
+            self._by_sender = {}
+            for d in self.deliveries:
+                self._by_sender.setdefault(d.sender, []).append(d)
+        return self._by_sender
+
+    def by_id(self) -> dict[tuple[str, str], list[Delivery]]:
+        if self._by_id is None:
+            self._by_id = {}
+            for d in self.deliveries:
+                self._by_id.setdefault((d.sender, d.id), []).append(d)
+        return self._by_id
+
+    def by_plain_id(self) -> dict[str, list[Delivery]]:
+        if self._by_plain_id is None:
+            self._by_plain_id = {}
+            for d in self.deliveries:
+                self._by_plain_id.setdefault(d.id, []).append(d)
+        return self._by_plain_id
+
+    def by_content(self) -> dict[tuple[str, str], list[Delivery]]:
+        if self._by_content is None:
+            self._by_content = {}
+            for d in self.deliveries:
+                self._by_content.setdefault((d.sender, d.content), []).append(d)
+        return self._by_content
+
+    @staticmethod
+    def _first(candidates: Iterable[Delivery] | None,
+               types: frozenset[MessageType]) -> Delivery | None:
+        for d in candidates or ():
+            if not d.consumed and d.mtype in types:
+                d.consumed = True
+                return d
+        return None
+
+    def take_id(self, sender: str, message_id: str,
+                types: frozenset[MessageType]) -> Delivery | None:
+        """The first unmatched delivery from ``sender`` with this id, marked matched."""
+        return self._first(self.by_id().get((sender, message_id)), types)
+
+    def take_content(self, sender: str, content: str,
+                     types: frozenset[MessageType]) -> Delivery | None:
+        """The first unmatched delivery from ``sender`` carrying ``content``, marked matched."""
+        found = self._first(self.by_content().get((sender, content)), types)
+        if found is not None:
+            return found
+        # A task may carry its acceptance section after the text: a slower prefix match.
+        return self._first((d for d in self.by_sender().get(sender, ())
+                            if _same_content(d.content, content)), types)
+
+
 class SessionChecker:
     """Runs the flow checks over the facts of every conversation of a bundle."""
 
@@ -42,6 +105,7 @@ class SessionChecker:
         self.emitter = emitter
         self.strict = profile is Profile.STRICT
         self._asked: dict[tuple[str, str, str], _Send] = {}
+        self._inboxes: dict[str, _Inbox] = {}
         """(asker, target, id of the delivered ask) → the ask that produced it."""
 
     def run(self) -> None:
@@ -78,19 +142,9 @@ class SessionChecker:
             return
         seen: dict[str, tuple[str, int, int]] = {}
         for name, facts in self.facts.items():
-            local: set[str] = set()
-            items: list[tuple[str, int, int]] = [
-                (d.id, d.index, hash((d.sender, d.mtype, d.content))) for d in facts.deliveries]
-            for call in facts.calls:
-                answer = call.result.answer if call.result is not None else None
-                if answer is not None and call.result is not None and (
-                        self.strict or answer.id != answer.question_id):
-                    items.append((answer.id, call.result.index,
-                                  hash((answer.sender, MessageType.ANSWER, answer.content))))
-            for message_id, index, digest in sorted(items, key=lambda item: item[1]):
-                if message_id in local:
-                    continue
-                local.add(message_id)
+            # Within a conversation the pass already reported repeats; here only the first
+            # occurrence of each id in each conversation takes part.
+            for message_id, (digest, index) in facts.ids.items():
                 first = seen.get(message_id)
                 if first is None:
                     seen[message_id] = (name, index, digest)
@@ -179,23 +233,26 @@ class SessionChecker:
                 sends.append(send)
         return sends
 
+    def _inbox(self, target: str) -> _Inbox:
+        inbox = self._inboxes.get(target)
+        if inbox is None:
+            inbox = self._inboxes[target] = _Inbox(self.facts[target].deliveries)
+        return inbox
+
     def _deliver(self, send: _Send) -> None:
-        sender = send.facts.agent.name
-        deliveries = self.facts[send.target].deliveries
-        candidates = [d for d in deliveries
-                      if not d.consumed and d.sender == sender and d.mtype in send.types]
+        sender = send.facts.agent.name or ""
+        inbox = self._inbox(send.target)
         found: Delivery | None = None
         if send.id is not None:
-            found = next((d for d in candidates if d.id == send.id), None)
+            found = inbox.take_id(sender, send.id, send.types)
         if found is None and send.content is not None:
-            found = next((d for d in candidates if _same_content(d.content, send.content)), None)
+            found = inbox.take_content(sender, send.content, send.types)
             if found is not None and send.id is not None:
                 send.delivered_id_differs = True
         if found is not None:
-            found.consumed = True
             send.delivery = found
             if send.call.name in _ASKS:
-                self._asked[(sender or "", send.target, found.id)] = send
+                self._asked[(sender, send.target, found.id)] = send
 
     def _channels(self, sends: list[_Send]) -> None:
         channels: dict[tuple[str | None, str], list[_Send]] = {}
@@ -263,15 +320,14 @@ class SessionChecker:
         elif not leader_side and self.strict:
             asker = self._target(arguments, "source_agent_id")
         else:
-            asker = next((d.sender for d in facts.deliveries
-                          if d.id == question_id and d.mtype in _ASK_OR_MESSAGE), None)
+            asker = next((d.sender for d in self._inbox(me).by_plain_id().get(question_id, ())
+                          if d.mtype in _ASK_OR_MESSAGE), None)
         if asker is None:
             self._call_emit("TW502", f"{call.name}: no open question {question_id!r} to answer",
                             facts, call)
             return
-        asked = next((d for d in facts.deliveries
-                      if d.id == question_id and d.sender == asker and d.mtype in _ASK_OR_MESSAGE
-                      and d.index < call.index), None)
+        asked = next((d for d in self._inbox(me).by_id().get((asker, question_id), ())
+                      if d.mtype in _ASK_OR_MESSAGE and d.index < call.index), None)
         if asked is None:
             self._call_emit("TW502", f"{call.name}: {asker} asked no question {question_id!r} of "
                             f"{me} before this answer", facts, call)

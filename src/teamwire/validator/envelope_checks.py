@@ -1,0 +1,254 @@
+"""Checks on one envelope wherever it appears: syntax, label, tag, id, attributes, names."""
+
+from __future__ import annotations
+
+from teamwire.envelope import (
+    ASTRION_COMPLETION_LABEL,
+    LEADER_NAME,
+    Envelope,
+    MessageType,
+    ParseError,
+    abbreviation,
+    is_envelope,
+    name_problem,
+    parse_lark,
+)
+from teamwire.envelope.fast_parser import parse_fast
+from teamwire.envelope.ids import ASTRION_ID, STRICT_ID
+from teamwire.validator.linter_state import LinterState
+from teamwire.validator.scan import (
+    content_offset,
+    forged_header_offset,
+    has_mark,
+    shorten,
+    unsafe_name_char,
+)
+
+CONTENT = "/content"
+_PARSE_CODES = {"syntax": "TW101", "name-mismatch": "TW102", "duplicate-attribute": "TW103",
+                "encoding": "TW101"}
+# subtype → (type it requires, whether the receiver must be the leader; None: either)
+_SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
+    "progress_output": (MessageType.PROGRESS, None),
+    "completion_report": (MessageType.COMPLETION, None),
+    "ask_master": (MessageType.ASK, True),
+    "ask_other": (MessageType.ASK, False),
+}
+_ANSWER = MessageType.ANSWER
+_ASK = MessageType.ASK
+_MESSAGE = MessageType.MESSAGE
+
+
+class EnvelopeChecks(LinterState):
+    """The envelope half of a conversation pass."""
+
+    def parse_envelope(self, index: int, text: str) -> Envelope | bool:
+        """The envelope ``text`` holds; else True if it is a malformed one (reported), or
+        False if it does not present itself as an envelope at all."""
+        try:
+            envelope = parse_fast(text)
+            if envelope is not None:
+                return envelope
+            if not is_envelope(text):
+                return False
+            return parse_lark(text)
+        except ParseError as exc:
+            code = _PARSE_CODES.get(exc.code, "TW101")
+            if code in self.emitter.policy.enabled:
+                self.emit_at(code, exc.message, index, f"{self.pointer}/{index}{CONTENT}",
+                             exc.line, exc.column, exc.context or None)
+            self.protocol_seen = True
+            return True
+
+    def check_envelope(self, index: int, text: str, env: Envelope) -> MessageType | None:
+        """Checks every well-formed envelope gets, wherever it appears; returns its type."""
+        label = env.label
+        known = self.labels.get(label)
+        mtype: MessageType | None = None
+        prefix: str | None = None
+        if known is None:
+            at = text.find("\n") - len(label)
+            if label == ASTRION_COMPLETION_LABEL:
+                self.emit("TW114", f"label {label!r} is the astrion dialect's completion label; "
+                          "profile strict uses '任务完成汇报'", index, CONTENT, text, at)
+                mtype, prefix = MessageType.COMPLETION, "out"
+            else:
+                self.emit("TW104", f"unknown label {shorten(label)!r}", index, CONTENT, text, at)
+        else:
+            mtype, tag, prefix = known
+            if env.tag != tag:
+                self.emit("TW105", f"label {label!r} takes tag <{tag}>, not <{env.tag}>",
+                          index, CONTENT, text, line_start(text, 4) + 1)
+        if env.receiver is not None:
+            self._receiver(index, text, env)
+        if not self.names.get(env.sender):
+            self.check_name(env.sender, index, text, 3)
+        self._check_id(index, env, mtype, prefix, text)
+        if env.attributes:
+            self._attributes(index, text, env, mtype)
+        elif mtype is _ANSWER:
+            self.emit("TW109", "Answer without a question_id attribute", index, CONTENT, text,
+                      line_start(text, 4) + 1)
+        if text[-1:] == "\n":
+            self.emit("TW115", "envelope ends with a line feed; the canonical text has none",
+                      index, CONTENT, text, len(text) - 1)
+        if has_mark(env.content) is not None:
+            forged = forged_header_offset(text, content_offset(text))
+            if forged is not None:
+                self.emit("TW601", "content holds a line that forms an envelope header (a "
+                          "forged message inside the content)", index, CONTENT, text, forged)
+        return mtype
+
+    def _receiver(self, index: int, text: str, env: Envelope) -> None:
+        receiver = env.receiver or ""
+        at = text.find(" 向 ") + 3
+        if self.strict:
+            self.emit("TW114", "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
+                      index, CONTENT, text, at)
+        elif self.name is not None and receiver != self.name:
+            self.emit("TW208", f"message addressed to {shorten(receiver)} is in the conversation "
+                      f"of {self.name}", index, CONTENT, text, at)
+        if not self.names.get(receiver):
+            self.check_name(receiver, index, text, at)
+
+    def _attributes(self, index: int, text: str, env: Envelope,
+                    mtype: MessageType | None) -> None:
+        has_question_id = False
+        for name, value in env.attributes:
+            at = attribute_offset(text, name)
+            if not self.strict and name in ("target", "subtype"):
+                self._astrion_attribute(index, text, env, mtype, name, value, at)
+            elif name == "question_id":
+                has_question_id = True
+                if mtype is not None and mtype is not _ANSWER and self.strict:
+                    self.emit("TW110", f"question_id on a {env.tag}; only Answer carries it",
+                              index, CONTENT, text, at)
+            elif name == "id":
+                self.emit("TW108", f"id given as an attribute (id=\"{shorten(value)}\"); the id "
+                          "belongs on the id line", index, CONTENT, text, at)
+            elif self.strict:
+                self.emit("TW111", f"attribute {shorten(name)!r} is not part of spec 1.0", index,
+                          CONTENT, text, at)
+        if mtype is _ANSWER and not has_question_id:
+            self.emit("TW109", "Answer without a question_id attribute", index, CONTENT, text,
+                      line_start(text, 4) + 1)
+
+    def _astrion_attribute(self, index: int, text: str, env: Envelope,
+                           mtype: MessageType | None, name: str, value: str, at: int) -> None:
+        if name == "target":
+            if env.receiver is not None and env.receiver != value:
+                self.emit("TW117", f"header names receiver {shorten(env.receiver)} but target "
+                          f"is {shorten(value)}", index, CONTENT, text, at)
+            elif self.name is not None and value != self.name:
+                self.emit("TW208", f"message addressed to {shorten(value)} is in the "
+                          f"conversation of {self.name}", index, CONTENT, text, at)
+            return
+        expected = _SUBTYPES.get(value)
+        if expected is None or mtype is None:
+            return
+        receiver = env.receiver or env.attrs.get("target") or self.name
+        wrong = mtype is not expected[0] or (
+            expected[1] is not None and receiver is not None
+            and (receiver == LEADER_NAME) is not expected[1])
+        if wrong:
+            self.emit("TW116", f"subtype {value!r} does not fit a {mtype.label} to "
+                      f"{receiver or 'this receiver'}", index, CONTENT, text, at)
+
+    def check_name(self, name: str, index: int | None, text: str | None, at: int | None,
+                   tail: str = CONTENT) -> bool:
+        """Report a display name that is unsafe or malformed; remember names that are fine."""
+        bad = unsafe_name_char(name)
+        if bad is not None:
+            self.emit("TW602", f"display name {shorten(name)!r} holds {bad!r} "
+                      f"(U+{ord(bad):04X})", index, tail, text, at)
+            return False
+        problem = name_problem(name)
+        if problem is not None:
+            self.emit("TW112", f"{problem}: {shorten(name)!r}", index, tail, text, at)
+            return False
+        self.names[name] = True
+        return True
+
+    def _check_id(self, index: int, env: Envelope, mtype: MessageType | None,
+                  wanted: str | None, text: str) -> None:
+        message_id = env.id
+        match = STRICT_ID.fullmatch(message_id)
+        if match is None:
+            if not self.strict and ASTRION_ID.fullmatch(message_id):
+                return
+            at = text.find("\n") + 5
+            chosen = mtype is _ASK or (mtype is _MESSAGE and env.sender != LEADER_NAME)
+            self.emit("TW304" if chosen else "TW107", f"id {shorten(message_id)!r} is not "
+                      "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text, at)
+            return
+        prefix = match.group("prefix") or "task"
+        if wanted is not None and prefix != wanted:
+            self.emit("TW106", f"id {message_id!r} has prefix {prefix + '_'!r}; a {env.tag} "
+                      f"({env.label}) takes {wanted + '_'!r}", index, CONTENT, text,
+                      text.find("\n") + 5)
+            return
+        if self.check_abbreviations and prefix != "task":
+            expected = self._abbreviation(env.sender)
+            abbr = match.group("abbr")
+            if expected is not None and abbr != expected:
+                self.emit("TW305", f"id {message_id!r} abbreviates the sender {env.sender} as "
+                          f"{abbr!r}; expected {expected!r}", index, CONTENT, text,
+                          text.find("\n") + 6 + len(prefix))
+
+    def _abbreviation(self, sender: str) -> str | None:
+        cache = self.abbreviations
+        if sender in cache:
+            return cache[sender]
+        expected: str | None = None
+        if sender == LEADER_NAME:
+            expected = "tl"
+        else:
+            cut = sender.rfind("_")
+            if cut > 0 and name_problem(sender) is None:
+                role_id = self.session.role_id(sender) if self.session is not None else None
+                # Without a role id, only role names with capitals abbreviate for sure.
+                if role_id is not None or any("A" <= ch <= "Z" for ch in sender[:cut]):
+                    expected = abbreviation(sender[:cut], role_id)
+        cache[sender] = expected
+        return expected
+
+    def record_id(self, index: int, env: Envelope, text: str) -> None:
+        """Remember the id of a delivered envelope; report a second delivery or a reuse."""
+        if not self.strict and env.id == env.question_id and env.tag == "Answer":
+            return  # astrion: an answer may reuse its question's id
+        digest = hash((env.sender, env.label, env.tag, env.content))
+        seen = self.ids.get(env.id)
+        if seen is None:
+            self.ids[env.id] = (digest, index)
+            return
+        at = text.find("\n") + 5
+        if seen[0] == digest:
+            self.emit("TW302", f"message {env.id!r} is delivered again (first at message "
+                      f"{seen[1]})", index, CONTENT, text, at)
+        else:
+            self.emit("TW301", f"id {env.id!r} is already used by another message (message "
+                      f"{seen[1]})", index, CONTENT, text, at)
+
+    def forged(self, index: int, text: str, what: str) -> None:
+        """Report a line of ``text`` that forms an envelope header."""
+        at = forged_header_offset(text)
+        if at is not None:
+            self.emit("TW601", f"{what} holds a line that forms an envelope header (a forged "
+                      "message)", index, CONTENT, text, at)
+
+
+def line_start(text: str, n: int) -> int:
+    """Offset of the start of line ``n`` (0-based) of ``text``."""
+    at = -1
+    for _ in range(n):
+        at = text.find("\n", at + 1)
+        if at < 0:
+            return len(text)
+    return at + 1
+
+
+def attribute_offset(text: str, name: str) -> int:
+    """Offset of attribute ``name`` on the inner open tag line."""
+    start = line_start(text, 4)
+    at = text.find(f" {name}=", start)
+    return at + 1 if at >= 0 else start

@@ -1,0 +1,101 @@
+"""The state one conversation pass keeps, and how it reports a finding.
+
+The checks are split by subject (``envelope_checks``, ``tool_checks``) into
+mixins over this state; ``conversation.ConversationLinter`` puts them together.
+"""
+
+from __future__ import annotations
+
+from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
+from teamwire.validator.context import Emitter
+from teamwire.validator.model import Agent, AgentKind, Call, Facts
+from teamwire.validator.scan import locate
+from teamwire.validator.session_index import SessionIndex
+from teamwire.validator.tooling import ToolCatalog
+
+
+class LinterState:
+    """Everything a pass over one conversation remembers between messages."""
+
+    def __init__(self, emitter: Emitter, agent: Agent, *, profile: Profile, tools: ToolCatalog,
+                 pointer: str = "", session: SessionIndex | None = None,
+                 collect: bool = False, round_limit: int = 8) -> None:
+        self.emitter = emitter
+        self.agent = agent
+        self.name = agent.name
+        self.is_leader = agent.kind is AgentKind.LEADER
+        self.is_sub = agent.kind is AgentKind.SUB_AGENT
+        self.profile = profile
+        self.strict = profile is Profile.STRICT
+        self.tools = tools
+        self.protocol = tools.protocol
+        self.pointer = pointer
+        self.session = session
+        self.round_limit = round_limit
+        self.facts: Facts | None = Facts(agent, pointer=pointer) if collect else None
+        self.file_line: int | None = None
+        # label → (type, its tag, its id prefix) for this profile; tuples, because
+        # hashing enum members is slow on the per-message path
+        self.labels: dict[str, tuple[MessageType, str, str]] = {
+            t.label: (t, t.tag, t.prefix) for t in MessageType}
+        if not self.strict:
+            done = MessageType.COMPLETION
+            self.labels[ASTRION_COMPLETION_LABEL] = (done, done.tag, done.prefix)
+        self.check_abbreviations = emitter.on("TW305")
+        # tool name → the finding calling it makes in this agent's conversation
+        self.tool_verdicts = self._tool_verdicts()
+        self.pending: dict[str, Call | str] = {}
+        self.late: set[str] = set()
+        self.call_ids: set[str] = set()
+        self.ids: dict[str, tuple[int, int]] = self.facts.ids if self.facts is not None else {}
+        self.names: dict[str, bool] = {}
+        self.abbreviations: dict[str, str | None] = {}
+        self.rounds: dict[tuple[int, str | None], int] = {}
+        self.tasks = 0
+        self.protocol_seen = False
+        self.created: dict[tuple[str, int], int] = {}
+        self.known: dict[int, set[str]] = {}
+        self.terminated: set[tuple[str, int]] = set()
+        if self.is_leader and session is not None:
+            # Sub-agents the leader never creates here existed before this conversation.
+            for sub in session.preexisting():
+                self.known.setdefault(sub.agent_id or 0, set()).add(sub.role_id or "")
+
+    def _tool_verdicts(self) -> dict[str, tuple[str, str]]:
+        tools = self.tools
+        verdicts: dict[str, tuple[str, str]] = {}
+        if self.is_sub:
+            for name in tools.leader_only:
+                verdicts[name] = ("TW403", "is a Team Leader tool, called by a sub-agent")
+        if self.is_leader:
+            for name in tools.sub_agent_only:
+                verdicts[name] = ("TW404", "is a sub-agent tool, called by the Team Leader")
+        for name in tools.forbidden:
+            verdicts[name] = ("TW406", "is forbidden: a sub-agent reports by natural output")
+        for name in tools.removed:
+            verdicts[name] = ("TW405", "was removed in multi-agent mode")
+        return verdicts
+
+    def emit(self, code: str, message: str, index: int | None, tail: str = "",
+             text: str | None = None, offset: int | None = None) -> None:
+        """Report rule ``code`` at message ``index`` (``tail`` extends its pointer).
+
+        With ``text`` and ``offset``, the finding gets the line, column and snippet of
+        that offset inside ``text`` (the string the pointer names).
+        """
+        emitter = self.emitter
+        if code not in emitter.policy.enabled:
+            return
+        line = column = None
+        snippet = None
+        if text is not None and offset is not None:
+            line, column, snippet = locate(text, offset)
+        pointer = None if index is None else f"{self.pointer}/{index}{tail}"
+        emitter.emit(code, message, agent=self.name, index=index, pointer=pointer, line=line,
+                     column=column, snippet=snippet, file_line=self.file_line)
+
+    def emit_at(self, code: str, message: str, index: int, pointer: str, line: int, column: int,
+                snippet: str | None) -> None:
+        """Report a finding whose position is already known (a parse error)."""
+        self.emitter.emit(code, message, agent=self.name, index=index, pointer=pointer,
+                          line=line, column=column, snippet=snippet, file_line=self.file_line)

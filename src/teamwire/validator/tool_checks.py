@@ -1,0 +1,298 @@
+"""Checks on tool calls and their results, including the leader's view of its team."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from teamwire.envelope import LEADER_NAME, Envelope, MessageType, id_problem
+from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
+from teamwire.validator.model import Call, Result
+from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
+from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS
+
+_TEXT_ARGUMENTS = ("task", "message", "question", "content", "answer")
+_ARGUMENTS = "/function/arguments"
+
+
+class ToolChecks(EnvelopeChecks):
+    """The tool half of a conversation pass."""
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def check_call(self, index: int, position: int, call: Any, has_text: bool) -> None:
+        """Check one entry of an assistant message's tool_calls and remember it as pending."""
+        if type(call) is dict:
+            call_id = call.get("id")
+            function = call.get("function")
+            if type(call_id) is str and call_id and type(function) is dict:
+                name = function.get("name")
+                if type(name) is str:
+                    if call_id in self.call_ids:
+                        self.emit("TW414", f"tool call id {call_id!r} is used twice", index,
+                                  f"/tool_calls/{position}/id")
+                    else:
+                        self.call_ids.add(call_id)
+                    verdict = self.tool_verdicts.get(name)
+                    if verdict is not None:
+                        self.emit(verdict[0], f"{name} {verdict[1]}", index,
+                                  f"/tool_calls/{position}")
+                    if name in self.protocol:
+                        self._protocol_call(index, position, call_id, name,
+                                            function.get("arguments"), has_text)
+                    else:
+                        self.pending[call_id] = name
+                    return
+                self.emit("TW004", "tool call has no function name", index,
+                          f"/tool_calls/{position}/function")
+                return
+            self.emit("TW004", "tool call needs an 'id' string and a 'function' object", index,
+                      f"/tool_calls/{position}")
+            return
+        self.emit("TW004", f"tool call is {json_type(call)}, not an object", index,
+                  f"/tool_calls/{position}")
+
+    def _protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
+                       has_text: bool) -> None:
+        tail = f"/tool_calls/{position}"
+        arguments = self._arguments(index, name, raw, tail + _ARGUMENTS)
+        record = Call(index, call_id, position, name, arguments, text_in_turn=has_text)
+        self.pending[call_id] = record
+        if arguments is not None:
+            self._on_call(record, arguments, tail)
+
+    def _arguments(self, index: int, name: str, raw: Any, tail: str) -> dict[str, Any] | None:
+        if type(raw) is not str:
+            self.emit("TW401", f"arguments of {name} are {json_type(raw)}, not a JSON string",
+                      index, tail)
+            return None
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            self.emit("TW401", f"arguments of {name} are not valid JSON: {exc.msg}", index, tail,
+                      raw, min(exc.pos, len(raw)))
+            return None
+        if type(value) is not dict:
+            self.emit("TW401", f"arguments of {name} are a JSON {json_type(value)}, not an "
+                      "object", index, tail)
+            return None
+        if "TW402" in self.emitter.policy.enabled:
+            for problem in self.tools.argument_errors(name, value):
+                self.emit("TW402", f"{name}: {problem}", index, tail)
+            for key in _TEXT_ARGUMENTS:
+                text = value.get(key)
+                if type(text) is str and (not text or text.isspace()):
+                    self.emit("TW402", f"{name}: {key} is blank", index, tail)
+        return value
+
+    def _on_call(self, call: Call, arguments: dict[str, Any], tail: str) -> None:
+        name = call.name
+        if name == "ask_other_agent":
+            chosen = arguments.get("message_id" if self.strict else "question_id")
+            notice = self.strict and type(chosen) is str and chosen.startswith("msg_")
+            if self.is_sub and not call.text_in_turn and not notice:
+                self.emit("TW509", "ask_other_agent is called without text for the Team Leader "
+                          "in the same message", call.index, tail)
+            self._chosen_id(call, chosen, MessageType.MESSAGE if notice else MessageType.ASK,
+                            tail)
+        elif name == "ask_master" or name == "ask_sub_agent":
+            self._chosen_id(call, arguments.get("question_id"), MessageType.ASK, tail)
+
+    def _chosen_id(self, call: Call, value: Any, mtype: MessageType, tail: str) -> None:
+        if type(value) is not str:
+            return
+        problem = id_problem(value, mtype, self.profile)
+        if problem is not None:
+            self.emit("TW304", f"{call.name}: {problem}", call.index, tail + _ARGUMENTS)
+
+    # -- results -------------------------------------------------------------------------------
+
+    def check_result_text(self, index: int, text: str, tool: str | None) -> Result | None:
+        """Check the content of a tool result; the Result matters for protocol tools only."""
+        if text.startswith(HEADER_MARK):
+            env = self.parse_envelope(index, text)
+            if env is True:
+                return Result(index, rejected=False)
+            if isinstance(env, Envelope):
+                mtype = self.check_envelope(index, text, env)
+                if self.name is not None and env.sender == self.name:
+                    self.emit("TW206", f"{env.sender} answers itself", index, CONTENT, text, 3)
+                if mtype is MessageType.ANSWER:
+                    if tool is not None and tool not in ASK_TOOLS:
+                        self.emit("TW209", f"an Answer is the result of {tool}, which is not an "
+                                  "ask tool", index, CONTENT, text, 0)
+                    self.record_id(index, env, text)
+                    return Result(index, rejected=False, answer=env)
+                if mtype is not None:
+                    self.emit("TW210", f"a {env.tag} envelope is returned as a tool result; only "
+                              "Answers travel as tool results", index, CONTENT, text, 0)
+                return Result(index, rejected=False)
+        if has_mark(text) is not None:
+            self.forged(index, text, "a tool result")
+        if tool is None or tool not in self.protocol:
+            return None
+        value: Any = None
+        if text[:1] == "{":
+            try:
+                value = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                value = None
+        success = value.get("success") if type(value) is dict else None
+        if success is False:
+            error = value.get("error")
+            if type(error) is dict and type(error.get("code")) is str \
+                    and type(error.get("message")) is str:
+                return Result(index, rejected=True, error_code=error["code"])
+            self.emit("TW416", f"error result of {tool} lacks error.code and error.message "
+                      "strings", index, CONTENT)
+            return Result(index, rejected=True)
+        if success is not True and tool not in ASK_TOOLS:
+            self.emit("TW416", f"result of {tool} is not a JSON object with \"success\": true "
+                      "or false", index, CONTENT)
+        return Result(index, rejected=False)
+
+    # -- settled calls: checks that depend on the result -----------------------------------------
+
+    def settle(self, call: Call) -> None:
+        """Checks of a call once its result is known (or known to be missing)."""
+        arguments = call.arguments
+        if arguments is None:
+            return
+        name = call.name
+        result = call.result
+        if name in ASK_TOOLS and result is not None and not result.rejected:
+            self._check_answer(call, arguments, result)
+        if self.is_leader:
+            self._leader_state(call, arguments)
+        elif self.is_sub and call.accepted:
+            key = "target_agent_id" if name == "ask_other_agent" else (
+                "source_agent_id" if name == "answer_other_agent" and self.strict else None)
+            if key is not None:
+                self._sub_target(call, arguments.get(key), arguments.get("role_id"))
+        if self.facts is not None:
+            self.facts.calls.append(call)
+
+    def _check_answer(self, call: Call, arguments: dict[str, Any], result: Result) -> None:
+        answer = result.answer
+        if answer is None:
+            self.emit("TW504", f"the successful result of {call.name} is not an Answer envelope",
+                      result.index, CONTENT)
+            return
+        if call.name == "ask_other_agent":
+            expected = arguments.get("message_id" if self.strict else "question_id")
+        else:
+            expected = arguments.get("question_id")
+        if type(expected) is str and answer.question_id is not None \
+                and answer.question_id != expected:
+            self.emit("TW504", f"{call.name} asked {expected!r} but its result answers "
+                      f"{answer.question_id!r}", result.index, CONTENT)
+        answerer = self._answerer(call, arguments)
+        if answerer is not None and answer.sender != answerer:
+            self.emit("TW504", f"{call.name} result is an Answer from {answer.sender}, not from "
+                      f"{answerer}", result.index, CONTENT)
+
+    def _answerer(self, call: Call, arguments: dict[str, Any]) -> str | None:
+        if call.name == "ask_master":
+            return LEADER_NAME
+        key = "agent_id" if call.name == "ask_sub_agent" else "target_agent_id"
+        agent_id = arguments.get(key)
+        if type(agent_id) is not int or self.session is None:
+            return None
+        role_id = arguments.get("role_id")
+        matches = self.session.subs_with(agent_id, role_id if type(role_id) is str else None)
+        matches = [m for m in matches if m.name != self.name]
+        return matches[0].name if len(matches) == 1 else None
+
+    def _sub_target(self, call: Call, agent_id: Any, role_id: Any) -> None:
+        """A sub-agent's target: never itself, and (in a bundle) one existing sub-agent."""
+        if type(agent_id) is not int:
+            return
+        me = self.agent
+        others: dict[int, set[str]] | None = None
+        if self.session is not None:
+            others = {n: set(r) for n, r in self.session.sub_roles().items()}
+            if me.agent_id is not None and me.role_id is not None:
+                others.get(me.agent_id, set()).discard(me.role_id)
+        if agent_id == me.agent_id and (
+                (type(role_id) is str and role_id == me.role_id)
+                or (role_id is None and others is not None and not others.get(agent_id))):
+            self.emit("TW415", f"{call.name} targets its own caller and did not fail",
+                      call.index, self._call_tail(call))
+            return
+        if others is not None:
+            self._check_target(call, agent_id, role_id, others)
+        if call.name == "ask_other_agent" and "TW510" in self.emitter.policy.enabled:
+            key = (agent_id, role_id if type(role_id) is str else None)
+            count = self.rounds.get(key, 0) + 1
+            self.rounds[key] = count
+            if count == self.round_limit + 1:
+                self.emit("TW510", f"ask_other_agent to agent_id {agent_id}: {count} asks, over "
+                          f"the round limit of {self.round_limit}", call.index,
+                          self._call_tail(call))
+
+    def know(self, role_id: str, agent_id: int) -> None:
+        """Record that the sub-agent (role_id, agent_id) exists."""
+        self.known.setdefault(agent_id, set()).add(role_id)
+
+    def _leader_state(self, call: Call, arguments: dict[str, Any]) -> None:
+        name = call.name
+        accepted = call.accepted
+        if name == "create_sub_agent":
+            role_id = arguments.get("role_id")
+            agent_id = arguments.get("agent_id")
+            if type(role_id) is not str:
+                return
+            if agent_id is None and not self.strict:
+                taken = [n for n, roles in self.known.items() if role_id in roles]
+                agent_id = max(taken, default=0) + 1
+            if type(agent_id) is not int or not accepted:
+                return
+            key = (role_id, agent_id)
+            first = self.created.get(key)
+            if first is not None:
+                self.emit("TW407", f"create_sub_agent reuses {role_id} #{agent_id}, created at "
+                          f"message {first}", call.index, self._call_tail(call))
+                return
+            self.created[key] = call.index
+            self.know(role_id, agent_id)
+        elif name in TARGETING_TOOLS and accepted:
+            role_id = arguments.get("role_id")
+            if name == "get_sub_agent_status" and not self.strict:
+                targets = arguments.get("agent_ids")
+                for agent_id in targets if type(targets) is list else ():
+                    self._check_target(call, agent_id, None, self.known, terminated_ok=True)
+                return
+            target = self._check_target(call, arguments.get("agent_id"), role_id, self.known,
+                                        terminated_ok=name == "get_sub_agent_status")
+            if target is not None and name == "terminate_sub_agent":
+                self.terminated.add(target)
+
+    def _check_target(self, call: Call, agent_id: Any, role_id: Any, known: dict[int, set[str]],
+                      terminated_ok: bool = False) -> tuple[str, int] | None:
+        """Flag a target that does not exist, is ambiguous or terminated; return its key."""
+        if type(agent_id) is not int:
+            return None
+        roles = known.get(agent_id, set())
+        if type(role_id) is str:
+            roles = roles & {role_id}
+        tail = self._call_tail(call)
+        if not roles:
+            which = f"{role_id} #{agent_id}" if type(role_id) is str else f"agent_id {agent_id}"
+            self.emit("TW408", f"{call.name} targets {which}, which does not exist", call.index,
+                      tail)
+            return None
+        if len(roles) > 1:
+            self.emit("TW410", f"{call.name}: agent_id {agent_id} matches agents of roles "
+                      f"{', '.join(sorted(roles))}; the call must fail or name a role_id",
+                      call.index, tail)
+            return None
+        key = (next(iter(roles)), agent_id)
+        if key in self.terminated and not terminated_ok:
+            self.emit("TW409", f"{call.name} targets {key[0]} #{agent_id}, which was terminated, "
+                      "and did not fail", call.index, tail)
+        return key
+
+    @staticmethod
+    def _call_tail(call: Call) -> str:
+        return f"/tool_calls/{call.position}"
