@@ -35,19 +35,26 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from teamwire.validator import lint_bytes  # noqa: E402
 from tests.validator.builders import SessionBuilder  # noqa: E402
+
+from teamwire.validator import lint_bytes  # noqa: E402
 
 MB = 1024 * 1024
 
-_WORDS = ("the form validates the email field before it posts to the registration endpoint "
-          "and shows an inline error when the password is shorter than eight characters while "
-          "the palette keeps contrast above four point five for body text on every background "
-          "tests cover the happy path the duplicate email case and the server timeout").split()
-_ZH = ("登录 表单 校验 邮箱 字段 密码 长度 配色 方案 主色调 蓝色 对比度 接口 注册 测试 用例 超时 "
-       "重复 错误 提示 组件 样式 文件 目录 完成 进度 分析 需求 设计").split()
-_IDENTS = ("user email password form submit handler validate palette theme color api client "
-           "request response status token session config router store").split()
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+_WORDS = _words(
+    "the form validates the email field before it posts to the registration endpoint and shows "
+    "an inline error when the password is shorter than eight characters while the palette "
+    "keeps contrast above four point five for body text on every background tests cover the "
+    "happy path the duplicate email case and the server timeout")
+_ZH = _words("登录 表单 校验 邮箱 字段 密码 长度 配色 方案 主色调 蓝色 对比度 接口 注册 测试 用例 超时 "
+             "重复 错误 提示 组件 样式 文件 目录 完成 进度 分析 需求 设计")
+_IDENTS = _words("user email password form submit handler validate palette theme color api client "
+                 "request response status token session config router store")
 
 
 def prose(rng: random.Random, chars: int) -> str:
@@ -249,7 +256,7 @@ def main() -> None:
 
         def run_lint() -> None:
             nonlocal findings
-            findings = sum(len(lint_bytes(b, p.name).findings) for p, b in zip(paths, blobs))
+            findings = sum(len(lint_bytes(b, p.name).findings) for p, b in zip(paths, blobs, strict=True))
 
         floor, linted = interleaved(args.rounds, lambda: [orjson.loads(b) for b in blobs],
                                     run_lint)

@@ -76,8 +76,7 @@ class ConversationLinter(ToolChecks):
         # Results of every call come before the next message (queued messages are
         # delivered after the tool result), so a call still open here has none.
         for call_id, entry in self.pending.items():
-            name = entry.name if isinstance(entry, Call) else entry
-            where = entry.index if isinstance(entry, Call) else index
+            name, where = (entry.name, entry.index) if isinstance(entry, Call) else entry
             self.emit("TW411", f"tool call {call_id!r} ({name}) has no result before message "
                       f"{index}", where)
             self.late.add(call_id)
@@ -198,8 +197,8 @@ class ConversationLinter(ToolChecks):
         if entry is None:
             self._unmatched_result(index, call_id)
             tool = None
-        elif type(entry) is str:
-            tool = entry
+        elif type(entry) is tuple:
+            tool = entry[0]
         else:
             assert isinstance(entry, Call)
             tool = entry.name

@@ -44,7 +44,8 @@ class LinterState:
         self.check_abbreviations = emitter.on("TW305")
         # tool name → the finding calling it makes in this agent's conversation
         self.tool_verdicts = self._tool_verdicts()
-        self.pending: dict[str, Call | str] = {}
+        self.pending: dict[str, Call | tuple[str, int]] = {}
+        """Open tool calls: a Call for protocol tools, (name, message index) for others."""
         self.late: set[str] = set()
         self.call_ids: set[str] = set()
         self.ids: dict[str, tuple[int, int]] = self.facts.ids if self.facts is not None else {}

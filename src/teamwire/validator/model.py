@@ -63,6 +63,8 @@ class Result:
     answer: Envelope | None = None
     """The Answer envelope an ask tool returned, if the result is one."""
     error_code: str | None = None
+    malformed: bool = False
+    """The result looked like an envelope but did not parse (already reported)."""
 
 
 @dataclass(slots=True)
@@ -84,6 +86,20 @@ class Call:
     def accepted(self) -> bool:
         """The call was not answered with an error result (it succeeded or is pending)."""
         return self.result is None or not self.result.rejected
+
+    @property
+    def sent(self) -> bool | None:
+        """Whether the call's message was enqueued: True, False, or None when unknowable.
+
+        An ask that ended in ``timeout`` was accepted first, so its message went out; one
+        that ended in ``agent-terminated`` may have been refused or cut short.
+        """
+        if self.accepted:
+            return True
+        code = self.result.error_code if self.result is not None else None
+        if code == "timeout":
+            return True
+        return None if code == "agent-terminated" else False
 
 
 @dataclass

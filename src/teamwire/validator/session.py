@@ -224,7 +224,7 @@ class SessionChecker:
         sends: list[_Send] = []
         for facts in self.facts.values():
             for call in facts.calls:
-                if call.name not in _SENDS or not call.accepted or call.arguments is None:
+                if call.name not in _SENDS or call.arguments is None or call.sent is False:
                     continue
                 send = self._expected(facts, call)
                 if send is None or send.target not in self.facts:
@@ -263,6 +263,8 @@ class SessionChecker:
             latest = -1
             for i, send in enumerate(group):
                 call, facts = send.call, send.facts
+                if send.delivery is None and call.sent is None:
+                    continue  # refused or cut short: either is fine
                 if send.delivery is None:
                     if any(later.delivery is not None for later in group[i + 1:]):
                         self._call_emit("TW506", f"{call.name} to {target} was never delivered, "

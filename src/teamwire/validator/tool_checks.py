@@ -42,7 +42,7 @@ class ToolChecks(EnvelopeChecks):
                         self._protocol_call(index, position, call_id, name,
                                             function.get("arguments"), has_text)
                     else:
-                        self.pending[call_id] = name
+                        self.pending[call_id] = (name, index)
                     return
                 self.emit("TW004", "tool call has no function name", index,
                           f"/tool_calls/{position}/function")
@@ -113,7 +113,7 @@ class ToolChecks(EnvelopeChecks):
         if text.startswith(HEADER_MARK):
             env = self.parse_envelope(index, text)
             if env is True:
-                return Result(index, rejected=False)
+                return Result(index, rejected=False, malformed=True)
             if isinstance(env, Envelope):
                 mtype = self.check_envelope(index, text, env)
                 if self.name is not None and env.sender == self.name:
@@ -161,7 +161,8 @@ class ToolChecks(EnvelopeChecks):
             return
         name = call.name
         result = call.result
-        if name in ASK_TOOLS and result is not None and not result.rejected:
+        if name in ASK_TOOLS and result is not None and not result.rejected \
+                and not result.malformed:
             self._check_answer(call, arguments, result)
         if self.is_leader:
             self._leader_state(call, arguments)

@@ -141,7 +141,7 @@ rule("TW115", "trailing-newline", E, "The envelope text ends with a line feed.",
      rationale="""
 Readers accept one trailing LF, but writers render the canonical text, which ends with the
 outer close tag; an ask's result must be exactly the canonical text.""",
-     bad=user(_ASK + "\n"), good=user(_ASK))
+     bad=user(_ASK) + "⏎   <- a line feed after the outer close tag", good=user(_ASK))
 
 rule("TW116", "subtype-mismatch", E, "An astrion subtype attribute contradicts the message type.",
      requirements=("TW-PROF-008",), profiles=("astrion",),

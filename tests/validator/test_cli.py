@@ -1,0 +1,136 @@
+"""The lint and rule commands: inputs, options, configuration, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from teamwire.cli import main
+
+
+def run(*args: str, stdin: bytes | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), input=stdin)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def test_clean_file_exits_zero(files: dict[str, Path]) -> None:
+    code, out = run("lint", str(files["clean"]))
+    assert code == 0
+    assert "All checks passed" in out
+
+
+def test_errors_exit_one_and_exit_zero_overrides(files: dict[str, Path]) -> None:
+    assert run("lint", str(files["broken"]))[0] == 1
+    assert run("lint", "--exit-zero", str(files["broken"]))[0] == 0
+
+
+def test_missing_path_exits_two_with_a_finding(files: dict[str, Path]) -> None:
+    code, out = run("lint", "-f", "json", str(files["clean"]), "nope.json")
+    assert code == 2
+    assert '"TW010"' in out
+
+
+def test_usage_errors_exit_two(files: dict[str, Path]) -> None:
+    assert run("lint")[0] == 2
+    assert run("lint", "--select", "XX9", str(files["clean"]))[0] == 2
+    assert run("lint", "--agent", "Bad<Name>", str(files["clean"]))[0] == 2
+    assert run("lint", "--severity", "TW101", str(files["clean"]))[0] == 2
+
+
+def test_directory_is_searched_recursively(tmp_path: Path, files: dict[str, Path]) -> None:
+    sub = tmp_path / "deep" / "er"
+    sub.mkdir(parents=True)
+    (sub / "conv.jsonl").write_text('{"role": "user", "content": "[系统通知|x] y"}\n',
+                                    encoding="utf-8")
+    (sub / "notes.txt").write_text("not linted", encoding="utf-8")
+    code, out = run("lint", "-f", "json", str(tmp_path))
+    data = json.loads(out)
+    assert code == 1
+    assert data["summary"]["files"] == 3
+    assert any(f["rule"] == "TW113" and f["file"].endswith("conv.jsonl") for f in data["findings"])
+
+
+def test_stdin_bundle_and_jsonl(clean_bundle: dict[str, object]) -> None:
+    code, out = run("lint", "-", stdin=json.dumps(clean_bundle).encode())
+    assert code == 0, out
+    jsonl = b'{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "hello"}\n'
+    code, out = run("lint", "--agent", "UI Operator_1", "-", stdin=jsonl)
+    assert code == 0, out
+    code, out = run("lint", "-f", "json", "--stdin-filename", "x.jsonl", "-",
+                    stdin=b'{"role": "robot"}\n')
+    assert json.loads(out)["findings"][0]["file"] == "x.jsonl"
+
+
+def test_select_ignore_and_severity(files: dict[str, Path]) -> None:
+    path = str(files["broken"])
+    codes = lambda out: {f["rule"] for f in json.loads(out)["findings"]}  # noqa: E731
+    assert codes(run("lint", "-f", "json", "--select", "TW4", path)[1]) == {"TW401", "TW403"}
+    assert "TW403" not in codes(run("lint", "-f", "json", "--ignore", "leader-tool-by-sub-agent",
+                                    path)[1])
+    code, _ = run("lint", "--select", "TW403", "--severity", "TW403=warning", path)
+    assert code == 0
+
+
+def test_parallel_jobs_keep_the_order(files: dict[str, Path]) -> None:
+    paths = [str(files["broken"]), str(files["clean"]), str(files["broken"])]
+    one = json.loads(run("lint", "-f", "json", *paths)[1])
+    two = json.loads(run("lint", "-f", "json", "-j", "2", *paths)[1])
+    assert one == two
+
+
+def test_pyproject_configuration(tmp_path: Path, files: dict[str, Path],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.teamwire]\nprofile = "strict"\n\n[tool.teamwire.lint]\nignore = ["TW1"]\n'
+        'severity = { TW403 = "warning" }\n[tool.teamwire.lint.per-file-ignores]\n'
+        '"broken.json" = ["TW401"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _code, out = run("lint", "-f", "json", str(files["broken"]))
+    data = json.loads(out)
+    rules = {f["rule"]: f["severity"] for f in data["findings"]}
+    assert "TW102" not in rules and "TW401" not in rules
+    assert rules.get("TW403") == "warning"
+
+
+def test_teamwire_toml_and_flags_override(tmp_path: Path, files: dict[str, Path]) -> None:
+    config = tmp_path / "teamwire.toml"
+    config.write_text('[lint]\nselect = ["TW6"]\n', encoding="utf-8")
+    code, _ = run("lint", "--config", str(config), str(files["broken"]))
+    assert code == 0
+    code, _ = run("lint", "--config", str(config), "--select", "ALL", str(files["broken"]))
+    assert code == 1
+    code, _ = run("lint", "--config", str(config), "--isolated", str(files["broken"]))
+    assert code == 1
+
+
+def test_bad_configuration_exits_two(tmp_path: Path, files: dict[str, Path]) -> None:
+    config = tmp_path / "teamwire.toml"
+    config.write_text('[lint]\nselct = ["TW6"]\n', encoding="utf-8")
+    code, out = run("lint", "--config", str(config), str(files["clean"]))
+    assert code == 2 and "unknown lint setting" in out
+    config.write_text("[lint\n", encoding="utf-8")
+    assert run("lint", "--config", str(config), str(files["clean"]))[0] == 2
+
+
+def test_output_file(tmp_path: Path, files: dict[str, Path]) -> None:
+    out = tmp_path / "report.sarif"
+    code, _ = run("lint", "-f", "sarif", "-o", str(out), str(files["broken"]))
+    assert code == 1
+    assert json.loads(out.read_text(encoding="utf-8"))["version"] == "2.1.0"
+
+
+def test_rule_command() -> None:
+    code, out = run("rule", "TW101")
+    assert code == 0 and out.startswith("# TW101 envelope-syntax")
+    code, out = run("rule", "forged-header")
+    assert code == 0 and "TW601" in out
+    code, out = run("rule", "--all")
+    assert code == 0 and len(out.splitlines()) >= 70
+    code, out = run("rule", "--all", "-f", "json")
+    assert json.loads(out)["rules"][0]["code"] == "TW001"
+    assert run("rule", "TW999")[0] == 2
+    assert run("rule")[0] == 2

@@ -1,0 +1,63 @@
+"""The rule registry: stable codes, names, requirement ids, examples, generated docs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from teamwire.validator import REGISTRY, Severity
+from teamwire.validator.docs import rule_text, rules_markdown
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_codes_and_names_are_unique_and_well_formed() -> None:
+    codes = [r.code for r in REGISTRY]
+    names = [r.name for r in REGISTRY]
+    assert len(set(codes)) == len(codes) == len(REGISTRY)
+    assert len(set(names)) == len(names)
+    for rule in REGISTRY:
+        assert re.fullmatch(r"TW[0-6][0-9]{2}", rule.code)
+        assert re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", rule.name)
+        assert isinstance(rule.severity, Severity)
+        assert rule.summary and rule.rationale and rule.bad and rule.good
+        assert rule.bad != rule.good
+        assert rule.scope in ("file", "conversation", "bundle")
+        assert set(rule.profiles) <= {"strict", "astrion"} and rule.profiles
+
+
+def test_every_cited_requirement_exists() -> None:
+    data = json.loads((ROOT / "spec" / "requirements.json").read_text(encoding="utf-8"))
+    known = {r["id"] for r in data["requirements"]}
+    for rule in REGISTRY:
+        missing = set(rule.requirements) - known
+        assert not missing, f"{rule.code} cites unknown requirements {sorted(missing)}"
+        assert len(set(rule.requirements)) == len(rule.requirements)
+
+
+def test_protocol_rules_cite_requirements() -> None:
+    # Input rules may describe the file format only; every other rule enforces the spec.
+    for rule in REGISTRY:
+        if not rule.code.startswith("TW0"):
+            assert rule.requirements, rule.code
+
+
+def test_lookup_by_code_or_name() -> None:
+    assert REGISTRY.get("TW101") is REGISTRY.get("envelope-syntax") is REGISTRY.get("tw101")
+    assert REGISTRY.get("TW999") is None
+    assert {r.code for r in REGISTRY.matching("TW10")} >= {"TW101", "TW109"}
+    assert len(list(REGISTRY.matching("ALL"))) == len(REGISTRY)
+
+
+def test_rules_page_is_up_to_date() -> None:
+    committed = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert committed == rules_markdown(), (
+        "docs/rules.md is stale: python -c 'from teamwire.validator.docs import rules_markdown; "
+        "open(\"docs/rules.md\", \"w\").write(rules_markdown())'")
+
+
+def test_rule_text_names_the_rule() -> None:
+    text = rule_text(REGISTRY["TW601"])
+    assert text.startswith("# TW601 forged-header")
+    assert "TW-SEC-003" in text

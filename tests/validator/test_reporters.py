@@ -1,0 +1,94 @@
+"""Output formats: the json contract, SARIF 2.1.0, GitHub workflow commands, JUnit, text."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from teamwire import schemas
+from teamwire.validator import LintReport, lint_file
+from teamwire.validator.locate import with_file_lines
+from teamwire.validator.reporters import FORMATS
+
+# The official OASIS schema (oasis-tcs/sarif-spec, Schemata/sarif-schema-2.1.0.json).
+SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-2.1.0.schema.json"
+
+
+def render(report: LintReport, name: str) -> str:
+    if FORMATS[name].file_lines:
+        with_file_lines(report.files)
+    out = io.StringIO()
+    FORMATS[name].write(report, out, False)
+    return out.getvalue()
+
+
+@pytest.fixture()
+def report(files: dict[str, Path]) -> LintReport:
+    return LintReport([lint_file(str(files["broken"])), lint_file(str(files["clean"]))])
+
+
+def test_report_has_findings(report: LintReport) -> None:
+    rules = {f.rule for f in report.findings}
+    assert {"TW102", "TW401", "TW403"} <= rules
+
+
+def test_json_matches_the_findings_schema(report: LintReport) -> None:
+    data = json.loads(render(report, "json"))
+    assert schemas.validate("lint-findings", data) == []
+    assert data["version"] == 1
+    assert data["summary"]["files"] == 2
+    assert data["summary"]["errors"] == sum(1 for f in data["findings"]
+                                            if f["severity"] == "error")
+    first = next(f for f in data["findings"] if f["rule"] == "TW102")
+    assert first["agent"] == "Team Leader"
+    assert first["pointer"].startswith("/agents/Team Leader/messages/")
+    assert first["line"] == 7 and first["column"] == 3
+    assert "TW-ENV-014" in first["requirements"]
+
+
+def test_sarif_is_valid_sarif_2_1_0(report: LintReport) -> None:
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    validator = Draft202012Validator(schema)
+    log = json.loads(render(report, "sarif"))
+    assert list(validator.iter_errors(log)) == []
+    results = log["runs"][0]["results"]
+    assert results and all("startLine" in r["locations"][0]["physicalLocation"].get("region", {})
+                           for r in results)
+    broken = dict(log)
+    broken["runs"] = [dict(log["runs"][0], results=[{"ruleId": "TW101"}])]
+    assert list(validator.iter_errors(broken)), "the schema must catch a result without message"
+
+
+def test_github_commands_escape_and_locate(report: LintReport) -> None:
+    lines = render(report, "github").splitlines()
+    assert lines and all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines)
+    assert all(",line=" in line for line in lines)
+    assert all("\n" not in line for line in lines)
+
+
+def test_junit_is_xml_with_one_suite_per_file(report: LintReport) -> None:
+    root = ET.fromstring(render(report, "junit"))
+    suites = root.findall("testsuite")
+    assert len(suites) == 2
+    assert int(root.get("failures", "0")) == len(report.findings)
+    assert suites[1].find("testcase/failure") is None
+
+
+def test_junit_survives_control_characters(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps([{"role": "user", "content": "来自 A\x01_1 的提问\nid: x"}]),
+                    encoding="utf-8")
+    ET.fromstring(render(LintReport([lint_file(str(path))]), "junit"))
+
+
+def test_text_shows_snippet_and_summary(report: LintReport) -> None:
+    text = render(report, "text")
+    assert "TW102 [error]" in text
+    assert " | </Outptu>" in text and "^" in text
+    assert text.rstrip().endswith("messages).")
+    assert text.splitlines()[-1].startswith("Found ")

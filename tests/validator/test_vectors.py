@@ -1,0 +1,66 @@
+"""The language-neutral transcript vectors of conformance/transcripts, run through the linter."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from teamwire.validator import REGISTRY
+from tests.validator.vector_runner import expected, found, run_case
+
+VECTORS = Path(__file__).resolve().parents[2] / "conformance" / "transcripts"
+# A path that cannot be read is not something a vector can hold.
+NOT_EXPRESSIBLE = {"TW010"}
+
+
+def load_cases() -> list[tuple[str, dict[str, Any]]]:
+    cases = []
+    for path in sorted(VECTORS.glob("*.json")):
+        for case in json.loads(path.read_text(encoding="utf-8")):
+            cases.append((f"{path.stem}: {case['description']}", case))
+    return cases
+
+
+CASES = load_cases()
+
+
+@pytest.mark.parametrize("case", [c for _, c in CASES], ids=[name for name, _ in CASES])
+def test_vector(case: dict[str, Any]) -> None:
+    assert found(run_case(case)) == expected(case)
+
+
+def test_every_rule_has_a_trigger_and_a_near_miss() -> None:
+    triggered: set[str] = set()
+    near_misses: set[str] = set()
+    for _, case in CASES:
+        rules = {e["rule"] for e in case["expected"]}
+        triggered |= rules
+        code, _, rest = case["description"].partition(" ")
+        if rest.startswith("near miss") and code not in rules:
+            near_misses.add(code)
+    codes = set(REGISTRY.codes()) - NOT_EXPRESSIBLE
+    assert codes - triggered == set()
+    assert codes - near_misses == set()
+
+
+def test_vector_files_are_well_formed() -> None:
+    keys = {"description", "profile", "agent", "config", "format", "input", "input_text",
+            "input_base64", "expected"}
+    for name, case in CASES:
+        assert set(case) <= keys, name
+        assert sum(k in case for k in ("input", "input_text", "input_base64")) == 1, name
+        assert case["profile"] in ("strict", "astrion"), name
+        for entry in case["expected"]:
+            assert set(entry) == {"rule", "agent", "index"}, name
+            assert entry["rule"] in REGISTRY, name
+
+
+def test_vectors_are_up_to_date() -> None:
+    from tests.validator import make_vectors
+
+    for name, make in make_vectors.FILES.items():
+        committed = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+        assert committed == make(), f"{name} is stale: run python -m tests.validator.make_vectors"
