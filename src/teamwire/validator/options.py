@@ -42,6 +42,10 @@ class LintOptions:
     round_limit: int = DEFAULT_ROUND_LIMIT
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
 
+    def __post_init__(self) -> None:
+        # Accept the profile's name ("astrion") as well as the enum member.
+        object.__setattr__(self, "profile", Profile(self.profile))
+
     def policy_for(self, file: str) -> Policy:
         """The rules on for ``file`` once per-file ignores are applied."""
         enabled = self.enabled
