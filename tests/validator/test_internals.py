@@ -50,8 +50,7 @@ def test_missing_pointers_are_left_out() -> None:
 @pytest.mark.parametrize("profile", [Profile.STRICT, Profile.ASTRION])
 @given(data=st.data())
 def test_compiled_checks_agree_with_jsonschema(profile: Profile, data: st.DataObject) -> None:
-    catalog = tool_catalog(profile)
-    tool = data.draw(st.sampled_from(sorted(catalog.protocol)))
+    tool = data.draw(st.sampled_from(sorted(schemas.tool_names(profile.value).protocol_tools)))
     validator = schemas.tool_arguments_validator(tool, profile.value)
     check = compile_check(validator.schema)
     assert check is not None, tool
@@ -95,3 +94,13 @@ def test_per_file_ignores_match_globs(tmp_path: Any) -> None:
     inside = str(tmp_path / "legacy" / "a.json")
     assert "TW113" not in options.policy_for(inside).enabled
     assert "TW113" in options.policy_for(str(tmp_path / "new" / "a.json")).enabled
+
+
+def test_astrion_accepts_strict_arguments() -> None:
+    catalog = tool_catalog(Profile.ASTRION)
+    strict_form = {"target_agent_id": 2, "content": "Ready?", "message_id": "ask_uio_001"}
+    assert catalog.argument_errors("ask_other_agent", strict_form) == []
+    assert catalog.argument_errors("ask_other_agent", {"target_agent_id": 2,
+                                                       "question": "Ready?"}) == []
+    assert catalog.argument_errors("ask_other_agent", {"target_agent_id": 2}) != []
+    assert "ask_sub_agent" in catalog.protocol and "stop_sub_agent" in catalog.protocol

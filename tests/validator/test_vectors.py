@@ -64,3 +64,14 @@ def test_vectors_are_up_to_date() -> None:
     for name, make in make_vectors.FILES.items():
         committed = json.loads((VECTORS / name).read_text(encoding="utf-8"))
         assert committed == make(), f"{name} is stale: run python -m tests.validator.make_vectors"
+
+
+STRICT_CLEAN = [(name, case) for name, case in CASES
+                if case["profile"] == "strict" and not case["expected"]]
+
+
+@pytest.mark.parametrize("case", [c for _, c in STRICT_CLEAN],
+                         ids=[name for name, _ in STRICT_CLEAN])
+def test_valid_in_strict_is_valid_in_astrion(case: dict[str, Any]) -> None:
+    # TW-PROF-004: every input valid in profile strict is valid in profile astrion.
+    assert found(run_case(dict(case, profile="astrion"))) == expected(case)

@@ -11,6 +11,7 @@ from teamwire.validator.context import Emitter
 from teamwire.validator.model import Call, Delivery, Facts
 from teamwire.validator.scan import shorten
 from teamwire.validator.session_index import SessionIndex
+from teamwire.validator.tooling import answered_id, ask_other_form
 
 _SENDS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent", "create_sub_agent",
                     "send_message_to_sub_agent"})
@@ -179,13 +180,11 @@ class SessionChecker:
             target = self._target(arguments, "target_agent_id")
             if target is None:
                 return None
-            if strict:
-                chosen = text("message_id")
-                kind = MessageType.MESSAGE if chosen and chosen.startswith("msg_") \
-                    else MessageType.ASK
-                return _Send(facts, call, target, frozenset({kind}), chosen, text("content"))
-            return _Send(facts, call, target, _ASK_OR_MESSAGE, text("question_id"),
-                         text("question"))
+            chosen, said, notice = ask_other_form(arguments, strict)
+            kind = MessageType.MESSAGE if notice else MessageType.ASK
+            return _Send(facts, call, target, frozenset({kind}),
+                         chosen if type(chosen) is str else None,
+                         said if type(said) is str else None)
         if name == "send_message_to_sub_agent":
             target = self._target(arguments, "agent_id")
             return None if target is None else _Send(
@@ -313,14 +312,12 @@ class SessionChecker:
                 answered: set[tuple[str, str, str]]) -> None:
         me = facts.agent.name or ""
         leader_side = call.name == "answer_sub_agent_question"
-        key = "question_id" if leader_side or not self.strict else "message_id"
-        question_id = arguments.get(key)
+        question_id = answered_id(arguments, call.name, self.strict)
         if type(question_id) is not str:
             return
-        if leader_side and self.strict:
-            asker = self._target(arguments, "agent_id")
-        elif not leader_side and self.strict:
-            asker = self._target(arguments, "source_agent_id")
+        key = "agent_id" if leader_side else "source_agent_id"
+        if key in arguments:
+            asker = self._target(arguments, key)
         else:
             asker = next((d.sender for d in self._inbox(me).by_plain_id().get(question_id, ())
                           if d.mtype in _ASK_OR_MESSAGE), None)

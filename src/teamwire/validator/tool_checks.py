@@ -10,7 +10,7 @@ from teamwire.envelope import LEADER_NAME, Envelope, MessageType, id_problem
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
 from teamwire.validator.model import Call, Result
 from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
-from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS
+from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
 
 _TEXT_ARGUMENTS = ("task", "message", "question", "content", "answer")
 _ARGUMENTS = "/function/arguments"
@@ -89,8 +89,7 @@ class ToolChecks(EnvelopeChecks):
     def _on_call(self, call: Call, arguments: dict[str, Any], tail: str) -> None:
         name = call.name
         if name == "ask_other_agent":
-            chosen = arguments.get("message_id" if self.strict else "question_id")
-            notice = self.strict and type(chosen) is str and chosen.startswith("msg_")
+            chosen, _text, notice = ask_other_form(arguments, self.strict)
             if self.is_sub and not call.text_in_turn and not notice:
                 self.emit("TW509", "ask_other_agent is called without text for the Team Leader "
                           "in the same message", call.index, tail)
@@ -168,7 +167,7 @@ class ToolChecks(EnvelopeChecks):
             self._leader_state(call, arguments)
         elif self.is_sub and call.accepted:
             key = "target_agent_id" if name == "ask_other_agent" else (
-                "source_agent_id" if name == "answer_other_agent" and self.strict else None)
+                "source_agent_id" if name == "answer_other_agent" else None)
             if key is not None:
                 self._sub_target(call, arguments.get(key), arguments.get("role_id"))
         if self.facts is not None:
@@ -181,7 +180,7 @@ class ToolChecks(EnvelopeChecks):
                       result.index, CONTENT)
             return
         if call.name == "ask_other_agent":
-            expected = arguments.get("message_id" if self.strict else "question_id")
+            expected = ask_other_form(arguments, self.strict)[0]
         else:
             expected = arguments.get("question_id")
         if type(expected) is str and answer.question_id is not None \
@@ -259,7 +258,7 @@ class ToolChecks(EnvelopeChecks):
             self.know(role_id, agent_id)
         elif name in TARGETING_TOOLS and accepted:
             role_id = arguments.get("role_id")
-            if name == "get_sub_agent_status" and not self.strict:
+            if name == "get_sub_agent_status" and "agent_ids" in arguments:
                 targets = arguments.get("agent_ids")
                 for agent_id in targets if type(targets) is list else ():
                     self._check_target(call, agent_id, None, self.known, terminated_ok=True)

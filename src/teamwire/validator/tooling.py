@@ -91,8 +91,20 @@ def compile_check(schema: Any) -> Check | None:
 
 
 @dataclass
+class _Schema:
+    """One arguments schema: the full validator and, when possible, a compiled fast check."""
+
+    validator: Draft202012Validator
+    check: Check | None
+
+
+@dataclass
 class ToolCatalog:
-    """Tool names of one profile and their argument validators, each built once."""
+    """Tool names of one profile and their argument validators, each built once.
+
+    A dialect profile also accepts everything profile strict does (TW-PROF-004): its tool
+    sets include strict's, and arguments are valid when they fit either profile's schema.
+    """
 
     profile: Profile
     leader: frozenset[str]
@@ -103,29 +115,38 @@ class ToolCatalog:
     leader_only: frozenset[str]
     sub_agent_only: frozenset[str]
     protocol: frozenset[str]
-    _validators: dict[str, Draft202012Validator] = field(default_factory=dict)
-    _checks: dict[str, Check | None] = field(default_factory=dict)
+    _schemas: dict[str, list[_Schema]] = field(default_factory=dict)
+
+    def _load(self, tool: str) -> list[_Schema]:
+        loaded = self._schemas.get(tool)
+        if loaded is not None:
+            return loaded
+        loaded = []
+        profiles = [self.profile] if self.profile is Profile.STRICT else [self.profile,
+                                                                         Profile.STRICT]
+        for profile in profiles:
+            if tool in schemas.tool_names(profile.value).protocol_tools:
+                validator = schemas.tool_arguments_validator(tool, profile.value)
+                loaded.append(_Schema(validator, compile_check(validator.schema)))
+        self._schemas[tool] = loaded
+        return loaded
 
     def validator(self, tool: str) -> Draft202012Validator | None:
-        """The arguments validator of protocol tool ``tool`` (None for any other tool)."""
-        cached = self._validators.get(tool)
-        if cached is not None or tool not in self.protocol:
-            return cached
-        built = schemas.tool_arguments_validator(tool, self.profile.value)
-        self._validators[tool] = built
-        return built
+        """The arguments validator of protocol tool ``tool`` in this profile's own form."""
+        loaded = self._load(tool) if tool in self.protocol else []
+        return loaded[0].validator if loaded else None
 
     def argument_errors(self, tool: str, arguments: Any, limit: int = 3) -> list[str]:
-        """Up to ``limit`` reasons why ``arguments`` do not fit the schema of ``tool``."""
-        if tool not in self._checks:
-            validator = self.validator(tool)
-            self._checks[tool] = compile_check(validator.schema) if validator else None
-        check = self._checks[tool]
-        if check is not None and check(arguments):
+        """Up to ``limit`` reasons why ``arguments`` fit no schema of ``tool``; [] if one fits."""
+        if tool not in self.protocol:
             return []
-        validator = self.validator(tool)
-        if validator is None or validator.is_valid(arguments):
+        loaded = self._load(tool)
+        for schema in loaded:
+            if schema.check is not None and schema.check(arguments):
+                return []
+        if not loaded or any(schema.validator.is_valid(arguments) for schema in loaded):
             return []
+        validator = loaded[0].validator
         problems: list[str] = []
         for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path)):
             where = "/".join(str(p) for p in error.absolute_path)
@@ -144,9 +165,36 @@ def tool_catalog(profile: Profile) -> ToolCatalog:
     if catalog is None:
         names = schemas.tool_names(profile.value)
         leader, sub = frozenset(names.leader), frozenset(names.sub_agent)
+        if profile is not Profile.STRICT:
+            strict = schemas.tool_names(Profile.STRICT.value)
+            leader |= frozenset(strict.leader)
+            sub |= frozenset(strict.sub_agent)
         catalog = ToolCatalog(
             profile=profile, leader=leader, sub_agent=sub, base=frozenset(names.base),
             removed=frozenset(names.removed), forbidden=frozenset(names.forbidden),
             leader_only=leader - sub, sub_agent_only=sub - leader, protocol=leader | sub)
         _CATALOGS[profile] = catalog
     return catalog
+
+
+def ask_other_form(arguments: dict[str, Any], strict: bool) -> tuple[Any, Any, bool]:
+    """(chosen id, text, is a notification) of an ask_other_agent call.
+
+    Profile strict reads ``message_id`` and ``content``; an id starting with ``msg_`` makes
+    the call a notification (TW-TYPE-010). The astrion form (``question`` and an optional
+    ``question_id``) is always a question (TW-PROF-022); a strict-form call keeps its strict
+    meaning under astrion too (TW-PROF-004).
+    """
+    if not strict and "question" in arguments and "content" not in arguments:
+        return arguments.get("question_id"), arguments.get("question"), False
+    chosen = arguments.get("message_id")
+    return chosen, arguments.get("content"), type(chosen) is str and chosen.startswith("msg_")
+
+
+def answered_id(arguments: dict[str, Any], tool: str, strict: bool) -> Any:
+    """The id of the question an answer tool call answers."""
+    if tool == "answer_sub_agent_question":
+        return arguments.get("question_id")
+    if not strict and "question_id" in arguments:
+        return arguments.get("question_id")
+    return arguments.get("message_id")
