@@ -213,11 +213,17 @@ def write_jsonl(path: Path, size_mb: float, seed: int = 11) -> int:
     return count
 
 
+# VmHWM is the peak RSS of this process image; ru_maxrss would also count the memory of
+# the benchmark process that forked it (Linux keeps it across exec).
 _RSS_CHILD = """
 import resource, sys
 from teamwire.validator import lint_file, LintOptions
 report = lint_file(sys.argv[1], LintOptions(agent="UI Operator_1"))
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(peak, report.messages, len(report.findings))
 """
 

@@ -134,3 +134,15 @@ def test_rule_command() -> None:
     assert json.loads(out)["rules"][0]["code"] == "TW001"
     assert run("rule", "TW999")[0] == 2
     assert run("rule")[0] == 2
+
+
+def test_progress_bar_advances_by_bytes() -> None:
+    from teamwire.cli.lint_cmd import _progress_bar
+    from teamwire.validator import FileReport
+
+    with _progress_bar(100, True) as progress:
+        assert progress is not None
+        progress(FileReport("a.json"), 60)
+        progress(FileReport("b.json"), 40)
+    with _progress_bar(100, False) as progress:
+        assert progress is None

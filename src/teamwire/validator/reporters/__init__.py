@@ -20,7 +20,7 @@ class Format:
 
 
 FORMATS: dict[str, Format] = {
-    "text": Format(text.write),
+    "text": Format(text.write, file_lines=True),
     "json": Format(json_format.write),
     "sarif": Format(sarif.write, file_lines=True),
     "github": Format(github.write, file_lines=True),

@@ -26,13 +26,15 @@ def where(finding: Finding) -> str:
 
 
 def location(finding: Finding) -> str:
-    """``file:line:col`` for positions in the file, else ``file: agent #index line:col``."""
+    """``file:line:col`` for positions in the file, else ``file[:line]: agent #index line:col``
+    where the optional line is the file line the message starts on."""
     if finding.pointer is None:
         if finding.line is not None:
             return f"{finding.file}:{finding.line}:{finding.column or 1}"
         return finding.file
+    head = finding.file if finding.file_line is None else f"{finding.file}:{finding.file_line}"
     place = where(finding)
-    return f"{finding.file}: {place}" if place else finding.file
+    return f"{head}: {place}" if place else head
 
 
 def _snippet(finding: Finding) -> list[str]:
