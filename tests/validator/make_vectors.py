@@ -597,6 +597,17 @@ def id_cases() -> list[dict[str, Any]]:
     ]
 
 
+def drop_role_ids(bundle: dict[str, Any]) -> None:
+    """Remove role_id from the peer ask and answer: the caller is never its own target."""
+    for name in (UIO, FSE):
+        for message in messages(bundle, name):
+            for call in message.get("tool_calls") or ():
+                if call["function"]["name"] in ("ask_other_agent", "answer_other_agent"):
+                    arguments = json.loads(call["function"]["arguments"])
+                    arguments.pop("role_id", None)
+                    call["function"]["arguments"] = json.dumps(arguments, ensure_ascii=False)
+
+
 def tool_cases() -> list[dict[str, Any]]:
     create = {"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}
     created = [calls("create_sub_agent", create, "c0"), result(OK, "c0")]
@@ -787,6 +798,11 @@ def tool_cases() -> list[dict[str, Any]]:
             agent=TL,
         ),
         case(
+            "TW410 near miss: a sub-agent's own number names the other role's agent_id 1",
+            bundle_with(drop_role_ids),
+            [],
+        ),
+        case(
             "TW411 a message arrives before the result",
             [calls("read_file", {"path": "a.ts"}), user("hello"), result("code")],
             [("TW411", UIO, 0)],
@@ -845,10 +861,10 @@ def tool_cases() -> list[dict[str, Any]]:
             agent=UIO,
         ),
         case(
-            "TW415 a sub-agent asks itself (the ask is accepted and pending; its text, a "
-            "progress report, never reaches the leader)",
+            "TW415 a sub-agent asks itself (accepted and pending; its text, a progress report, "
+            "never reaches the leader)",
             self_ask,
-            [("TW415", UIO, self_at), ("TW501", UIO, self_at), ("TW512", UIO, self_at)],
+            [("TW415", UIO, self_at), ("TW512", UIO, self_at)],
         ),
         case("TW415 near miss: the clean session", small_session(), []),
         case(

@@ -146,3 +146,13 @@ def test_progress_bar_advances_by_bytes() -> None:
         progress(FileReport("b.json"), 40)
     with _progress_bar(100, False) as progress:
         assert progress is None
+
+
+def test_the_reference_routers_demo_bundle_lints_clean(tmp_path: Path) -> None:
+    demo = CliRunner().invoke(main, ["demo", "--dir", str(tmp_path), "--quiet"])
+    bundle = tmp_path / "bundle.json"
+    if demo.exit_code != 0 or not bundle.exists():
+        pytest.skip("the demo did not produce a bundle")
+    for profile in ("strict", "astrion"):
+        code, out = run("lint", "--profile", profile, str(bundle))
+        assert code == 0 and "All checks passed" in out, out

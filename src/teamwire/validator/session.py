@@ -128,12 +128,15 @@ class SessionChecker:
     def _call_emit(self, code: str, message: str, facts: Facts, call: Call) -> None:
         self._emit(code, message, facts, call.index, f"/tool_calls/{call.position}")
 
-    def _target(self, arguments: dict[str, Any], key: str) -> str | None:
+    def _target(self, arguments: dict[str, Any], key: str, caller: str | None) -> str | None:
+        """The one sub-agent a targeting argument names; the caller is never its own target
+        (TW-TOOL-027), so an agent_id shared with the caller's own number is not ambiguous."""
         agent_id = arguments.get(key)
         if type(agent_id) is not int:
             return None
         role_id = arguments.get("role_id")
-        matches = self.index.subs_with(agent_id, role_id if type(role_id) is str else None)
+        matches = [a for a in self.index.subs_with(agent_id, role_id if type(role_id) is str
+                                                   else None) if a.name != caller]
         return matches[0].name if len(matches) == 1 else None
 
     # -- ids across conversations ---------------------------------------------------------------
@@ -172,12 +175,12 @@ class SessionChecker:
             return _Send(facts, call, LEADER_NAME, frozenset({MessageType.ASK}),
                          text("question_id"), text("question"))
         if name == "ask_sub_agent":
-            target = self._target(arguments, "agent_id")
+            target = self._target(arguments, "agent_id", facts.agent.name)
             return None if target is None else _Send(
                 facts, call, target, frozenset({MessageType.ASK}), text("question_id"),
                 text("question"))
         if name == "ask_other_agent":
-            target = self._target(arguments, "target_agent_id")
+            target = self._target(arguments, "target_agent_id", facts.agent.name)
             if target is None:
                 return None
             chosen, said, notice = ask_other_form(arguments, strict)
@@ -186,7 +189,7 @@ class SessionChecker:
                          chosen if type(chosen) is str else None,
                          said if type(said) is str else None)
         if name == "send_message_to_sub_agent":
-            target = self._target(arguments, "agent_id")
+            target = self._target(arguments, "agent_id", facts.agent.name)
             return None if target is None else _Send(
                 facts, call, target, frozenset({MessageType.MESSAGE, MessageType.TASK}), None,
                 text("message"))
@@ -317,7 +320,7 @@ class SessionChecker:
             return
         key = "agent_id" if leader_side else "source_agent_id"
         if key in arguments:
-            asker = self._target(arguments, key)
+            asker = self._target(arguments, key, me)
         else:
             asker = next((d.sender for d in self._inbox(me).by_plain_id().get(question_id, ())
                           if d.mtype in _ASK_OR_MESSAGE), None)
