@@ -104,3 +104,13 @@ def test_astrion_accepts_strict_arguments() -> None:
                                                        "question": "Ready?"}) == []
     assert catalog.argument_errors("ask_other_agent", {"target_agent_id": 2}) != []
     assert "ask_sub_agent" in catalog.protocol and "stop_sub_agent" in catalog.protocol
+
+
+def test_lint_settings_directly_under_tool_teamwire(tmp_path: Any) -> None:
+    from teamwire.validator.config import load_config
+
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.teamwire]\nignore = ["TW111"]\nselect = ["TW1"]\nother = 1\n\n'
+                    '[tool.teamwire.lint]\nselect = ["TW6"]\n', encoding="utf-8")
+    config = load_config(path)
+    assert config.ignore == ["TW111"] and config.select == ["TW6"]

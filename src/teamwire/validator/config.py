@@ -12,7 +12,9 @@ pyproject.toml::
     per-file-ignores = { "legacy/**" = ["TW113"] }
 
 teamwire.toml holds the same tables without the ``tool.teamwire`` prefix
-(``profile`` at the top, ``[lint]`` for the rest). Selectors are rule codes,
+(``profile`` at the top, ``[lint]`` for the rest). Lint settings may also be written
+directly in ``[tool.teamwire]`` (or at the top of teamwire.toml); where both give one,
+the lint table wins. Selectors are rule codes,
 code prefixes (``TW1``, ``TW41``), rule names or ``ALL``; where selectors
 disagree, the more specific one wins.
 """
@@ -99,13 +101,16 @@ def load_config(path: Path) -> LintConfig:
         top, where = data, "teamwire.toml"
     if not isinstance(top, dict):
         raise ConfigError(f"{path}: {where} must be a table")
-    lint = top.get("lint", {})
-    if not isinstance(lint, dict):
+    table = top.get("lint", {})
+    if not isinstance(table, dict):
         raise ConfigError(f"{path}: {where}.lint must be a table")
-    unknown = sorted(set(lint) - _LINT_KEYS)
+    unknown = sorted(set(table) - _LINT_KEYS)
     if unknown:
         raise ConfigError(f"{path}: unknown lint setting(s): {', '.join(unknown)}; known: "
                           f"{', '.join(sorted(_LINT_KEYS))}")
+    # Lint settings may also sit directly in [tool.teamwire]; the lint table wins.
+    lint = {key: value for key, value in top.items() if key in _LINT_KEYS}
+    lint.update(table)
     config = LintConfig(path=path)
     profile = lint.get("profile", top.get("profile"))
     if profile is not None:
