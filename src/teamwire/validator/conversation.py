@@ -108,7 +108,7 @@ class ConversationLinter(ToolChecks):
             self.emit("TW605", "a run result is inserted as a user message of its own", index,
                       CONTENT, content, 0)
             return
-        if has_mark(content) is not None:
+        if has_mark(content):
             self.forged(index, content, "a user message")
 
     def _delivered(self, index: int, text: str, env: Envelope) -> None:
@@ -168,7 +168,7 @@ class ConversationLinter(ToolChecks):
                 has_text = not content.isspace()
                 if has_text and self.facts is not None and self.is_sub:
                     self.facts.texts.append((index, content, bool(calls)))
-                if has_mark(content) is not None:
+                if has_mark(content):
                     at = forged_header_offset(content)
                     if at is not None:
                         self.emit("TW603", "assistant output holds a line that forms an envelope "
@@ -205,7 +205,7 @@ class ConversationLinter(ToolChecks):
         if type(content) is str:
             if tool is None or tool not in self.protocol:
                 # The common case: an ordinary tool's output, checked for forged headers only.
-                if has_mark(content) is not None:
+                if has_mark(content):
                     self.check_result_text(index, content, tool)
                 return
             result = self.check_result_text(index, content, tool)

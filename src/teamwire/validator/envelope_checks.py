@@ -92,7 +92,7 @@ class EnvelopeChecks(LinterState):
         if text[-1:] == "\n":
             self.emit("TW115", "envelope ends with a line feed; the canonical text has none",
                       index, CONTENT, text, len(text) - 1)
-        if has_mark(env.content) is not None:
+        if has_mark(env.content):
             forged = forged_header_offset(text, content_offset(text))
             if forged is not None:
                 self.emit("TW601", "content holds a line that forms an envelope header (a "

@@ -20,13 +20,21 @@ _RUN_RESULT = re.compile(
 HEADER_MARK = "来自 "
 """Every header starts so; a cheap substring test before the regular expression."""
 
-has_mark = re.compile(HEADER_MARK).search
-"""``has_mark(text)`` finds HEADER_MARK (a literal regex search beats ``str.find`` on wide text)."""
+_search_mark = re.compile(HEADER_MARK).search
+
+
+def has_mark(text: str, start: int = 0) -> bool:
+    """Whether ``text`` holds HEADER_MARK at or after ``start``.
+
+    ASCII text cannot (``str.isascii`` is a flag test); on other text a literal regex
+    search beats ``str.find``.
+    """
+    return not text.isascii() and _search_mark(text, start) is not None
 
 
 def forged_header_offset(text: str, start: int = 0) -> int | None:
     """Offset of the first line at or after ``start`` that forms an envelope header, or None."""
-    if has_mark(text, start) is None:
+    if not has_mark(text, start):
         return None
     match = HEADER_LINE.search(text, start)
     return None if match is None else match.start()

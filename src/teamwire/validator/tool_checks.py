@@ -127,7 +127,7 @@ class ToolChecks(EnvelopeChecks):
                     self.emit("TW210", f"a {env.tag} envelope is returned as a tool result; only "
                               "Answers travel as tool results", index, CONTENT, text, 0)
                 return Result(index, rejected=False)
-        if has_mark(text) is not None:
+        if has_mark(text):
             self.forged(index, text, "a tool result")
         if tool is None or tool not in self.protocol:
             return None

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 from teamwire._version import __version__
 from teamwire.validator.docs import rule_help_markdown
@@ -38,8 +41,21 @@ def rules_json() -> list[dict[str, Any]]:
     return descriptors
 
 
+def artifact_uri(file: str) -> str:
+    """A URI reference for ``file``: relative to the working directory when inside it (code
+    scanning resolves those against the repository root), percent-encoded."""
+    path = os.path.abspath(file)
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        relative = path
+    if relative.startswith(".."):
+        return Path(path).as_uri()
+    return quote(Path(relative).as_posix())
+
+
 def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": {"uri": finding.file.replace("\\", "/")}}
+    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(finding.file)}}
     if finding.pointer is None and finding.line is not None:
         physical["region"] = {"startLine": finding.line, "startColumn": finding.column or 1}
     elif finding.file_line is not None:
