@@ -108,3 +108,11 @@ def test_invalid_utf8_is_an_encoding_error_with_a_position() -> None:
         assert (exc.code, exc.line, exc.column) == ("encoding", 2, 5)
     else:
         raise AssertionError("invalid UTF-8 was accepted")
+
+
+def test_pathological_headers_finish() -> None:
+    # Regression: a nested quantifier in the fast path's name pattern made these
+    # backtrack exponentially. The suite's timeout turns a relapse into a failure.
+    for text in ["来自 " + "a" * 4000 + "\n", "来自 " + "a b" * 2000, "来自 " + "a 的" * 2000,
+                 "来自 " + "x 向 " * 1500 + "\nid: m", "来自 A 的L\nid: m\n\n<" + "a" * 4000]:
+        assert_agree(text)

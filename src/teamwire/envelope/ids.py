@@ -41,16 +41,22 @@ class IdAllocator:
 
     def __init__(self) -> None:
         self._counters: defaultdict[tuple[str, str], int] = defaultdict(int)
+        # A sender's (prefix, abbreviation) key never changes; parsing the display
+        # name for every message would cost more than the rest of allocating.
+        self._keys: dict[tuple[MessageType, str, str | None], tuple[str, str]] = {}
 
     def allocate(self, message_type: MessageType, sender: str, role_id: str | None = None) -> str:
         """The next id for a message of ``message_type`` sent by display name ``sender``."""
-        if message_type is MessageType.TASK:
-            key = ("task", "")
-        else:
-            abbr = abbreviation(parse_display_name(sender).role_name, role_id)
-            key = (message_type.prefix, abbr)
-        self._counters[key] += 1
-        n = self._counters[key]
+        key = self._keys.get((message_type, sender, role_id))
+        if key is None:
+            if message_type is MessageType.TASK:
+                key = ("task", "")
+            else:
+                abbr = abbreviation(parse_display_name(sender).role_name, role_id)
+                key = (message_type.prefix, abbr)
+            self._keys[(message_type, sender, role_id)] = key
+        n = self._counters[key] + 1
+        self._counters[key] = n
         if key[0] == "task":
             return f"task_{n:03d}"
         return f"{key[0]}_{key[1]}_{n:03d}"
