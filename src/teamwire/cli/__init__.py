@@ -1,22 +1,48 @@
-"""The ``teamwire`` command line."""
+"""The ``teamwire`` command line.
+
+Subcommands are imported only when used, so ``teamwire lint`` in a pre-commit
+hook does not pay for loading the router.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from teamwire._version import __version__
-from teamwire.cli.demo_cmd import demo
-from teamwire.cli.envelope_cmd import envelope
-from teamwire.cli.lint_cmd import lint
-from teamwire.cli.rule_cmd import rule
-from teamwire.cli.schema_cmd import schema
+
+# name -> (module, attribute, one-line help shown by `teamwire --help`)
+_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "lint": ("teamwire.cli.lint_cmd", "lint", "Check transcripts against the protocol."),
+    "rule": ("teamwire.cli.rule_cmd", "rule", "Explain lint rules."),
+    "envelope": ("teamwire.cli.envelope_cmd", "envelope", "Parse and render envelopes."),
+    "schema": ("teamwire.cli.schema_cmd", "schema", "List, show, locate and apply the JSON Schemas."),
+    "demo": ("teamwire.cli.demo_cmd", "demo", "Run the reference scenario through the router."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _COMMANDS:
+            module, attribute, _ = _COMMANDS[cmd_name]
+            command = getattr(importlib.import_module(module), attribute)
+            assert isinstance(command, click.Command)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_) for name, (_, _, help_) in sorted(_COMMANDS.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="teamwire")
 def main() -> None:
     """Specification and conformance toolkit for the Team Leader / sub-agent protocol."""
-
-
-for _command in (lint, rule, envelope, schema, demo):
-    main.add_command(_command)
