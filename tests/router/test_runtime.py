@@ -7,10 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-
 from teamwire import schemas
-from teamwire.cli import main
 from teamwire.envelope import parse
 from teamwire.router.demo import run_demo, validate_bundle
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
@@ -155,11 +152,3 @@ def test_demo_is_deterministic() -> None:
     first = asyncio.run(run_demo(MemoryStore()))
     second = asyncio.run(run_demo(MemoryStore()))
     assert first.events == second.events and first.bundle() == second.bundle()
-
-
-def test_demo_command(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["demo", "--dir", str(tmp_path), "--quiet",
-                                       "--synchronous", "normal"])
-    assert result.exit_code == 0, result.output
-    assert "bundle valid" in result.output
-    assert (tmp_path / "bundle.json").is_file() and (tmp_path / "events.jsonl").is_file()

@@ -49,7 +49,9 @@ def demo(directory: Path | None, synchronous: str, quiet: bool) -> None:
     """Run a scripted Team Leader / sub-agent session through the reference router.
 
     Shows the conversation as a chat front end would, writes the session
-    bundle and the event log, and exits 0 only if the bundle is valid.
+    bundle and the event log, and exits 0 only if the bundle passes its schema
+    and ``teamwire lint`` (strict profile, no error-severity finding) and the
+    event log matches its schema.
     """
     console = Console(highlight=False)
     if directory is None:
@@ -64,14 +66,16 @@ def demo(directory: Path | None, synchronous: str, quiet: bool) -> None:
     finally:
         store.close()
     bundle_path, events_path = session.write(directory)
-    problems = validate_bundle(session.bundle()) + validate_events(events_path)
+    problems = validate_bundle(session.bundle(), str(bundle_path)) + validate_events(events_path)
     deliveries = sum(len(a["message_ids"]) for e in session.events for a in e["actions"]
                      if a["action"] == "ConsumeMessages")
     console.print(f"[bold]{len(session.events)}[/] events, [bold]{deliveries}[/] deliveries, "
                   f"{session.clock.now():g} s of virtual time")
     console.print(f"bundle: {bundle_path}\nevent log: {events_path}\nstore: {db}")
-    if problems:
-        for problem in problems:
-            console.print(f"[red]invalid:[/] {problem}")
+    for problem in problems:
+        style = "red" if problem.fatal else "yellow"
+        console.print(Text(problem.text, style=style))
+    if any(problem.fatal for problem in problems):
+        console.print("[red]the bundle fails teamwire lint (strict) or a schema[/]")
         raise SystemExit(1)
-    console.print("[green]bundle valid[/]")
+    console.print("[green]bundle valid: schema and teamwire lint (strict) pass[/]")
