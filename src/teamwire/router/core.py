@@ -70,29 +70,6 @@ _TOKEN_ID = re.compile(r'[^\s<>"]+')
 DEFAULT_MAX_ASK_ROUNDS = 8
 
 
-class _SessionIds(IdAllocator):
-    """``IdAllocator`` with the (prefix, abbreviation) key of each sender remembered.
-
-    Parsing the display name and abbreviating the role name on every message
-    costs more than the rest of routing it; the key of a sender never changes.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._keys: dict[tuple[MessageType, str, str | None], tuple[str, str]] = {}
-
-    def allocate(self, message_type: MessageType, sender: str, role_id: str | None = None) -> str:
-        key = self._keys.get((message_type, sender, role_id))
-        if key is None:
-            first = super().allocate(message_type, sender, role_id)
-            prefix, _, rest = first.partition("_")
-            self._keys[(message_type, sender, role_id)] = (prefix, rest.rpartition("_")[0])
-            return first
-        self._counters[key] += 1
-        n = self._counters[key]
-        return f"task_{n:03d}" if key[0] == "task" else f"{key[0]}_{key[1]}_{n:03d}"
-
-
 class _Agent:
     """The core's mutable view of one agent."""
 
@@ -136,7 +113,7 @@ class RoutingCore:
         self._agents: dict[str, _Agent] = {}
         self._role_names: dict[str, str] = {}
         self._ids: set[str] = set()
-        self._alloc = _SessionIds()
+        self._alloc = IdAllocator()
         self._seq = 1
         self._asks_by_question: dict[str, str] = {}
         self._awaiting_output: dict[str, deque[str]] = {}
