@@ -67,13 +67,15 @@ def test_self_targeting_is_invalid() -> None:
 
 
 def test_duplicate_message_id_is_dropped() -> None:
-    """TW-DEL-004: a repeated id leaves the queue unchanged and is acknowledged again."""
+    """TW-DEL-004: a repeated id leaves the queue unchanged and is acknowledged again, with
+    the delivery of the first acknowledgment."""
     core = team()
     first = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "x", "msg_tl_050", "c1"))
-    again = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "x", "msg_tl_050", "c1"))
+    again = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "x", "msg_tl_050", "c1b"))
     assert of_type(first, PersistMessage) and not of_type(again, PersistMessage)
     [ack] = of_type(again, AcknowledgeSend)
-    assert ack.duplicate and ack.message_id == "msg_tl_050"
+    assert ack.duplicate and ack.message_id == "msg_tl_050" and ack.call_id == "c1b"
+    assert ack.delivery == of_type(first, AcknowledgeSend)[0].delivery == "inline"
     assert [m.id for m in core.pending(UIO)] == ["msg_tl_050"]
     # allocation skips past the agent-chosen id
     nxt = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "y", call_id="c2"))

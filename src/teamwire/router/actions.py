@@ -1,27 +1,51 @@
 """Actions: what the core asks its host to do, in the order given.
 
-Store actions (``PersistMessage``, ``ConsumeMessages``, ``DiscardMessages``,
-``PersistAgent``) come first in every list; a host commits them in one
-transaction before it performs any other action, so that a message is durable
-before its send is acknowledged and a consumption is durable together with
-the delivery it produced.
+Store actions (``PersistMessage``, ``PersistAskFailure``, ``ConsumeMessages``,
+``DiscardMessages``, ``PersistAgent``) come first in every list; a host
+commits them in one transaction before it performs any other action, so that
+a message is durable before its send is acknowledged and a consumption is
+durable together with the delivery it produced. ``AppendConversation`` and
+``PersistSetting`` are store actions too, but the core never emits them: a
+host adds them to the same transaction for what it keeps itself (its agents'
+conversations, its own settings).
+
+Actions are slotted dataclasses without the frozen machinery, because the
+core creates several per message; treat them as immutable.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from teamwire.router.records import AgentRecord, RoutedMessage
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PersistMessage:
-    """Store a new message (pending until consumed)."""
+    """Store a new message (pending until consumed).
+
+    ``ack`` is the ``delivery`` of the acknowledgment its tool call received,
+    stored so that the same call executed again gets the same answer
+    (TW-DUR-003, TW-DEL-004); None for asks and natural output.
+    """
 
     message: RoutedMessage
+    ack: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
+class PersistAskFailure:
+    """Store that the accepted ask ``question_id`` of ``agent`` failed with ``code``."""
+
+    agent: str
+    call_id: str
+    question_id: str
+    code: str
+    message: str
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class ConsumeMessages:
     """Mark messages as delivered to ``agent`` (same transaction as the delivery)."""
 
@@ -29,7 +53,7 @@ class ConsumeMessages:
     message_ids: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class DiscardMessages:
     """Mark messages as never to be delivered: their receiver was terminated."""
 
@@ -37,14 +61,35 @@ class DiscardMessages:
     message_ids: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PersistAgent:
     """Store an agent's record (state, open ask, counters)."""
 
     record: AgentRecord
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=True)
+class AppendConversation:
+    """Store ``message`` as entry ``index`` (from 0) of the conversation of ``agent``.
+
+    Emitted by hosts, not by the core: a delivery's consumption and the
+    conversation entries it produced commit together (TW-DUR-002).
+    """
+
+    agent: str
+    index: int
+    message: dict[str, Any]
+
+
+@dataclass(slots=True, eq=True)
+class PersistSetting:
+    """Store a host setting (JSON value) under ``key``. Emitted by hosts, not by the core."""
+
+    key: str
+    value: Any
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class StartTurn:
     """Start a turn of ``agent`` whose first user messages are ``messages``."""
 
@@ -57,7 +102,7 @@ class StartTurn:
         return tuple(m.text for m in self.messages)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class AppendInline:
     """Append ``messages`` as user messages before the next model call of running ``agent``."""
 
@@ -70,7 +115,7 @@ class AppendInline:
         return tuple(m.text for m in self.messages)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ResolveToolCall:
     """Return ``message`` (an Answer) as the result of the blocked ask ``call_id`` of ``agent``."""
 
@@ -84,7 +129,7 @@ class ResolveToolCall:
         return self.message.text
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class FailToolCall:
     """Give tool call ``call_id`` of ``agent`` the common error result."""
 
@@ -95,12 +140,14 @@ class FailToolCall:
     candidates: tuple[tuple[int, str, str], ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class AcknowledgeSend:
     """The message ``message_id`` sent by tool call ``call_id`` of ``agent`` is accepted.
 
     ``delivery`` says how it reaches its receiver; ``duplicate`` is true when
-    the id was already used and the send was dropped as a repeat.
+    the id was already used and the send was dropped as a repeat (``delivery``
+    is then the first acknowledgment's, when known). A tool call executed a
+    second time gets its first acknowledgment again, unchanged (TW-DUR-003).
     """
 
     agent: str
@@ -111,7 +158,7 @@ class AcknowledgeSend:
     duplicate: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class StartTimer:
     """Fire ``TimerFired(agent, call_id)`` after ``seconds``."""
 
@@ -120,7 +167,7 @@ class StartTimer:
     seconds: float
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class CancelTimer:
     """The timer of ask ``call_id`` of ``agent`` is no longer needed."""
 
@@ -128,9 +175,14 @@ class CancelTimer:
     call_id: str
 
 
-StoreAction = PersistMessage | ConsumeMessages | DiscardMessages | PersistAgent
+StoreAction = (PersistMessage | PersistAskFailure | ConsumeMessages | DiscardMessages
+               | PersistAgent | AppendConversation | PersistSetting)
 EffectAction = (StartTurn | AppendInline | ResolveToolCall | FailToolCall | AcknowledgeSend
                 | StartTimer | CancelTimer)
 Action = StoreAction | EffectAction
 
-STORE_ACTION_TYPES = (PersistMessage, ConsumeMessages, DiscardMessages, PersistAgent)
+ToolCallResult = AcknowledgeSend | ResolveToolCall | FailToolCall
+"""The result of a tool call as the core reports it."""
+
+STORE_ACTION_TYPES = (PersistMessage, PersistAskFailure, ConsumeMessages, DiscardMessages,
+                      PersistAgent, AppendConversation, PersistSetting)

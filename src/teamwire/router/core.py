@@ -6,6 +6,10 @@
 Every decision of the specification's routing chapter is taken here; the
 host (the asyncio runtime, a test, an embedding application) performs the
 actions: it commits the store actions first, then delivers.
+
+The per-message path (a send, a batch drain) is kept short on purpose: events
+are dispatched through one precomputed table, message types are compared by
+identity, and envelope text is rendered only when a host reads it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from operator import attrgetter
 from typing import Any
 
 from teamwire.envelope import (
@@ -22,7 +27,6 @@ from teamwire.envelope import (
     IdAllocator,
     InvalidNameError,
     MessageType,
-    Role,
     is_role_id,
     parse_display_name,
 )
@@ -36,11 +40,13 @@ from teamwire.router.actions import (
     EffectAction,
     FailToolCall,
     PersistAgent,
+    PersistAskFailure,
     PersistMessage,
     ResolveToolCall,
     StartTimer,
     StartTurn,
     StoreAction,
+    ToolCallResult,
 )
 from teamwire.router.errors import LocalProtocolError, TargetError
 from teamwire.router.events import (
@@ -69,12 +75,43 @@ _TOKEN_ID = re.compile(r'[^\s<>"]+')
 
 DEFAULT_MAX_ASK_ROUNDS = 8
 
+_TASK = MessageType.TASK
+_MESSAGE = MessageType.MESSAGE
+_ASK = MessageType.ASK
+_ANSWER = MessageType.ANSWER
+_PROGRESS = MessageType.PROGRESS
+_COMPLETION = MessageType.COMPLETION
+_RUNNING = AgentState.RUNNING
+_WAITING = AgentState.WAITING
+_TERMINATED = AgentState.TERMINATED
+_STARTS_TURN = ENDS_WITH_PENDING[0]
+_DELIVERY_VALUE = {state: delivery.value for state, (delivery, _) in DELIVERY.items()}
+
+_SUBJECT: dict[type[Any], Callable[[Any], str]] = {
+    event: attrgetter("sender" if event in (MessageSent, AnswerGiven) else "agent")
+    for event in (AgentCreated, TurnStarted, ModelCallStarted, OutputEmitted, ToolCallReturned,
+                  ToolCallBlocked, MessageSent, AnswerGiven, TurnEnded, TurnFailed,
+                  AgentTerminated, TimerFired)}
+"""Event type → how to read its subject (the agent whose state decides its legality)."""
+
+
+
+def _legal_states() -> dict[type[Any], frozenset[AgentState]]:
+    """Event type → the subject states in which it is legal (the transition table, inverted)."""
+    legal: dict[type[Any], frozenset[AgentState]] = {}
+    for state, event in TRANSITIONS:
+        legal[event] = legal.get(event, frozenset()) | {state}
+    return legal
+
+
+_LEGAL = _legal_states()
+
 
 class _Agent:
     """The core's mutable view of one agent."""
 
     __slots__ = ("agent_id", "ask", "name", "queue", "role_id", "role_name", "rounds",
-                 "state", "tool_calls", "turns")
+                 "state", "task_id", "tool_calls", "turns")
 
     def __init__(self, name: str, role_id: str, role_name: str, agent_id: int | None) -> None:
         self.name = name
@@ -83,14 +120,17 @@ class _Agent:
         self.agent_id = agent_id
         self.state = AgentState.IDLE
         self.ask: OpenAsk | None = None
-        self.rounds: dict[str, int] = {}
+        self.rounds: dict[str, tuple[str, int]] = {}
+        """target → (correlation id, messages of ask tool calls posed to it for that id)."""
         self.turns = 0
         self.tool_calls = 0
+        self.task_id: str | None = None
         self.queue: deque[RoutedMessage] = deque()
 
     def record(self) -> AgentRecord:
         return AgentRecord(self.name, self.role_id, self.state, self.ask,
-                           tuple(self.rounds.items()), self.turns)
+                           tuple((t, c, n) for t, (c, n) in self.rounds.items()), self.turns,
+                           self.task_id)
 
 
 class RoutingCore:
@@ -102,10 +142,14 @@ class RoutingCore:
     unknown target, a duplicate id, a wait-for cycle, ...) is not illegal: it
     yields a ``FailToolCall`` with the error code of the common error result.
 
-    ``max_ask_rounds`` is the round limit: a sub-agent may pose at most that
-    many ask_other_agent calls to one other sub-agent for one task (the TASK it
-    received last); one more fails with ``round-limit``, so two sub-agents
-    cannot ask each other forever.
+    ``max_ask_rounds`` is the round limit: an ask_other_agent call whose
+    message would get a round number above it fails with ``round-limit``, so
+    two sub-agents cannot ask each other forever (TW-MSG-010).
+
+    Every message carries its correlation id (the TASK it belongs to) and its
+    round number (TW-MSG-008, TW-MSG-009), and the tool call that produced it.
+    A tool call fed again with the ``call_id`` of a call that produced a
+    message gets that call's stored result and enqueues nothing (TW-DUR-003).
     """
 
     def __init__(self, *, max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS) -> None:
@@ -119,7 +163,9 @@ class RoutingCore:
         self._awaiting_output: dict[str, deque[str]] = {}
         self._questions: dict[str, tuple[str, str]] = {}
         """Every accepted ask's id → (asker, answerer), for unknown-question vs not-waiting."""
-        self._handlers: dict[type[Any], Callable[[Any, _Agent | None], None]] = {
+        self._results: dict[tuple[str, str], ToolCallResult] = {}
+        """(agent, call_id) → result of each tool call that produced a message (TW-DUR-003)."""
+        methods: dict[type[Any], Callable[[Any, _Agent | None], None]] = {
             AgentCreated: self._agent_created,
             TurnStarted: self._turn_started,
             ModelCallStarted: self._model_call_started,
@@ -133,6 +179,8 @@ class RoutingCore:
             AgentTerminated: self._agent_terminated,
             TimerFired: self._timer_fired,
         }
+        self._dispatch = {event: (_SUBJECT[event], _LEGAL[event], method)
+                          for event, method in methods.items()}
         # Per-event scratch: reset by handle().
         self._store: list[StoreAction] = []
         self._effects: list[EffectAction] = []
@@ -142,25 +190,34 @@ class RoutingCore:
 
     def handle(self, event: Event) -> list[Action]:
         """Apply ``event``; return the actions it calls for (store actions first)."""
-        self._store = []
-        self._effects = []
-        self._touched = {}
-        if isinstance(event, Restarted):
+        store: list[Action] = []
+        self._store = store  # type: ignore[assignment]
+        effects: list[EffectAction] = []
+        self._effects = effects
+        touched = self._touched
+        if touched:
+            touched.clear()
+        entry = self._dispatch.get(type(event))
+        if entry is None:
+            if type(event) is not Restarted:
+                raise LocalProtocolError(f"not an event: {event!r}")
             self._restarted(event)
         else:
-            agent = self._agents.get(event.subject)
+            subject, legal, method = entry
+            name = subject(event)
+            agent = self._agents.get(name)
             state = agent.state if agent is not None else AgentState.ABSENT
-            if (state, type(event)) not in TRANSITIONS:
+            if state not in legal:
                 raise LocalProtocolError(
-                    f"{type(event).__name__} is illegal for {event.subject!r} "
-                    f"in state {state.value!r}")
-            self._handlers[type(event)](event, agent)
-        actions: list[Action] = self._store  # type: ignore[assignment]
-        if self._touched:
+                    f"{type(event).__name__} is illegal for {name!r} in state {state.value!r}")
+            method(event, agent)
+        if touched:
             self._settle()
-            actions.extend(PersistAgent(self._agents[name].record()) for name in self._touched)
-        actions.extend(self._effects)
-        return actions
+            agents = self._agents
+            store.extend([PersistAgent(agents[name].record()) for name in touched])
+        if effects:
+            store.extend(effects)
+        return store
 
     def handle_all(self, events: Iterable[Event]) -> list[Action]:
         """Apply several events in order; return all their actions concatenated."""
@@ -193,11 +250,17 @@ class RoutingCore:
         """Tool calls of ``agent`` reported so far (statistics)."""
         return self._agents[agent].tool_calls
 
+    def call_result(self, agent: str, call_id: str) -> ToolCallResult | None:
+        """The stored result of tool call ``call_id`` of ``agent``, if it produced a message
+        and its result is known (an ask still pending has none yet)."""
+        return self._results.get((agent, call_id))
+
     def snapshot(self) -> Snapshot:
         """Everything a store needs to restart this router (see ``Restarted``)."""
         pending = sorted((m for a in self._agents.values() for m in a.queue),
                          key=lambda m: m.seq)
-        return Snapshot(tuple(self.records()), tuple(pending), frozenset(self._ids), self._seq)
+        return Snapshot(tuple(self.records()), tuple(pending), frozenset(self._ids), self._seq,
+                        tuple(self._results.values()))
 
     def resolve_target(self, agent_id: int, role_id: str | None = None, *,
                        exclude: str | None = None) -> str:
@@ -265,14 +328,17 @@ class RoutingCore:
             agent.state = AgentState.CLOSING
             self._touched[agent.name] = None
         if agent.name == LEADER_NAME:
-            return  # the leader's output is for the human, not routed
-        askers = self._output_askers(agent.name) if event.text.strip() else []
+            return  # the leader's output is for the human, not routed (TW-TYPE-021)
+        if not event.text.strip():
+            if event.final:  # a silent turn end still reports, with empty content (TW-TYPE-017)
+                self._enqueue(self._report(agent, _COMPLETION, ""))
+            return  # blank text beside tool calls is no report (TW-TYPE-016)
+        askers = self._output_askers(agent.name)
         if askers:
             for asker in askers:
                 self._answer(asker, agent.name, event.text)
             return
-        kind = MessageType.COMPLETION if event.final else MessageType.PROGRESS
-        self._enqueue(self._new_message(kind, agent.name, LEADER_NAME, event.text))
+        self._enqueue(self._report(agent, _COMPLETION if event.final else _PROGRESS, event.text))
 
     def _tool_call_returned(self, event: ToolCallReturned, agent: _Agent | None) -> None:
         assert agent is not None
@@ -280,12 +346,16 @@ class RoutingCore:
 
     def _tool_call_blocked(self, event: ToolCallBlocked, agent: _Agent | None) -> None:
         assert agent is not None
-        agent.tool_calls += 1
-        failure = self._ask_problem(agent, event)
-        if failure is not None:
-            code, message = failure
-            self._effects.append(FailToolCall(agent.name, event.call_id, code, message))
+        stored = self._results.get((agent.name, event.call_id))
+        if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
+            self._effects.append(stored)
             return
+        agent.tool_calls += 1
+        accepted = self._ask_problem(agent, event)
+        if isinstance(accepted, FailToolCall):
+            self._effects.append(accepted)
+            return
+        correlation, round_ = accepted
         target = self._agents[event.target]
         if agent.name == LEADER_NAME:
             kind = AskKind.ASK_SUB_AGENT
@@ -293,42 +363,53 @@ class RoutingCore:
             kind = AskKind.ASK_MASTER
         else:
             kind = AskKind.ASK_OTHER_AGENT
-        ask = OpenAsk(event.call_id, target.name, event.question_id, kind, event.timeout)
+        deadline = (event.now + event.timeout
+                    if event.now is not None and event.timeout is not None else None)
+        ask = OpenAsk(event.call_id, target.name, event.question_id, kind, event.timeout,
+                      correlation_id=correlation, round=round_, deadline=deadline)
         self._alloc.observe(event.question_id)
         agent.ask = ask
-        agent.state = AgentState.WAITING
-        agent.rounds[target.name] = agent.rounds.get(target.name, 0) + 1
+        agent.state = _WAITING
+        agent.rounds[target.name] = (correlation, round_)
         self._asks_by_question[event.question_id] = agent.name
         self._questions[event.question_id] = (agent.name, target.name)
         self._touched[agent.name] = None
         if event.timeout is not None:
             self._effects.append(StartTimer(agent.name, event.call_id, event.timeout))
-        mtype = (MessageType.MESSAGE if ask.answered_by_output and kind is AskKind.ASK_OTHER_AGENT
-                 else MessageType.ASK)
+        mtype = _MESSAGE if ask.answered_by_output and kind is AskKind.ASK_OTHER_AGENT else _ASK
         self._enqueue(RoutedMessage(event.question_id, mtype, agent.name, target.name,
-                                    event.content, self._next_seq()))
+                                    event.content, self._next_seq(), None, correlation, round_,
+                                    event.call_id))
 
-    def _ask_problem(self, agent: _Agent, event: ToolCallBlocked) -> tuple[str, str] | None:
-        if not _TOKEN_ID.fullmatch(event.question_id):
-            return "invalid-arguments", f"id {event.question_id!r} is not a single token"
+    def _ask_problem(self, agent: _Agent, event: ToolCallBlocked) -> FailToolCall | tuple[str, int]:
+        """Why the ask fails, or the (correlation id, round) of its message if it does not."""
         target = self._agents.get(event.target)
-        if target is None:
-            return "unknown-agent", f"no agent named {event.target!r}"
-        if target.state is AgentState.TERMINATED:
-            return "agent-terminated", f"{target.name} is terminated and receives nothing"
-        if agent.name == target.name:
-            return "invalid-arguments", "an ask cannot target its own caller"
-        cycle = self._wait_chain(target.name, agent.name)
-        if cycle is not None:
+        problem: tuple[str, str] | None = None
+        if not _TOKEN_ID.fullmatch(event.question_id):
+            problem = "invalid-arguments", f"id {event.question_id!r} is not a single token"
+        elif target is None:
+            problem = "unknown-agent", f"no agent named {event.target!r}"
+        elif target.state is _TERMINATED:
+            problem = "agent-terminated", f"{target.name} is terminated and receives nothing"
+        elif agent.name == target.name:
+            problem = "invalid-arguments", "an ask cannot target its own caller"
+        elif (cycle := self._wait_chain(target.name, agent.name)) is not None:
             chain = " → ".join([agent.name, *cycle])
-            return "wait-cycle", f"the ask would wait in a cycle: {chain}"
-        if event.question_id in self._ids:
-            return "duplicate-id", f"id {event.question_id!r} is already used in this session"
-        if LEADER_NAME not in (agent.name, target.name) and \
-                agent.rounds.get(target.name, 0) >= self.max_ask_rounds:
-            return ("round-limit", f"{agent.name} already asked {target.name} "
-                    f"{self.max_ask_rounds} times about its current task")
-        return None
+            problem = "wait-cycle", f"the ask would wait in a cycle: {chain}"
+        elif event.question_id in self._ids:
+            problem = "duplicate-id", f"id {event.question_id!r} is already used in this session"
+        if problem is not None or target is None:
+            code, message = problem or ("unknown-agent", "")
+            return FailToolCall(agent.name, event.call_id, code, message)
+        owner = target if agent.name == LEADER_NAME else agent
+        correlation = owner.task_id or event.question_id
+        earlier = agent.rounds.get(target.name)
+        round_ = earlier[1] + 1 if earlier is not None and earlier[0] == correlation else 1
+        if LEADER_NAME not in (agent.name, target.name) and round_ > self.max_ask_rounds:
+            return FailToolCall(agent.name, event.call_id, "round-limit",
+                                f"{agent.name} already asked {target.name} "
+                                f"{self.max_ask_rounds} times about its current task")
+        return correlation, round_
 
     def _wait_chain(self, start: str, asker: str) -> list[str] | None:
         """The chain of waits from ``start`` back to ``asker``, or None if there is none."""
@@ -338,7 +419,7 @@ class RoutingCore:
         while True:
             if current.name == asker:
                 return chain
-            if current.state is not AgentState.WAITING or current.ask is None:
+            if current.state is not _WAITING or current.ask is None:
                 return None
             nxt = current.ask.target
             if nxt in seen:
@@ -349,57 +430,94 @@ class RoutingCore:
 
     def _message_sent(self, event: MessageSent, sender: _Agent | None) -> None:
         assert sender is not None
-        if event.kind not in (MessageType.TASK, MessageType.MESSAGE):
+        kind = event.kind
+        if kind is not _TASK and kind is not _MESSAGE:
             raise LocalProtocolError(
-                f"MessageSent carries a Task or a Message, not a {event.kind.label}")
-        sender_role = Role.LEADER if sender.name == LEADER_NAME else Role.SUB_AGENT
-        if sender_role not in event.kind.senders:
-            raise LocalProtocolError(f"{sender.name} may not send a {event.kind.label}")
+                f"MessageSent carries a Task or a Message, not a {kind.label}")
+        if sender.name != LEADER_NAME:
+            raise LocalProtocolError(
+                f"{sender.name} may not send a {kind.label} (a sub-agent's Message comes "
+                "from ask_other_agent: feed ToolCallBlocked)")
         if event.receiver == LEADER_NAME:
-            raise LocalProtocolError(f"a {event.kind.label} goes to a sub-agent, not the leader")
+            raise LocalProtocolError(f"a {kind.label} goes to a sub-agent, not the leader")
+        call_id = event.call_id
+        if call_id is not None:
+            stored = self._results.get((sender.name, call_id))
+            if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
+                self._effects.append(stored)
+                return
         sender.tool_calls += 1
-        if event.message_id is not None and not _TOKEN_ID.fullmatch(event.message_id):
-            self._fail(sender.name, event.call_id, "invalid-arguments",
-                       f"id {event.message_id!r} is not a single token")
+        message_id = event.message_id
+        if message_id is not None and not _TOKEN_ID.fullmatch(message_id):
+            self._fail(sender.name, call_id, "invalid-arguments",
+                       f"id {message_id!r} is not a single token")
             return
         receiver = self._agents.get(event.receiver)
         if receiver is None:
-            self._fail(sender.name, event.call_id, "unknown-agent",
+            self._fail(sender.name, call_id, "unknown-agent",
                        f"no agent named {event.receiver!r}")
             return
         if receiver is sender:
-            self._fail(sender.name, event.call_id, "invalid-arguments",
+            self._fail(sender.name, call_id, "invalid-arguments",
                        "a message cannot target its own sender")
             return
-        if event.message_id is not None and event.message_id in self._ids:
-            self._effects.append(AcknowledgeSend(sender.name, event.call_id, event.message_id,
-                                                 receiver.name, None, duplicate=True))
+        if message_id is not None and message_id in self._ids:
+            first = self._first_ack(message_id)
+            self._effects.append(AcknowledgeSend(
+                sender.name, call_id, message_id, receiver.name,
+                first.delivery if first is not None else None, duplicate=True))
             return
-        if receiver.state is AgentState.TERMINATED:
-            self._fail(sender.name, event.call_id, "agent-terminated",
+        state = receiver.state
+        if state is _TERMINATED:
+            self._fail(sender.name, call_id, "agent-terminated",
                        f"{receiver.name} is terminated and receives nothing")
             return
-        if event.message_id is not None:
-            self._alloc.observe(event.message_id)
-            message_id = event.message_id
+        if message_id is None:
+            message_id = self._allocate(kind, sender)
         else:
-            message_id = self._allocate(event.kind, sender)
-        delivery = DELIVERY[receiver.state][0]
-        self._enqueue(RoutedMessage(message_id, event.kind, sender.name, receiver.name,
-                                    event.content, self._next_seq()))
-        if event.call_id is not None:  # without a tool call there is nothing to answer
-            self._effects.append(AcknowledgeSend(sender.name, event.call_id, message_id,
-                                                 receiver.name, delivery.value))
+            self._alloc.observe(message_id)
+        if kind is _TASK:
+            correlation = message_id
+            if receiver.task_id is None:  # its first TASK (TW-TYPE-014)
+                receiver.task_id = message_id
+                self._touched[receiver.name] = None
+        else:
+            correlation = receiver.task_id or message_id
+        delivery = _DELIVERY_VALUE[state]
+        seq = self._seq
+        self._seq = seq + 1
+        message = RoutedMessage(message_id, kind, sender.name, receiver.name, event.content, seq,
+                                None, correlation, 0, call_id)
+        if call_id is None:  # without a tool call there is nothing to answer
+            self._enqueue(message)
+            return
+        ack = AcknowledgeSend(sender.name, call_id, message_id, receiver.name, delivery)
+        self._results[(sender.name, call_id)] = ack
+        self._enqueue(message, delivery)
+        self._effects.append(ack)
+
+    def _first_ack(self, message_id: str) -> AcknowledgeSend | None:
+        """The acknowledgment the message ``message_id`` got when it was accepted (rare path)."""
+        for result in self._results.values():
+            if type(result) is AcknowledgeSend and result.message_id == message_id \
+                    and not result.duplicate:
+                return result
+        return None
 
     def _answer_given(self, event: AnswerGiven, sender: _Agent | None) -> None:
         assert sender is not None
+        if event.call_id is not None:
+            stored = self._results.get((sender.name, event.call_id))
+            if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
+                self._effects.append(stored)
+                return
         sender.tool_calls += 1
         receiver = self._agents.get(event.receiver)
         if receiver is None:
             self._fail(sender.name, event.call_id, "unknown-agent",
                        f"no agent named {event.receiver!r}")
             return
-        if receiver.state is AgentState.TERMINATED:
+        if receiver.state is _TERMINATED:
             self._fail(sender.name, event.call_id, "agent-terminated",
                        f"{receiver.name} is terminated and receives nothing")
             return
@@ -408,15 +526,18 @@ class RoutingCore:
             self._fail(sender.name, event.call_id, "unknown-question",
                        f"{receiver.name} never asked {sender.name} {event.question_id!r}")
             return
-        if receiver.state is not AgentState.WAITING or ask is None \
+        if receiver.state is not _WAITING or ask is None \
                 or ask.question_id != event.question_id:
             self._fail(sender.name, event.call_id, "not-waiting",
                        f"{receiver.name} no longer waits for an answer to "
                        f"{event.question_id!r}")
             return
-        answer = self._answer(receiver, sender.name, event.content)
-        self._effects.append(AcknowledgeSend(sender.name, event.call_id, answer.id,
-                                             receiver.name, "tool_result"))
+        answer = self._answer(receiver, sender.name, event.content, event.call_id)
+        ack = AcknowledgeSend(sender.name, event.call_id, answer.id, receiver.name,
+                              "tool_result")
+        if event.call_id is not None:
+            self._results[(sender.name, event.call_id)] = ack
+        self._effects.append(ack)
 
     def _turn_ended(self, event: TurnEnded, agent: _Agent | None) -> None:
         assert agent is not None
@@ -432,8 +553,7 @@ class RoutingCore:
         if agent.name != LEADER_NAME:
             state = "timeout" if event.reason == "timeout" else "error"
             result = render_result(agent.name, state, event.detail)
-            self._enqueue(self._new_message(MessageType.COMPLETION, agent.name, LEADER_NAME,
-                                            result))
+            self._enqueue(self._report(agent, _COMPLETION, result))
 
     def _agent_terminated(self, event: AgentTerminated, agent: _Agent | None) -> None:
         assert agent is not None
@@ -448,10 +568,10 @@ class RoutingCore:
             if agent.ask.timeout is not None:
                 self._effects.append(CancelTimer(agent.name, agent.ask.call_id))
             agent.ask = None
-        agent.state = AgentState.TERMINATED
+        agent.state = _TERMINATED
         self._touched[agent.name] = None
         for other in self._agents.values():
-            if other.state is AgentState.WAITING and other.ask is not None \
+            if other.state is _WAITING and other.ask is not None \
                     and other.ask.target == agent.name:
                 self._fail_ask(other, "agent-terminated",
                                f"{agent.name} was terminated before it answered")
@@ -459,7 +579,7 @@ class RoutingCore:
     def _timer_fired(self, event: TimerFired, agent: _Agent | None) -> None:
         assert agent is not None
         ask = agent.ask
-        if agent.state is AgentState.WAITING and ask is not None and ask.call_id == event.call_id:
+        if agent.state is _WAITING and ask is not None and ask.call_id == event.call_id:
             self._fail_ask(agent, "timeout", f"{ask.target} did not answer "
                            f"{ask.question_id!r} within the ask timeout", cancel_timer=False)
 
@@ -481,9 +601,10 @@ class RoutingCore:
             parsed = parse_display_name(record.name)
             agent = _Agent(record.name, record.role_id, parsed.role_name, parsed.agent_id)
             agent.state = RESTART[record.state]
-            agent.ask = record.ask if agent.state is AgentState.WAITING else None
-            agent.rounds = dict(record.rounds)
+            agent.ask = record.ask if agent.state is _WAITING else None
+            agent.rounds = {t: (c, n) for t, c, n in record.rounds}
             agent.turns = record.turns
+            agent.task_id = record.task_id
             self._agents[record.name] = agent
             self._role_names[record.role_id] = parsed.role_name
             if agent.state is not record.state:
@@ -494,6 +615,9 @@ class RoutingCore:
         for message_id in snap.ids:
             self._ids.add(message_id)
             self._alloc.observe(message_id)
+        for result in snap.results:
+            if result.call_id is not None:
+                self._results[(result.agent, result.call_id)] = result
         self._seq = max(snap.next_seq, max((m.seq for m in snap.pending), default=0) + 1)
         for agent in self._agents.values():
             ask = agent.ask
@@ -504,50 +628,55 @@ class RoutingCore:
             if ask.delivered and ask.answered_by_output:
                 self._awaiting_output.setdefault(ask.target, deque()).append(agent.name)
             if ask.timeout is not None:
-                self._effects.append(StartTimer(agent.name, ask.call_id, ask.timeout))
+                seconds = ask.timeout
+                if ask.deadline is not None and event.now is not None:
+                    seconds = max(0.0, ask.deadline - event.now)
+                self._effects.append(StartTimer(agent.name, ask.call_id, seconds))
 
     # ------------------------------------------------------------- mechanics
 
     def _settle(self) -> None:
         """Start a turn for every idle or completed agent that has pending messages."""
-        idle_states, _ = ENDS_WITH_PENDING
+        agents = self._agents
         for name in list(self._touched):
-            agent = self._agents[name]
-            if agent.queue and agent.state in idle_states:
+            agent = agents[name]
+            if agent.queue and agent.state in _STARTS_TURN:
                 self._begin_turn(agent)
                 self._effects.append(StartTurn(agent.name, self._drain(agent)))
 
     def _begin_turn(self, agent: _Agent) -> None:
-        agent.state = AgentState.RUNNING
+        agent.state = _RUNNING
         agent.turns += 1
         self._touched[agent.name] = None
 
-    def _enqueue(self, message: RoutedMessage) -> None:
+    def _enqueue(self, message: RoutedMessage, ack: str | None = None) -> None:
         """Persist ``message`` and queue it for its receiver (routing by receiver state)."""
         self._ids.add(message.id)
-        self._store.append(PersistMessage(message))
+        self._store.append(PersistMessage(message, ack))
         receiver = self._agents[message.receiver]
         receiver.queue.append(message)
-        if receiver.state in ENDS_WITH_PENDING[0]:
+        if receiver.state in _STARTS_TURN:
             self._touched[receiver.name] = None
 
     def _drain(self, agent: _Agent) -> tuple[RoutedMessage, ...]:
         """Take every pending message of ``agent`` for delivery (batch drain)."""
         messages = tuple(agent.queue)
         agent.queue.clear()
-        self._store.append(ConsumeMessages(agent.name, tuple(m.id for m in messages)))
+        self._store.append(ConsumeMessages(agent.name, tuple([m.id for m in messages])))
+        asks = self._asks_by_question
         for message in messages:
-            if message.kind in (MessageType.ASK, MessageType.MESSAGE):
+            kind = message.kind
+            if kind is _TASK:
+                if agent.task_id != message.id:  # a new task: a new thread of rounds
+                    agent.task_id = message.id
+                    agent.rounds.clear()
+                    self._touched[agent.name] = None
+            elif message.id in asks and (kind is _ASK or kind is _MESSAGE):
                 self._mark_delivered(message)
-            elif message.kind is MessageType.TASK and agent.rounds:
-                agent.rounds.clear()  # a new task is a new thread for the round limit
-                self._touched[agent.name] = None
         return messages
 
     def _mark_delivered(self, message: RoutedMessage) -> None:
-        asker_name = self._asks_by_question.get(message.id)
-        if asker_name is None:
-            return
+        asker_name = self._asks_by_question[message.id]
         asker = self._agents[asker_name]
         ask = asker.ask
         if ask is None or ask.question_id != message.id or ask.delivered:
@@ -560,27 +689,30 @@ class RoutingCore:
     def _output_askers(self, target: str) -> list[_Agent]:
         """Every agent whose delivered ask the next natural output of ``target`` answers."""
         waiting = self._awaiting_output.pop(target, None)
-        askers = []
+        askers: list[_Agent] = []
         for name in waiting or ():
             asker = self._agents[name]
-            if asker.state is AgentState.WAITING and asker.ask is not None \
+            if asker.state is _WAITING and asker.ask is not None \
                     and asker.ask.target == target and asker.ask.answered_by_output \
                     and asker not in askers:
                 askers.append(asker)
         return askers
 
-    def _answer(self, asker: _Agent, sender: str, content: str) -> RoutedMessage:
+    def _answer(self, asker: _Agent, sender: str, content: str,
+                call_id: str | None = None) -> RoutedMessage:
         """Resolve the open ask of ``asker`` with an Answer from ``sender``."""
         ask = asker.ask
         assert ask is not None
-        answer = RoutedMessage(self._allocate(MessageType.ANSWER, self._agents[sender]),
-                               MessageType.ANSWER, sender, asker.name, content,
-                               self._next_seq(), question_id=ask.question_id)
+        answer = RoutedMessage(self._allocate(_ANSWER, self._agents[sender]), _ANSWER, sender,
+                               asker.name, content, self._next_seq(), ask.question_id,
+                               ask.correlation_id, ask.round, call_id)
         self._ids.add(answer.id)
-        self._store.append(PersistMessage(answer))
+        self._store.append(PersistMessage(answer, "tool_result" if call_id is not None else None))
         self._store.append(ConsumeMessages(asker.name, (answer.id,)))
         self._close_ask(asker)
-        self._effects.append(ResolveToolCall(asker.name, ask.call_id, answer))
+        resolved = ResolveToolCall(asker.name, ask.call_id, answer)
+        self._results[(asker.name, ask.call_id)] = resolved
+        self._effects.append(resolved)
         if ask.timeout is not None:
             self._effects.append(CancelTimer(asker.name, ask.call_id))
         return answer
@@ -590,7 +722,11 @@ class RoutingCore:
         ask = asker.ask
         assert ask is not None
         self._close_ask(asker)
-        self._effects.append(FailToolCall(asker.name, ask.call_id, code, message))
+        failed = FailToolCall(asker.name, ask.call_id, code, message)
+        self._results[(asker.name, ask.call_id)] = failed
+        self._store.append(PersistAskFailure(asker.name, ask.call_id, ask.question_id, code,
+                                             message))
+        self._effects.append(failed)
         if cancel_timer and ask.timeout is not None:
             self._effects.append(CancelTimer(asker.name, ask.call_id))
 
@@ -598,21 +734,23 @@ class RoutingCore:
         assert asker.ask is not None
         self._asks_by_question.pop(asker.ask.question_id, None)
         asker.ask = None
-        asker.state = AgentState.RUNNING
+        asker.state = _RUNNING
         self._touched[asker.name] = None
 
     def _fail(self, agent: str, call_id: str | None, code: str, message: str) -> None:
         self._effects.append(FailToolCall(agent, call_id, code, message))
 
-    def _new_message(self, kind: MessageType, sender: str, receiver: str,
-                     content: str) -> RoutedMessage:
-        return RoutedMessage(self._allocate(kind, self._agents[sender]), kind, sender, receiver,
-                             content, self._next_seq())
+    def _report(self, sender: _Agent, kind: MessageType, content: str) -> RoutedMessage:
+        """A PROGRESS or COMPLETION of ``sender`` for the leader (round 1, TW-MSG-009)."""
+        message_id = self._allocate(kind, sender)
+        return RoutedMessage(message_id, kind, sender.name, LEADER_NAME, content,
+                             self._next_seq(), None, sender.task_id or message_id, 1)
 
     def _allocate(self, kind: MessageType, sender: _Agent) -> str:
+        allocate, ids = self._alloc.allocate, self._ids
         while True:
-            message_id = self._alloc.allocate(kind, sender.name, sender.role_id)
-            if message_id not in self._ids:
+            message_id = allocate(kind, sender.name, sender.role_id)
+            if message_id not in ids:
                 return message_id
 
     def _next_seq(self) -> int:

@@ -79,7 +79,8 @@ class ToolCallBlocked:
     The ask tool is implied by who asks whom: the leader asking uses
     ask_sub_agent, a sub-agent asking the leader ask_master, a sub-agent asking
     another ask_other_agent (a notification when the id starts with ``msg_``).
-    ``timeout`` in seconds, or None for no time limit.
+    ``timeout`` in seconds, or None for no time limit; ``now`` is the host's
+    time, if it wants the ask's deadline kept across a restart (``Restarted.now``).
     """
 
     agent: str
@@ -88,6 +89,7 @@ class ToolCallBlocked:
     question_id: str
     content: str
     timeout: float | None = None
+    now: float | None = None
 
     @property
     def subject(self) -> str:
@@ -183,9 +185,14 @@ class TimerFired:
 
 @dataclass(frozen=True)
 class Restarted:
-    """The router restarts from a store's snapshot. Legal only on an empty core."""
+    """The router restarts from a store's snapshot. Legal only on an empty core.
+
+    ``now`` is the host's time: an ask whose deadline is known gets a timer for
+    the time it has left, not its whole timeout.
+    """
 
     snapshot: Snapshot
+    now: float | None = None
 
 
 AgentEvent = (AgentCreated | TurnStarted | ModelCallStarted | OutputEmitted | ToolCallReturned

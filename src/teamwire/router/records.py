@@ -4,18 +4,27 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from functools import cached_property
+from typing import TYPE_CHECKING
 
 from teamwire.envelope import LEADER_NAME, Envelope, MessageType, render
 from teamwire.router.states import AgentState
 
+if TYPE_CHECKING:
+    from teamwire.router.actions import ToolCallResult
 
-@dataclass(frozen=True)
+PROTOCOL_VERSION = "1.0"
+"""The ``version`` member of the structured messages the router writes."""
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class RoutedMessage:
-    """One protocol message on its way from sender to receiver.
+    """One protocol message on its way from sender to receiver: the structured form.
 
-    The structured form of an envelope; ``text`` renders it with the envelope
-    library when it is delivered. ``seq`` orders the messages of one session.
+    ``text`` renders the envelope with the envelope library the first time it
+    is read. ``seq`` orders the messages of one session. ``correlation_id`` is
+    the id of the TASK the message belongs to and ``round`` its round number
+    (TW-MSG-008, TW-MSG-009); ``call_id`` is the tool call that produced it,
+    None for natural output (TW-DUR-003). Treat instances as immutable.
     """
 
     id: str
@@ -26,6 +35,10 @@ class RoutedMessage:
     seq: int
     question_id: str | None = None
     """Set on answers: the id of the ask they answer (the ``question_id`` attribute)."""
+    correlation_id: str = ""
+    round: int = 0
+    call_id: str | None = None
+    _text: str | None = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     @property
     def envelope(self) -> Envelope:
@@ -34,10 +47,13 @@ class RoutedMessage:
         return Envelope(self.sender, self.kind.label, self.id, self.kind.tag, self.content,
                         attributes)
 
-    @cached_property
+    @property
     def text(self) -> str:
         """The canonical envelope text (rendered once, on first use)."""
-        return render(self.envelope)
+        text = self._text
+        if text is None:
+            text = self._text = render(self.envelope)
+        return text
 
 
 class AskKind(str, enum.Enum):
@@ -59,6 +75,12 @@ class OpenAsk:
     timeout: float | None = None
     delivered: bool = False
     """True once the question has reached the target's conversation."""
+    correlation_id: str = ""
+    """The correlation id of the asked message; its answer gets the same (TW-MSG-008)."""
+    round: int = 1
+    """The round of the asked message; its answer gets the same (TW-MSG-009)."""
+    deadline: float | None = None
+    """Host time at which the ask times out, when the host told the core its time."""
 
     @property
     def answered_by_output(self) -> bool:
@@ -79,9 +101,12 @@ class AgentRecord:
     role_id: str
     state: AgentState = AgentState.IDLE
     ask: OpenAsk | None = None
-    rounds: tuple[tuple[str, int], ...] = ()
-    """ask_other_agent calls posed per target for the current task (the round limit)."""
+    rounds: tuple[tuple[str, str, int], ...] = ()
+    """(target, correlation_id, count): messages of ask tool calls posed to each target for
+    that correlation id, the basis of round numbers and the round limit."""
     turns: int = 0
+    task_id: str | None = None
+    """The id of the sub-agent's TASK: the correlation id of what it sends."""
 
     @property
     def is_leader(self) -> bool:
@@ -91,9 +116,15 @@ class AgentRecord:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """Everything a restarted router needs: agents, undelivered messages, used ids."""
+    """Everything a restarted router needs: agents, undelivered messages, used ids.
+
+    ``results`` holds the stored result of every tool call that produced a
+    message (its acknowledgment, or the outcome of an ask that is no longer
+    pending), so that the call can be recognised when it is executed again.
+    """
 
     agents: tuple[AgentRecord, ...] = ()
     pending: tuple[RoutedMessage, ...] = ()
     ids: frozenset[str] = field(default_factory=frozenset)
     next_seq: int = 1
+    results: tuple[ToolCallResult, ...] = ()
