@@ -31,12 +31,55 @@ _TAIL = re.compile(r"\n</(?P<ctag>[A-Za-z][A-Za-z0-9_-]*)>\n</(?P<couter>[^<>\n]
 _ATTR = re.compile(r" ([A-Za-z_][A-Za-z0-9_.-]*)=\"([^\"\n]*)\"")
 
 
+Fields = tuple[str, str | None, str, str, str, tuple[tuple[str, str], ...], str]
+"""(sender, receiver, label, id, tag, attributes, content): an envelope's parts, unbuilt."""
+
+
+def scan(text: str) -> Fields | None:
+    """The parts of the envelope ``text`` holds, without building an Envelope.
+
+    Returns None unless the fast path accepts ``text`` and the post-parse checks
+    pass (names agree, no attribute twice); ``parse_fast`` or ``parse`` then give
+    the envelope or the error. The result equals the fields of ``parse(text)``.
+    """
+    head = _HEAD.match(text)
+    if head is None:
+        return None
+    sender, receiver, label, id_, outer, tag, attrs = head.groups()
+    if outer != sender:
+        return None
+    # Names hold no line break, so a text ending in the expected closing lines has
+    # them as its last two lines (a single final line break aside).
+    tail = f"\n</{tag}>\n</{sender}>"
+    if text.endswith(tail):
+        end = len(text) - len(tail)
+    elif text.endswith("\n") and text.endswith(tail, 0, len(text) - 1):
+        end = len(text) - len(tail) - 1
+    else:
+        return None
+    body_at = head.end()
+    if end < body_at:
+        return None
+    attributes: tuple[tuple[str, str], ...] = ()
+    if attrs:
+        attributes = tuple(_ATTR.findall(attrs))
+        if len({name for name, _ in attributes}) != len(attributes):
+            return None
+    return sender, receiver, label, id_, tag, attributes, text[body_at:end]
+
+
 def parse_fast(text: str) -> Envelope | None:
     """The envelope ``text`` holds, or None when the fast path does not accept it.
 
     May still raise ParseError from the post-parse checks (name mismatch,
     duplicate attribute), exactly as the reference parser does.
     """
+    fields = scan(text)
+    if fields is not None:
+        sender, receiver, label, id_, tag, attributes, content = fields
+        return Envelope(sender, label, id_, tag, content, attributes, receiver)
+    # Not the common case: a syntax the checks reject, or a text the fast path leaves
+    # to the reference parser; redo the match so that errors can say where.
     head = _HEAD.match(text)
     if head is None:
         return None
@@ -54,16 +97,13 @@ def parse_fast(text: str) -> Envelope | None:
     content = text[body_at:tail_at]
     sender, receiver, label, id_, outer, tag, attrs = head.groups()
     close_tag, close_outer = tail.groups()
-    if not attrs and outer == sender and close_tag == tag and close_outer == sender:
-        # The common case: nothing for the post-parse checks to find.
-        return Envelope(sender, label, id_, tag, content, (), receiver)
-    attributes: list[tuple[str, str, int]] = []
+    placed: list[tuple[str, str, int]] = []
     if attrs:
         attrs_at = head.start("attrs")
-        attributes = [(a.group(1), a.group(2), attrs_at + a.start(1)) for a in _ATTR.finditer(attrs)]
+        placed = [(a.group(1), a.group(2), attrs_at + a.start(1)) for a in _ATTR.finditer(attrs)]
     return check_and_build(
         text, sender=sender, receiver=receiver, label=label, id_=id_, outer=outer,
-        outer_at=head.start("outer"), tag=tag, attributes=attributes, content=content,
+        outer_at=head.start("outer"), tag=tag, attributes=placed, content=content,
         close_tag=close_tag, close_tag_at=tail.start("ctag"),
         close_outer=close_outer, close_outer_at=tail.start("couter"),
     )
