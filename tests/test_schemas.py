@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -202,7 +203,8 @@ SEED_TOOLS: dict[str, tuple[dict[str, Any], list[str]]] = {
         ["source_agent_id", "message_id", "answer"],
     ),
 }
-# The one addition of profile strict: an optional role_id on every targeting tool.
+# The additions of profile strict: an optional role_id on every targeting tool, and an
+# optional acceptance list on create_sub_agent.
 ROLE_ID_ADDED = {
     "terminate_sub_agent",
     "send_message_to_sub_agent",
@@ -280,7 +282,9 @@ def _expected(profile: str) -> dict[str, tuple[dict[str, Any], list[str]]]:
         return {name: ({**props, "intent": S}, required) for name, (props, required) in ASTRION_TOOLS.items()}
     table = {}
     for name, (props, required) in SEED_TOOLS.items():
-        extra = {"role_id": S} if name in ROLE_ID_ADDED else {}
+        extra: dict[str, Any] = {"role_id": S} if name in ROLE_ID_ADDED else {}
+        if name == "create_sub_agent":
+            extra["acceptance"] = ("array", "string")
         table[name] = ({**props, **extra}, required)
     return table
 
@@ -396,7 +400,7 @@ WRONG = {"integer": "1", "string": 1, "boolean": "false", "array": 1}
 
 def _value(kind: Any) -> Any:
     if isinstance(kind, tuple):
-        return [1, 2] if kind[0] == "array" else kind[1][0]
+        return [SAMPLE[kind[1]]] * 2 if kind[0] == "array" else kind[1][0]
     return SAMPLE[kind]
 
 
@@ -515,17 +519,22 @@ def test_tool_result_validator_unknown_tool() -> None:
 
 
 def test_known_error_codes() -> None:
+    # The error table of the Tools chapter, in its order.
+    assert schemas.known_error_codes() == tuple(_spec_error_codes())
     assert schemas.known_error_codes() == (
+        "invalid-arguments",
+        "forbidden-tool",
         "unknown-agent",
         "ambiguous-agent-id",
         "agent-terminated",
-        "invalid-arguments",
         "duplicate-id",
+        "unknown-role",
+        "role-exists",
+        "invalid-name",
+        "unknown-question",
+        "not-waiting",
         "wait-cycle",
         "timeout",
-        "not-waiting",
-        "unknown-question",
-        "forbidden-tool",
         "round-limit",
     )
     description = schemas.schema("tool-results")["description"]
@@ -647,6 +656,246 @@ def test_role_ids() -> None:
         assert schemas.is_valid("common#/$defs/role-id", role_id)
     for role_id in ["UI", "-x", "_x", "", "a b", "x" * 65]:
         assert not schemas.is_valid("common#/$defs/role-id", role_id)
+
+
+# --------------------------------------------------------------------------- names and ids
+
+RESERVED = "Team Leader"
+FORBIDDEN_CHARS = {chr(c) for c in range(0x20)} | {chr(c) for c in range(0x7F, 0xA0)} | set('\u2028\u2029<>"')
+
+
+def _role_name_ok(name: str) -> bool:
+    """TW-NAME-004/005/006/009/012, written out plainly as an oracle for the patterns."""
+    return (
+        name != ""
+        and name != RESERVED
+        and not any(ch in FORBIDDEN_CHARS for ch in name)
+        and name == name.strip()
+        and " 的" not in name
+        and " 向 " not in name
+    )
+
+
+def _display_name_ok(name: str) -> bool:
+    """TW-NAME-001 to TW-NAME-006 and TW-NAME-009: split at the last '_'."""
+    if name == RESERVED:
+        return True
+    role, sep, number = name.rpartition("_")
+    digits = number.isascii() and number.isdigit()
+    return bool(sep) and digits and number[0] != "0" and _role_name_ok(role)
+
+
+def _message_id_ok(text: str) -> bool:
+    """TW-ID-001, with white space as Python (and so the envelope grammar) defines it."""
+    return text != "" and not any(ch.isspace() or ch in '<>"' for ch in text)
+
+
+NAME_PIECES = [
+    "a",
+    "Z",
+    " ",
+    "_",
+    "1",
+    "0",
+    "9",
+    "的",
+    "向",
+    "Team Leader",
+    "\u00a0",
+    "\u3000",
+    "\u2003",
+    "\u0085",
+    "\u009f",
+    "\u2028",
+    "\n",
+    "\t",
+    "\r",
+    "<",
+    '"',
+    "\ufeff",
+]
+NAMES = st.lists(st.sampled_from(NAME_PIECES), max_size=7).map("".join)
+
+
+@given(name=NAMES)
+def test_name_patterns_follow_the_naming_rules(name: str) -> None:
+    assert schemas.is_valid("common#/$defs/display-name", name) is _display_name_ok(name)
+    sub_agent = _display_name_ok(name) and name != RESERVED
+    assert schemas.is_valid("common#/$defs/sub-agent-name", name) is sub_agent
+    assert schemas.is_valid("common#/$defs/role-name", name) is _role_name_ok(name)
+    assert schemas.is_valid("common#/$defs/message-id", name) is _message_id_ok(name)
+
+
+def _walk_patterns(node: Any, where: str, found: dict[str, str]) -> None:
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            found[f"{where}/pattern"] = node["pattern"]
+        for key, value in node.items():
+            _walk_patterns(value, f"{where}/{key}", found)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _walk_patterns(value, f"{where}/{i}", found)
+
+
+@functools.cache
+def _patterns() -> dict[str, str]:
+    """Every regex of the shipped schemas and tool sets, keyed by where it stands."""
+    found: dict[str, str] = {}
+    for name in schemas.names():
+        _walk_patterns(schemas.schema(name), name, found)
+    for profile in schemas.profiles():
+        _walk_patterns(schemas.tool_set(profile), f"tools/{profile}", found)
+    return found
+
+
+@given(text=NAMES)
+def test_patterns_mean_the_same_in_ecma_262(text: str) -> None:
+    # JSON Schema patterns are ECMA-262 regexes; jsonschema runs them with Python's re.
+    # Both must give one verdict, so that other validators agree with ours.
+    for where, (python, ecma) in _compiled_patterns().items():
+        assert (python.search(text) is not None) is (ecma.find(text) is not None), (where, text)
+
+
+@functools.cache
+def _compiled_patterns() -> dict[str, tuple[re.Pattern[str], Any]]:
+    regress = pytest.importorskip("regress")
+    return {where: (re.compile(p), regress.Regex(p)) for where, p in _patterns().items()}
+
+
+def test_anchored_patterns_reject_a_trailing_newline() -> None:
+    # Python's '$' also matches before a final LF; every end anchor carries a guard.
+    for where, pattern in _patterns().items():
+        assert not pattern.endswith("$"), where
+        assert pattern.count("$") == pattern.count("$(?!\\n)") + pattern.count("$)"), where
+
+
+@pytest.mark.parametrize(
+    ("ref", "text"),
+    [
+        ("common#/$defs/display-name", "Team Leader\n"),
+        ("common#/$defs/display-name", "UI Operator_1\n"),
+        ("common#/$defs/role-name", "UI Operator\n"),
+        ("common#/$defs/role-id", "ui-operator\n"),
+        ("common#/$defs/message-id", "ask_uio_001\n"),
+        ("common#/$defs/version", "1.0\n"),
+        ("tools#/$defs/tool-name", "ask_master\n"),
+    ],
+)
+def test_trailing_newline_is_rejected(ref: str, text: str) -> None:
+    assert schemas.is_valid(ref, text.rstrip("\n"))
+    assert not schemas.is_valid(ref, text)
+
+
+def test_name_patterns_take_linear_time() -> None:
+    # A long hostile name must not make the regex engine backtrack exponentially.
+    for text in ["a" * 20000 + "_", "a _" * 7000, " 的" * 7000 + "_1", "_1" * 10000 + " "]:
+        for ref in ("display-name", "sub-agent-name", "role-name"):
+            assert not schemas.is_valid(f"common#/$defs/{ref}", text + "\u0000")
+
+
+def test_pattern_errors_name_the_definition() -> None:
+    [error] = schemas.validate("common#/$defs/display-name", "Coder _1")
+    assert error.message == "'Coder _1' is not a valid display name"
+
+
+def test_versions_of_major_one_are_accepted() -> None:
+    for version in ["1.0", "1.1", "1.10"]:
+        assert schemas.is_valid("common#/$defs/version", version)
+    for version in ["2.0", "1.01", "01.0", "1", "1.", "1.0.0", "v1.0", 1.0]:
+        assert not schemas.is_valid("common#/$defs/version", version)
+
+
+# --------------------------------------------------------------------------- the spec's tables
+
+SPEC_DIR = data_path("spec")
+SPEC_TYPES: dict[str, dict[str, Any]] = {
+    "integer ≥ 1": {"type": "integer", "minimum": 1},
+    "string": {"type": "string"},
+    "string, non-empty": {"type": "string", "minLength": 1},
+    "boolean": {"type": "boolean"},
+    "`fast` or `thinking`": {"type": "string", "enum": ["fast", "thinking"]},
+    "array of non-empty strings, at least one": {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1},
+        "minItems": 1,
+    },
+}
+# Agent-chosen ids must satisfy TW-ID-001, or the call fails with invalid-arguments (TW-ID-014).
+CHOSEN_IDS = {
+    ("ask_master", "question_id"),
+    ("ask_sub_agent", "question_id"),
+    ("ask_other_agent", "message_id"),
+}
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _spec_tools() -> dict[str, tuple[dict[str, dict[str, Any]], list[str]]]:
+    """Every tool section of the Tools chapter: parameter schemas and required names."""
+    tools: dict[str, tuple[dict[str, dict[str, Any]], list[str]]] = {}
+    current: str | None = None
+    for line in (SPEC_DIR / "06-tools.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            current = None
+        elif line.startswith("### "):
+            current = line[4:].strip()
+            tools[current] = ({}, [])
+        elif current is not None and line.startswith("| `"):
+            name, kind, required = _cells(line)[:3]
+            props, req = tools[current]
+            props[name.strip("`")] = dict(SPEC_TYPES[kind])
+            if required.startswith("yes"):
+                req.append(name.strip("`"))
+    return tools
+
+
+def _spec_error_codes() -> list[str]:
+    text = (SPEC_DIR / "06-tools.md").read_text(encoding="utf-8")
+    table = text.split("| Code | Meaning |", 1)[1].split("\n\n", 1)[0]
+    return [_cells(line)[0].strip("`") for line in table.splitlines()[2:]]
+
+
+def test_strict_tools_match_the_spec_tables() -> None:
+    spec = _spec_tools()
+    strict = {f["name"]: f["parameters"] for _, f in _definitions("strict")}
+    assert set(spec) == set(strict)
+    for name, (props, required) in spec.items():
+        parameters = strict[name]
+        # Property order follows the original definitions, not the table.
+        assert set(parameters["properties"]) == set(props), name
+        for key, expected in props.items():
+            actual = dict(parameters["properties"][key])
+            actual.pop("description")
+            pattern = actual.pop("pattern", None)
+            assert actual == expected, (name, key)
+            assert (pattern is not None) is ((name, key) in CHOSEN_IDS), (name, key)
+        assert parameters.get("required", []) == required, name
+
+
+def test_strict_tool_sets_match_the_spec_table() -> None:
+    text = (SPEC_DIR / "06-tools.md").read_text(encoding="utf-8")
+    table = text.split("| Tool | Leader | Sub-agent | Purpose |", 1)[1].split("\n\n", 1)[0]
+    rows = [_cells(line) for line in table.splitlines()[2:]]
+    names = schemas.tool_names("strict")
+    assert list(names.leader) == [r[0].strip("`") for r in rows if r[1] == "yes"]
+    assert set(names.sub_agent) == {r[0].strip("`") for r in rows if r[2] == "yes"}
+
+
+def test_chosen_ids_use_the_message_id_syntax() -> None:
+    common = schemas.schema("common#/$defs/message-id")["pattern"]
+    for tool, key in CHOSEN_IDS:
+        prop = schemas.schema(f"tools#/$defs/{tool}.arguments")["properties"][key]
+        assert prop["pattern"] == common
+
+
+def test_function_definition_examples_are_the_shipped_definitions() -> None:
+    shipped = {
+        t["function"]["name"]: t for side in ("leader", "sub_agent") for t in schemas.tool_set("strict")[side]
+    }
+    for path in sorted((EXAMPLES / "tools").glob("*.json")):
+        assert json.loads(path.read_text(encoding="utf-8")) == shipped[path.stem], path.name
 
 
 JSON = st.recursive(
