@@ -69,6 +69,9 @@ class Clock(Protocol):
     def advance(self) -> bool:
         """Run the earliest timers at once if the clock is virtual; False if nothing ran."""
 
+    def skip_to(self, time: float) -> None:
+        """Make ``now()`` at least ``time`` (a session resumed at its stored time)."""
+
 
 class _VirtualTimer:
     __slots__ = ("cancelled",)
@@ -110,6 +113,9 @@ class VirtualClock:
         self.activity.stop()
         await future
 
+    def skip_to(self, time: float) -> None:
+        self._now = max(self._now, time)
+
     def advance(self) -> bool:
         while self._heap and self._heap[0][2].cancelled:
             heapq.heappop(self._heap)
@@ -130,6 +136,7 @@ class RealClock:
     def __init__(self) -> None:
         self.activity = Activity()
         self._start: float | None = None
+        self._offset = 0.0
 
     def _loop(self) -> asyncio.AbstractEventLoop:
         loop = asyncio.get_running_loop()
@@ -140,7 +147,10 @@ class RealClock:
     def now(self) -> float:
         loop = self._loop()
         assert self._start is not None
-        return loop.time() - self._start
+        return loop.time() - self._start + self._offset
+
+    def skip_to(self, time: float) -> None:
+        self._offset = max(self._offset, time - self.now() + self._offset)
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
         def run() -> None:

@@ -27,6 +27,16 @@ class RoleInfo:
             data["thinking_mode"] = self.thinking_mode
         return data
 
+    def to_record(self) -> dict[str, Any]:
+        """Every field, as a session store keeps a role created during the session."""
+        return {**self.to_json(), "prompt": self.prompt}
+
+    @classmethod
+    def from_record(cls, data: dict[str, Any]) -> RoleInfo:
+        """The inverse of ``to_record``."""
+        return cls(data["role_id"], data["name"], data["description"], data["prompt"],
+                   data.get("model"), data.get("thinking_mode"))
+
 
 DEFAULT_ROLES: tuple[RoleInfo, ...] = (
     RoleInfo("ui-operator", "UI Operator", "Designs and builds user interfaces.",

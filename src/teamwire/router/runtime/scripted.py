@@ -22,33 +22,37 @@ class Step:
 
 
 class ScriptedAgent:
-    """Replays ``steps`` in order, one per model call, whatever the conversation says.
+    """Replays ``steps`` in order, one per model call, whatever else the conversation says.
 
-    Once the script is used up every call returns an empty reply, which ends
-    the turn without output. Tool call ids are ``call_{tag}_{n}``; arguments
-    given as a mapping are written as JSON, a string is passed on unchanged
-    (so a script can send malformed arguments on purpose).
+    The step to play is the one after the assistant messages already in the
+    conversation, so a session resumed after a restart continues the script
+    where its stored conversation stopped (a reply lost in the crash is played
+    again). Once the script is used up every call returns an empty reply,
+    which ends the turn without output. Tool call ids are ``call_{tag}_{n}``,
+    numbered on from the calls already in the conversation; arguments given as
+    a mapping are written as JSON, a string is passed on unchanged (so a
+    script can send malformed arguments on purpose).
     """
 
     def __init__(self, steps: Iterable[Step], clock: Clock, *, tag: str = "a") -> None:
         self._steps = list(steps)
         self._clock = clock
         self._tag = tag
-        self._calls = 0
         self.seen: list[list[dict[str, Any]]] = []
         """The conversation as it stood at each model call (for tests)."""
 
     async def complete(self, agent: str, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]]) -> Reply:
         self.seen.append([dict(m) for m in messages])
-        if not self._steps:
+        replies = [m for m in messages if m.get("role") == "assistant"]
+        if len(replies) >= len(self._steps):
             return Reply()
-        step = self._steps.pop(0)
+        step = self._steps[len(replies)]
+        made = sum(len(m.get("tool_calls") or ()) for m in replies)
         await self._clock.sleep(step.delay)
         calls = []
-        for name, arguments in step.calls:
-            self._calls += 1
+        for n, (name, arguments) in enumerate(step.calls, made + 1):
             text = arguments if isinstance(arguments, str) else json.dumps(
                 dict(arguments), ensure_ascii=False)
-            calls.append(ToolCall(f"call_{self._tag}_{self._calls}", name, text))
+            calls.append(ToolCall(f"call_{self._tag}_{n}", name, text))
         return Reply(step.content, tuple(calls))

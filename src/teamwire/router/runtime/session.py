@@ -3,6 +3,14 @@
 The session owns the conversations, executes the protocol tools, enforces ask
 and turn timeouts on its clock, commits every event's store actions before it
 acts on them, and records a session bundle and an event log.
+
+Durability: every conversation entry is stored too (``AppendConversation``),
+in the transaction of the routing it belongs to. A delivery's consumption
+commits with the user messages it appends (TW-DUR-002); a tool call's events
+commit with its tool result, so after a crash a tool call either has its
+result and its effects or neither; an ask's result commits with the answer
+that resolves it. ``Session.resume`` reopens a session from its store after a
+restart (TW-DUR-004, TW-DUR-005).
 """
 
 from __future__ import annotations
@@ -16,9 +24,11 @@ from typing import Any
 from teamwire.envelope import LEADER_NAME, LEADER_ROLE_ID, parse_display_name
 from teamwire.router.actions import (
     Action,
+    AppendConversation,
     AppendInline,
     CancelTimer,
     FailToolCall,
+    PersistSetting,
     ResolveToolCall,
     StartTimer,
     StartTurn,
@@ -26,16 +36,17 @@ from teamwire.router.actions import (
 from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS, RoutingCore
 from teamwire.router.events import (
     AgentCreated,
+    AgentTerminated,
     Event,
     ModelCallStarted,
     OutputEmitted,
+    Restarted,
     TimerFired,
     ToolCallReturned,
     TurnEnded,
     TurnFailed,
     TurnStarted,
 )
-from teamwire.router.records import RoutedMessage
 from teamwire.router.runtime.clock import Clock, RealClock, Timer
 from teamwire.router.runtime.driver import AgentDriver, DriverError, Reply, ToolCall
 from teamwire.router.runtime.roles import DEFAULT_ROLES, LEADER_PROMPT, RoleInfo
@@ -52,6 +63,8 @@ Listener = Callable[[str, dict[str, Any]], None]
 
 DEFAULT_ASK_TIMEOUT = 600.0
 DEFAULT_TURN_TIMEOUT = 600.0
+
+_ACTIVE = (AgentState.RUNNING, AgentState.CLOSING, AgentState.WAITING)
 
 
 def error_result(code: str, message: str,
@@ -89,6 +102,7 @@ class Session:
         self.events: list[dict[str, Any]] = []
         self.turn_timeouts: dict[str, float] = {}
         self.last_output: dict[str, str] = {}
+        self._custom_roles: list[RoleInfo] = []
         self._drivers: dict[str, AgentDriver] = {LEADER_NAME: leader}
         self._factory = drivers
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -96,6 +110,10 @@ class Session:
         self._blocked: set[str] = set()
         self._timers: dict[tuple[str, str], Timer] = {}
         self._turn_timers: dict[str, Timer] = {}
+        self._turn_deadlines: dict[str, float] = {}
+        self._staged: list[list[Action]] = []
+        self._rows: list[Action] = []
+        """Host store actions (conversation entries, settings) for the next commit."""
         from teamwire.router.runtime.tools import ToolRunner  # circular at import time
 
         self.tools = ToolRunner(self)
@@ -105,11 +123,69 @@ class Session:
     async def start(self, request: str) -> None:
         """Create the Team Leader (once) and start its turn with the user's ``request``."""
         if self.core.state(LEADER_NAME) is AgentState.ABSENT:
-            self.feed(AgentCreated(LEADER_NAME, LEADER_ROLE_ID))
-            self.conversations[LEADER_NAME] = [{"role": "system", "content": LEADER_PROMPT}]
-        self.conversations[LEADER_NAME].append({"role": "user", "content": request})
-        self.feed(TurnStarted(LEADER_NAME))
+            self.stage(AgentCreated(LEADER_NAME, LEADER_ROLE_ID))
+            self.conversations[LEADER_NAME] = []
+            self._append(LEADER_NAME, {"role": "system", "content": LEADER_PROMPT})
+            if self.session_id is not None:
+                self.set_setting("session", self.session_id)
+        self._append(LEADER_NAME, {"role": "user", "content": request})
+        self.stage(TurnStarted(LEADER_NAME))
+        self.commit()
         self._spawn(LEADER_NAME)
+
+    @classmethod
+    async def resume(cls, store: Store, *, leader: AgentDriver, drivers: DriverFactory,
+                     clock: Clock | None = None, roles: Iterable[RoleInfo] = DEFAULT_ROLES,
+                     ask_timeout: float = DEFAULT_ASK_TIMEOUT,
+                     max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS,
+                     listener: Listener | None = None) -> Session:
+        """Reopen the session kept in ``store`` after a restart and set it running again.
+
+        Restores every agent's state, conversation, queue and open ask (with the
+        time its deadline leaves), the roles created during the session and the
+        turn timeouts (TW-DUR-004); then, as TW-DUR-005 says, an idle or
+        completed agent with pending messages starts a turn, a waiting agent
+        keeps waiting, a running agent finishes the tool calls of its last
+        reply that have no result yet and repeats its model call (after the
+        batch drain), and an agent whose last reply ended its turn ends it.
+        ``drivers`` is asked again for the driver of every sub-agent.
+        """
+        settings = store.settings()
+        snapshot = store.load()
+        if not snapshot.agents:
+            raise ValueError("the store holds no session to resume")
+        custom = [RoleInfo.from_record(r) for r in settings.get("roles", [])]
+        session = cls(leader=leader, drivers=drivers, store=store, clock=clock,
+                      roles=[*roles, *custom], ask_timeout=ask_timeout,
+                      max_ask_rounds=max_ask_rounds, session_id=settings.get("session"),
+                      listener=listener)
+        session._custom_roles = custom
+        session.clock.skip_to(float(settings.get("time", 0.0)))
+        session.turn_timeouts = {k: float(v) for k, v in settings.get("turn_timeouts", {}).items()}
+        deadlines = {k: float(v) for k, v in settings.get("turn_deadlines", {}).items()}
+        session.conversations = store.conversations()
+        for name, conversation in session.conversations.items():
+            for message in conversation:
+                text = message.get("content")
+                if message.get("role") == "assistant" and isinstance(text, str) and text.strip():
+                    session.last_output[name] = text
+        for record in snapshot.agents:
+            session.conversations.setdefault(record.name, [])
+            if not record.is_leader:
+                session._drivers[record.name] = drivers(record.name, record.role_id)
+            ask = record.ask
+            if record.state is AgentState.WAITING and ask is not None:
+                session.register_ask(record.name, ask.call_id)  # before anything can answer
+        session.stage(Restarted(snapshot, now=session.clock.now()))
+        started = {a.agent for a in session._staged[-1] if isinstance(a, StartTurn)}
+        session.commit()
+        now = session.clock.now()
+        for record in session.core.records():
+            if record.state in _ACTIVE and record.name not in started:
+                left = deadlines.get(record.name)
+                session._spawn(record.name, resume=True,
+                               limit=None if left is None else max(0.0, left - now))
+        return session
 
     async def run_until_idle(self) -> None:
         """Run until every agent is idle, completed or waits with no timer left to fire."""
@@ -119,18 +195,46 @@ class Session:
                 return
             await asyncio.sleep(0)
 
+    async def stop(self) -> None:
+        """Abandon every turn in progress (as a crash would; nothing more is committed)."""
+        tasks = list(self._tasks.values())
+        self._tasks.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for timer in [*self._timers.values(), *self._turn_timers.values()]:
+            timer.cancel()
+        self._timers.clear()
+        self._turn_timers.clear()
+        self._staged.clear()
+        self._rows.clear()
+
     def add_sub_agent(self, name: str, role_id: str) -> None:
         """Register a sub-agent (create_sub_agent does this before sending its TASK)."""
-        self.feed(AgentCreated(name, role_id))
+        self.stage(AgentCreated(name, role_id))
         role = self.roles[role_id]
-        self.conversations[name] = [{"role": "system", "content": role.prompt}]
+        self.conversations[name] = []
+        self._append(name, {"role": "system", "content": role.prompt})
         self._drivers[name] = self._factory(name, role_id)
 
-    def terminate(self, name: str) -> list[Action]:
-        """Terminate a sub-agent: route the termination, abandon its turn."""
-        from teamwire.router.events import AgentTerminated
+    def add_role(self, role: RoleInfo) -> None:
+        """Add a role to the catalog (create_custom_agent); kept with the next commit."""
+        self.roles[role.role_id] = role
+        self._custom_roles.append(role)
+        self.set_setting("roles", [r.to_record() for r in self._custom_roles])
 
-        actions = self.feed(AgentTerminated(name))
+    def set_turn_timeout(self, name: str, seconds: float) -> None:
+        """The turn timeout of sub-agent ``name`` (create_sub_agent's timeout_seconds)."""
+        self.turn_timeouts[name] = seconds
+        self.set_setting("turn_timeouts", dict(self.turn_timeouts))
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Keep a setting of this session with the next commit."""
+        self._rows.append(PersistSetting(key, value))
+
+    def terminate(self, name: str) -> list[Action]:
+        """Terminate a sub-agent: route the termination (staged), abandon its turn."""
+        actions = self.stage(AgentTerminated(name))
         task = self._tasks.pop(name, None)
         if task is not None and not task.done():
             task.cancel()
@@ -168,24 +272,70 @@ class Session:
     # ---------------------------------------------------------------- routing
 
     def feed(self, event: Event) -> list[Action]:
-        """Hand ``event`` to the core, commit its store actions, then perform the rest."""
+        """Hand ``event`` to the core and commit at once (``stage`` + ``commit``)."""
+        actions = self.stage(event)
+        self.commit()
+        return actions
+
+    def stage(self, event: Event) -> list[Action]:
+        """Hand ``event`` to the core; its deliveries join the conversations, uncommitted.
+
+        Nothing is acted on until ``commit``: so the events of one tool call
+        and its result are durable together or not at all.
+        """
         actions = self.core.handle(event)
-        self.store.apply(actions)
         self.events.append(log_entry(len(self.events) + 1, self.clock.now(), event, actions))
         for action in actions:
+            kind = type(action)
+            if kind is StartTurn or kind is AppendInline:
+                for message in action.messages:  # type: ignore[union-attr]
+                    self._append(action.agent, {"role": "user",  # type: ignore[union-attr]
+                                                "content": message.text})
+            elif kind is ResolveToolCall or kind is FailToolCall:
+                text = self._call_outcome(action)
+                if text is not None:
+                    self._append(action.agent, {"role": "tool",  # type: ignore[union-attr]
+                                                "tool_call_id": action.call_id,  # type: ignore[union-attr]
+                                                "content": text})
+        self._staged.append(actions)
+        return actions
+
+    def commit(self) -> None:
+        """Commit what was staged in one transaction, then perform its effects."""
+        staged, self._staged = self._staged, []
+        rows, self._rows = self._rows, []
+        rows.append(PersistSetting("time", self.clock.now()))
+        self.store.apply_batch([*staged, rows])
+        for actions in staged:
+            self._perform(actions)
+
+    def _call_outcome(self, action: Action) -> str | None:
+        """The tool-message text that resolves a blocked ask, or None if no ask waits on it."""
+        if isinstance(action, ResolveToolCall):
+            if (action.agent, action.call_id) in self._waiters:
+                return action.text
+        elif isinstance(action, FailToolCall) and action.call_id is not None \
+                and (action.agent, action.call_id) in self._waiters:
+            return error_result(action.code, action.message, action.candidates)
+        return None
+
+    def _perform(self, actions: list[Action]) -> None:
+        for action in actions:
             if isinstance(action, (StartTurn, AppendInline)):
-                self._deliver(action.agent, action.messages)
+                for message in action.messages:
+                    self._notify("deliver", {"receiver": action.agent, "message": message,
+                                             "placement": "user"})
                 if isinstance(action, StartTurn):
                     self._spawn(action.agent)
-            elif isinstance(action, ResolveToolCall):
-                self._notify("deliver", {"receiver": action.agent, "message": action.message,
-                                         "placement": "tool"})
-                self._settle_call(action.agent, action.call_id, action.text)
-            elif isinstance(action, FailToolCall) and action.call_id is not None:
-                if (action.agent, action.call_id) in self._waiters:
-                    self._settle_call(action.agent, action.call_id,
-                                      error_result(action.code, action.message,
-                                                   action.candidates))
+            elif isinstance(action, (ResolveToolCall, FailToolCall)):
+                text = self._call_outcome(action)
+                if text is not None:
+                    if isinstance(action, ResolveToolCall):
+                        self._notify("deliver", {"receiver": action.agent,
+                                                 "message": action.message,
+                                                 "placement": "tool"})
+                    assert action.call_id is not None
+                    self._settle_call(action.agent, action.call_id, text)
             elif isinstance(action, StartTimer):
                 key = (action.agent, action.call_id)
                 self._timers[key] = self.clock.call_later(
@@ -194,18 +344,15 @@ class Session:
                 timer = self._timers.pop((action.agent, action.call_id), None)
                 if timer is not None:
                     timer.cancel()
-        return actions
+
+    def _append(self, agent: str, message: dict[str, Any]) -> None:
+        conversation = self.conversations.setdefault(agent, [])
+        self._rows.append(AppendConversation(agent, len(conversation), message))
+        conversation.append(message)
 
     def _fire(self, agent: str, call_id: str) -> None:
         self._timers.pop((agent, call_id), None)
         self.feed(TimerFired(agent, call_id))
-
-    def _deliver(self, agent: str, messages: tuple[RoutedMessage, ...]) -> None:
-        conversation = self.conversations.setdefault(agent, [])
-        for message in messages:
-            conversation.append({"role": "user", "content": message.text})
-            self._notify("deliver", {"receiver": agent, "message": message,
-                                     "placement": "user"})
 
     def _notify(self, kind: str, data: dict[str, Any]) -> None:
         if self.listener is not None:
@@ -241,18 +388,23 @@ class Session:
 
     def register_ask(self, agent: str, call_id: str) -> None:
         """Prepare to receive the result of the ask ``call_id`` (before it is fed)."""
-        self._waiters[(agent, call_id)] = asyncio.get_running_loop().create_future()
+        if (agent, call_id) not in self._waiters:
+            self._waiters[(agent, call_id)] = asyncio.get_running_loop().create_future()
 
     # ------------------------------------------------------------------ turns
 
-    def _spawn(self, agent: str) -> None:
+    def _spawn(self, agent: str, *, resume: bool = False, limit: float | None = None) -> None:
         self.clock.activity.start()
-        self._tasks[agent] = asyncio.get_running_loop().create_task(self._turn(agent))
+        self._tasks[agent] = asyncio.get_running_loop().create_task(self._turn(agent, resume))
         if agent != LEADER_NAME:
             self._cancel_turn_timer(agent)
-            limit = self.turn_timeouts.get(agent, DEFAULT_TURN_TIMEOUT)
+            if limit is None:
+                limit = self.turn_timeouts.get(agent, DEFAULT_TURN_TIMEOUT)
+            self._turn_deadlines[agent] = self.clock.now() + limit
+            self.set_setting("turn_deadlines", dict(self._turn_deadlines))
+            seconds = limit
             self._turn_timers[agent] = self.clock.call_later(
-                limit, lambda: self._turn_timed_out(agent, limit))
+                seconds, lambda: self._turn_timed_out(agent, seconds))
 
     def _cancel_turn_timer(self, agent: str) -> None:
         timer = self._turn_timers.pop(agent, None)
@@ -264,57 +416,106 @@ class Session:
         task = self._tasks.pop(agent, None)
         if task is not None and not task.done():
             task.cancel()
-        if self.core.state(agent) in (AgentState.RUNNING, AgentState.CLOSING,
-                                      AgentState.WAITING):
+        if self.core.state(agent) in _ACTIVE:
             self.feed(TurnFailed(agent, "timeout", f"turn stopped after {limit:g} seconds"))
 
-    async def _turn(self, agent: str) -> None:
+    async def _turn(self, agent: str, resume: bool) -> None:
         try:
-            await self._turn_body(agent)
+            await self._turn_body(agent, resume)
         except asyncio.CancelledError:
-            pass  # terminated or timed out: the router has already been told
+            pass  # terminated, timed out or stopped: the router has already been told
         finally:
             self.clock.activity.stop()
 
-    async def _turn_body(self, agent: str) -> None:
+    async def _turn_body(self, agent: str, resume: bool) -> None:
+        if resume and not await self._resume_turn(agent):
+            return
         driver = self._drivers[agent]
-        conversation = self.conversations[agent]
         tools = self.tools.definitions(agent)
         while True:
             self.feed(ModelCallStarted(agent))
             try:
-                reply = await driver.complete(agent, list(conversation), tools)
+                reply = await driver.complete(agent, list(self.conversations[agent]), tools)
             except DriverError as exc:
                 self._end_turn(agent)
                 self.feed(TurnFailed(agent, "error", str(exc) or type(exc).__name__))
                 return
-            if reply.content is not None or reply.tool_calls:
-                conversation.append(reply.to_message())
-            final = not reply.tool_calls
-            if reply.content is not None and reply.content.strip():
-                self.last_output[agent] = reply.content
-                self.feed(OutputEmitted(agent, reply.content, final=final))
-            if final:
-                self._end_turn(agent)
-                self.feed(TurnEnded(agent))
+            if await self._take_reply(agent, reply):
                 return
-            for call in reply.tool_calls:
-                result = await self._call_tool(agent, call)
-                conversation.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+    async def _take_reply(self, agent: str, reply: Reply) -> bool:
+        """Record ``reply``, route its text, run its tool calls; True if the turn ended."""
+        final = not reply.tool_calls
+        text = reply.content or ""
+        if final:
+            # an empty reply is recorded too: it is the turn's silent end (TW-TYPE-017)
+            self._append(agent, {"role": "assistant", "content": text})
+        else:
+            self._append(agent, reply.to_message())
+        if text.strip():
+            self.last_output[agent] = text
+        if text.strip() or final:
+            self.stage(OutputEmitted(agent, text, final=final))
+        if final:
+            self._end_turn(agent)
+            self.stage(TurnEnded(agent))
+            self.commit()
+            return True
+        self.commit()
+        await self._run_calls(agent, reply.tool_calls)
+        return False
+
+    async def _run_calls(self, agent: str, calls: Iterable[ToolCall]) -> None:
+        """Execute tool calls one after another; each result commits with the call's events."""
+        for call in calls:
+            result = await self.tools.run(agent, call)
+            if not result.recorded:
+                self._append(agent, {"role": "tool", "tool_call_id": call.id,
+                                     "content": result.text})
+            if not result.counted and self.core.state(agent) is AgentState.RUNNING:
+                self.stage(ToolCallReturned(agent, call.id))
+            self.commit()
+            if result.error is not None:
+                self._notify("tool-error", {"agent": agent, "tool": call.name,
+                                            "error": result.error})
+
+    async def _resume_turn(self, agent: str) -> bool:
+        """Pick up a turn that a restart interrupted; False if that ended it."""
+        state = self.core.state(agent)
+        if state is AgentState.CLOSING:  # its last reply ended the turn
+            self._end_turn(agent)
+            self.feed(TurnEnded(agent))
+            return False
+        calls = self._unfinished_calls(agent)
+        record = self.core.record(agent)
+        if state is AgentState.WAITING and record.ask is not None:
+            call_id = record.ask.call_id
+            self.register_ask(agent, call_id)
+            await self.wait_for_answer(agent, call_id)  # its tool message is appended on resolve
+            ids = [c.id for c in calls]
+            calls = calls[ids.index(call_id) + 1:] if call_id in ids else calls
+        await self._run_calls(agent, calls)
+        return True
+
+    def _unfinished_calls(self, agent: str) -> list[ToolCall]:
+        """The tool calls of the agent's last reply that have no tool result yet."""
+        conversation = self.conversations.get(agent, [])
+        for index in range(len(conversation) - 1, -1, -1):
+            message = conversation[index]
+            if message.get("role") != "assistant":
+                continue
+            answered = {m.get("tool_call_id") for m in conversation[index + 1:]
+                        if m.get("role") == "tool"}
+            return [ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"])
+                    for c in message.get("tool_calls") or () if c["id"] not in answered]
+        return []
 
     def _end_turn(self, agent: str) -> None:
         if self._tasks.get(agent) is asyncio.current_task():
             del self._tasks[agent]
         self._cancel_turn_timer(agent)
-
-    async def _call_tool(self, agent: str, call: ToolCall) -> str:
-        result = await self.tools.run(agent, call)
-        if not result.blocking and self.core.state(agent) is AgentState.RUNNING:
-            self.feed(ToolCallReturned(agent, call.id))
-        if result.error is not None:
-            self._notify("tool-error", {"agent": agent, "tool": call.name,
-                                        "error": result.error})
-        return result.text
+        if self._turn_deadlines.pop(agent, None) is not None:
+            self.set_setting("turn_deadlines", dict(self._turn_deadlines))
 
 
 def _bind(function: Callable[[str, str], None], agent: str, call_id: str) -> Callable[[], None]:

@@ -23,25 +23,33 @@ ACCEPTANCE_HEADING = "验收标准："
 
 @dataclass(frozen=True)
 class ToolResult:
-    """The text of a tool message; ``error`` holds the error object of a failed call."""
+    """The text of a tool message; ``error`` holds the error object of a failed call.
+
+    ``recorded``: the session already put the tool message into the
+    conversation (an ask's result is recorded when the ask resolves).
+    ``counted``: the call reached the routing core, which counted it.
+    """
 
     text: str
-    blocking: bool = False
+    recorded: bool = False
+    counted: bool = False
     error: dict[str, Any] | None = None
 
 
-def _ok(**fields: Any) -> ToolResult:
-    return ToolResult(json.dumps({"success": True, **fields}, ensure_ascii=False))
+def _ok(*, counted: bool = False, **fields: Any) -> ToolResult:
+    return ToolResult(json.dumps({"success": True, **fields}, ensure_ascii=False),
+                      counted=counted)
 
 
 def _error(code: str, message: str,
-           candidates: tuple[tuple[int, str, str], ...] = ()) -> ToolResult:
+           candidates: tuple[tuple[int, str, str], ...] = (), *,
+           counted: bool = False) -> ToolResult:
     error: dict[str, Any] = {"code": code, "message": message}
     if candidates:
         error["candidates"] = [{"agent_id": a, "role_id": r, "display_name": n}
                                for a, r, n in candidates]
     return ToolResult(json.dumps({"success": False, "error": error}, ensure_ascii=False),
-                      error=error)
+                      counted=counted, error=error)
 
 
 class ToolRunner:
@@ -93,7 +101,7 @@ class ToolRunner:
         for action in actions:
             if isinstance(action, FailToolCall) and action.agent == agent \
                     and action.call_id == call_id:
-                return _error(action.code, action.message, action.candidates)
+                return _error(action.code, action.message, action.candidates, counted=True)
         return None
 
     @staticmethod
@@ -104,15 +112,12 @@ class ToolRunner:
                    content: str) -> ToolResult:
         session = self.session
         session.register_ask(agent, call_id)
-        actions = session.feed(ToolCallBlocked(agent, call_id, target, question_id, content,
-                                               timeout=session.ask_timeout))
+        # committed before the caller blocks: the ask is acknowledged by waiting
+        session.feed(ToolCallBlocked(agent, call_id, target, question_id, content,
+                                     timeout=session.ask_timeout, now=session.clock.now()))
         text = await session.wait_for_answer(agent, call_id)
-        failure = self._failure(actions, agent, call_id)
-        if failure is not None:
-            return failure
-        if text.startswith("{"):
-            return ToolResult(text, blocking=True, error=json.loads(text)["error"])
-        return ToolResult(text, blocking=True)
+        error = json.loads(text)["error"] if text.startswith("{") else None
+        return ToolResult(text, recorded=True, counted=True, error=error)
 
     # ---------------------------------------------------------- leader tools
 
@@ -133,11 +138,11 @@ class ToolRunner:
             task = "\n".join([task, "", ACCEPTANCE_HEADING, *(f"- {c}" for c in acceptance)])
         session.add_sub_agent(name, role.role_id)
         if "timeout_seconds" in args:
-            session.turn_timeouts[name] = float(args["timeout_seconds"])
-        actions = session.feed(MessageSent(agent, name, MessageType.TASK, task, call_id=call_id))
+            session.set_turn_timeout(name, float(args["timeout_seconds"]))
+        actions = session.stage(MessageSent(agent, name, MessageType.TASK, task, call_id=call_id))
         ack = self._ack(actions, call_id)
         return _ok(**self._agent_json(name), status=session.core.state(name).status,
-                   task_id=ack.message_id)
+                   task_id=ack.message_id, counted=True)
 
     async def _terminate_sub_agent(self, agent: str, call_id: str,
                                    args: dict[str, Any]) -> ToolResult:
@@ -148,14 +153,16 @@ class ToolRunner:
     async def _send_message_to_sub_agent(self, agent: str, call_id: str,
                                          args: dict[str, Any]) -> ToolResult:
         name = self._target(agent, args["agent_id"], args.get("role_id"))
-        actions = self.session.feed(MessageSent(agent, name, MessageType.MESSAGE,
-                                                args["message"], call_id=call_id))
+        actions = self.session.stage(MessageSent(agent, name, MessageType.MESSAGE,
+                                                 args["message"], call_id=call_id))
         failure = self._failure(actions, agent, call_id)
         if failure is not None:
             return failure
         ack = self._ack(actions, call_id)
-        extra = {"delivery": ack.delivery} if ack.delivery else {"duplicate": True}
-        return _ok(display_name=name, message_id=ack.message_id, **extra)
+        extra: dict[str, Any] = {"delivery": ack.delivery} if ack.delivery else {}
+        if ack.duplicate:
+            extra["duplicate"] = True
+        return _ok(display_name=name, message_id=ack.message_id, counted=True, **extra)
 
     async def _ask_sub_agent(self, agent: str, call_id: str, args: dict[str, Any]) -> ToolResult:
         name = self._target(agent, args["agent_id"], args.get("role_id"))
@@ -164,10 +171,10 @@ class ToolRunner:
     async def _answer_sub_agent_question(self, agent: str, call_id: str,
                                          args: dict[str, Any]) -> ToolResult:
         name = self._target(agent, args["agent_id"], args.get("role_id"))
-        actions = self.session.feed(AnswerGiven(agent, name, args["question_id"], args["answer"],
-                                                call_id=call_id))
-        return self._failure(actions, agent, call_id) or _ok(display_name=name,
-                                                             question_id=args["question_id"])
+        actions = self.session.stage(AnswerGiven(agent, name, args["question_id"],
+                                                 args["answer"], call_id=call_id))
+        return self._failure(actions, agent, call_id) or _ok(
+            display_name=name, question_id=args["question_id"], counted=True)
 
     async def _list_active_sub_agents(self, agent: str, call_id: str,
                                       args: dict[str, Any]) -> ToolResult:
@@ -205,8 +212,8 @@ class ToolRunner:
         roles = self.session.roles
         if role_id in roles or any(r.name == name for r in roles.values()):
             return _error("role-exists", f"a role {role_id!r} or named {name!r} exists")
-        roles[role_id] = RoleInfo(role_id, name, args["description"], args["prompt"],
-                                  args.get("model"), args.get("thinking_mode"))
+        self.session.add_role(RoleInfo(role_id, name, args["description"], args["prompt"],
+                                       args.get("model"), args.get("thinking_mode")))
         return _ok(role_id=role_id, name=name)
 
     async def _list_agents(self, agent: str, call_id: str, args: dict[str, Any]) -> ToolResult:
@@ -225,7 +232,7 @@ class ToolRunner:
     async def _answer_other_agent(self, agent: str, call_id: str,
                                   args: dict[str, Any]) -> ToolResult:
         name = self._target(agent, args["source_agent_id"], args.get("role_id"))
-        actions = self.session.feed(AnswerGiven(agent, name, args["message_id"], args["answer"],
-                                                call_id=call_id))
-        return self._failure(actions, agent, call_id) or _ok(display_name=name,
-                                                             message_id=args["message_id"])
+        actions = self.session.stage(AnswerGiven(agent, name, args["message_id"],
+                                                 args["answer"], call_id=call_id))
+        return self._failure(actions, agent, call_id) or _ok(
+            display_name=name, message_id=args["message_id"], counted=True)
