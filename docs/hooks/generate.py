@@ -7,12 +7,14 @@ requirement index and every JSON Schema get a generated page.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parents[2]
+_REQUIREMENT = re.compile(r"\*\*\[(TW-[A-Z]+-[0-9]{3})\]\*\*")
 
 
 def _page(config: Any, uri: str, content: str) -> File:
@@ -29,9 +31,8 @@ def _requirements_page() -> str:
              "generated from `spec/requirements.json`.", "",
              "| id | level | section | summary |", "|---|---|---|---|"]
     for req in data.get("requirements", []):
-        section = str(req.get("section", ""))
-        file, _, anchor = section.partition("#")
-        link = f"[{file}](spec/{file}{'#' + anchor if anchor else ''})" if file else ""
+        file = str(req.get("section", "")).partition("#")[0]
+        link = f"[{file}](spec/{file}#{req['id']})" if file else ""
         summary = str(req.get("summary", "")).replace("|", "\\|")
         lines.append(f"| `{req['id']}` | {req.get('level', '')} | {link} | {summary} |")
     return "\n".join(lines) + "\n"
@@ -60,6 +61,14 @@ def _schemas_pages() -> dict[str, str]:
                                        f"`$id`: `{data.get('$id', '')}`\n\n```json\n{body}\n```\n")
     pages["schemas.md"] = "\n".join(index) + "\n"
     return pages
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """Give every requirement statement a stable anchor, ``#TW-ENV-001``."""
+    if not page.file.src_uri.startswith("spec/"):
+        return markdown
+    return _REQUIREMENT.sub(
+        lambda m: f'<span id="{m.group(1)}"></span>**[{m.group(1)}](#{m.group(1)})**', markdown)
 
 
 def on_files(files: Files, config: Any) -> Files:
