@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from teamwire.envelope import LEADER_NAME, Envelope, MessageType
+from teamwire.envelope import LEADER_NAME, MessageType
+from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.envelope_checks import CONTENT
 from teamwire.validator.model import Call, Delivery, Result
 from teamwire.validator.scan import (
@@ -94,11 +95,15 @@ class ConversationLinter(ToolChecks):
             self._bad_content(index, content, "a user message")
             return
         if content.startswith(HEADER_MARK):
-            env = self.parse_envelope(index, content)
-            if isinstance(env, Envelope):
-                self._delivered(index, content, env)
+            fields = scan(content)
+            if fields is not None:
+                self._delivered(index, content, fields)
                 return
-            if env:
+            parsed = self.parse_envelope(index, content)
+            if type(parsed) is tuple:
+                self._delivered(index, content, parsed)
+                return
+            if parsed:
                 return
         elif content.startswith("[系统通知"):
             self.emit("TW113", "message uses the retired '[系统通知|…]' prefix instead of an "
@@ -111,17 +116,17 @@ class ConversationLinter(ToolChecks):
         if has_mark(content):
             self.forged(index, content, "a user message")
 
-    def _delivered(self, index: int, text: str, env: Envelope) -> None:
-        mtype = self.check_envelope(index, text, env)
-        sender = env.sender
+    def _delivered(self, index: int, text: str, fields: Fields) -> None:
+        mtype = self.check_envelope(index, text, fields)
+        sender = fields[0]
         if sender == self.name:
             self.emit("TW206", f"{sender} sends a message into its own conversation", index,
                       CONTENT, text, 3)
         if mtype is not None:
             self._placement(index, text, sender, mtype)
-            self.record_id(index, env, text)
+            self.record_id(index, fields, text)
             if self.facts is not None:
-                self.facts.deliveries.append(Delivery(index, env.id, sender, mtype, env.content))
+                self.facts.deliveries.append(Delivery(index, fields[3], sender, mtype, fields[6]))
         self.protocol_seen = True
 
     def _placement(self, index: int, text: str, sender: str, mtype: MessageType) -> None:

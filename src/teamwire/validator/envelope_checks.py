@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from teamwire.envelope import (
     ASTRION_COMPLETION_LABEL,
     LEADER_NAME,
@@ -13,7 +16,7 @@ from teamwire.envelope import (
     name_problem,
     parse_lark,
 )
-from teamwire.envelope.fast_parser import parse_fast
+from teamwire.envelope.fast_parser import Fields, parse_fast
 from teamwire.envelope.ids import ASTRION_ID, STRICT_ID
 from teamwire.validator.linter_state import LinterState
 from teamwire.validator.scan import (
@@ -42,16 +45,17 @@ _MESSAGE = MessageType.MESSAGE
 class EnvelopeChecks(LinterState):
     """The envelope half of a conversation pass."""
 
-    def parse_envelope(self, index: int, text: str) -> Envelope | bool:
-        """The envelope ``text`` holds; else True if it is a malformed one (reported), or
-        False if it does not present itself as an envelope at all."""
+    def parse_envelope(self, index: int, text: str) -> Fields | bool:
+        """The parts of the envelope ``text`` holds, for a text ``scan`` did not take;
+        else True if it is a malformed one (reported), or False if it does not present
+        itself as an envelope at all."""
         try:
             envelope = parse_fast(text)
-            if envelope is not None:
-                return envelope
-            if not is_envelope(text):
-                return False
-            return parse_lark(text)
+            if envelope is None:
+                if not is_envelope(text):
+                    return False
+                envelope = parse_lark(text)
+            return fields_of(envelope)
         except ParseError as exc:
             code = _PARSE_CODES.get(exc.code, "TW101")
             if code in self.emitter.policy.enabled:
@@ -60,9 +64,38 @@ class EnvelopeChecks(LinterState):
             self.protocol_seen = True
             return True
 
-    def check_envelope(self, index: int, text: str, env: Envelope) -> MessageType | None:
+    def check_envelope(self, index: int, text: str, fields: Fields) -> MessageType | None:
         """Checks every well-formed envelope gets, wherever it appears; returns its type."""
-        label = env.label
+        sender, receiver, label, message_id, tag, attributes, content = fields
+        plan = self.plans.get((label, tag, sender))
+        if plan is None:
+            mtype = self._check_head(index, text, fields)
+        else:
+            # Label, tag and sender were checked before and are fine: only the id is left.
+            mtype, id_ok = plan
+            if receiver is not None:
+                self._receiver(index, text, fields)
+            if id_ok(message_id) is None:
+                self._check_id(index, fields, mtype, mtype.prefix if mtype else None, text)
+        if attributes:
+            self._attributes(index, text, fields, mtype)
+        elif mtype is _ANSWER:
+            self.emit("TW109", "Answer without a question_id attribute", index, CONTENT, text,
+                      line_start(text, 4) + 1)
+        if text[-1:] == "\n":
+            self.emit("TW115", "envelope ends with a line feed; the canonical text has none",
+                      index, CONTENT, text, len(text) - 1)
+        if has_mark(content):
+            forged = forged_header_offset(text, content_offset(text))
+            if forged is not None:
+                self.emit("TW601", "content holds a line that forms an envelope header (a "
+                          "forged message inside the content)", index, CONTENT, text, forged)
+        return mtype
+
+    def _check_head(self, index: int, text: str, fields: Fields) -> MessageType | None:
+        """Label, tag, names and id of an envelope whose (label, tag, sender) is new here;
+        remember the combination when nothing but the id can be wrong with it."""
+        sender, receiver, label, _id, tag, _attributes, _content = fields
         known = self.labels.get(label)
         mtype: MessageType | None = None
         prefix: str | None = None
@@ -75,32 +108,36 @@ class EnvelopeChecks(LinterState):
             else:
                 self.emit("TW104", f"unknown label {shorten(label)!r}", index, CONTENT, text, at)
         else:
-            mtype, tag, prefix = known
-            if env.tag != tag:
-                self.emit("TW105", f"label {label!r} takes tag <{tag}>, not <{env.tag}>",
+            mtype, wanted_tag, prefix = known
+            if tag != wanted_tag:
+                self.emit("TW105", f"label {label!r} takes tag <{wanted_tag}>, not <{tag}>",
                           index, CONTENT, text, line_start(text, 4) + 1)
-        if env.receiver is not None:
-            self._receiver(index, text, env)
-        if not self.names.get(env.sender):
-            self.check_name(env.sender, index, text, 3)
-        self._check_id(index, env, mtype, prefix, text)
-        if env.attributes:
-            self._attributes(index, text, env, mtype)
-        elif mtype is _ANSWER:
-            self.emit("TW109", "Answer without a question_id attribute", index, CONTENT, text,
-                      line_start(text, 4) + 1)
-        if text[-1:] == "\n":
-            self.emit("TW115", "envelope ends with a line feed; the canonical text has none",
-                      index, CONTENT, text, len(text) - 1)
-        if has_mark(env.content):
-            forged = forged_header_offset(text, content_offset(text))
-            if forged is not None:
-                self.emit("TW601", "content holds a line that forms an envelope header (a "
-                          "forged message inside the content)", index, CONTENT, text, forged)
+        if receiver is not None:
+            self._receiver(index, text, fields)
+        if not self.names.get(sender):
+            self.check_name(sender, index, text, 3)
+        self._check_id(index, fields, mtype, prefix, text)
+        if known is not None and tag == known[1] and self.names.get(sender):
+            self.plans[(label, tag, sender)] = (known[0], self._id_pattern(known[2], sender))
         return mtype
 
-    def _receiver(self, index: int, text: str, env: Envelope) -> None:
-        receiver = env.receiver or ""
+    def _id_pattern(self, prefix: str, sender: str) -> Callable[[str], object]:
+        """A test that an id of this prefix from ``sender`` is one ``_check_id`` accepts
+        without a finding (it may reject some that are fine; those get the full check)."""
+        if prefix == "task":
+            pattern = "task_[0-9]{3,}"
+        else:
+            abbr = self._abbreviation(sender) if self.check_abbreviations else None
+            pattern = prefix + "_" + (re.escape(abbr) if abbr else "[a-z0-9]+") + "_[0-9]{3,}"
+        if not self.strict:
+            pattern += "|" + ASTRION_ID.pattern
+        compiled = _ID_PATTERNS.get(pattern)
+        if compiled is None:
+            compiled = _ID_PATTERNS[pattern] = re.compile(pattern).fullmatch
+        return compiled
+
+    def _receiver(self, index: int, text: str, fields: Fields) -> None:
+        receiver = fields[1] or ""
         at = text.find(" 向 ") + 3
         if self.strict:
             self.emit("TW114", "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
@@ -111,17 +148,17 @@ class EnvelopeChecks(LinterState):
         if not self.names.get(receiver):
             self.check_name(receiver, index, text, at)
 
-    def _attributes(self, index: int, text: str, env: Envelope,
+    def _attributes(self, index: int, text: str, fields: Fields,
                     mtype: MessageType | None) -> None:
         has_question_id = False
-        for name, value in env.attributes:
+        for name, value in fields[5]:
             at = attribute_offset(text, name)
             if not self.strict and name in ("target", "subtype"):
-                self._astrion_attribute(index, text, env, mtype, name, value, at)
+                self._astrion_attribute(index, text, fields, mtype, name, value, at)
             elif name == "question_id":
                 has_question_id = True
                 if mtype is not None and mtype is not _ANSWER and self.strict:
-                    self.emit("TW110", f"question_id on a {env.tag}; only Answer carries it",
+                    self.emit("TW110", f"question_id on a {fields[4]}; only Answer carries it",
                               index, CONTENT, text, at)
             elif name == "id":
                 self.emit("TW108", f"id given as an attribute (id=\"{shorten(value)}\"); the id "
@@ -133,11 +170,12 @@ class EnvelopeChecks(LinterState):
             self.emit("TW109", "Answer without a question_id attribute", index, CONTENT, text,
                       line_start(text, 4) + 1)
 
-    def _astrion_attribute(self, index: int, text: str, env: Envelope,
+    def _astrion_attribute(self, index: int, text: str, fields: Fields,
                            mtype: MessageType | None, name: str, value: str, at: int) -> None:
+        receiver = fields[1]
         if name == "target":
-            if env.receiver is not None and env.receiver != value:
-                self.emit("TW117", f"header names receiver {shorten(env.receiver)} but target "
+            if receiver is not None and receiver != value:
+                self.emit("TW117", f"header names receiver {shorten(receiver)} but target "
                           f"is {shorten(value)}", index, CONTENT, text, at)
             elif self.name is not None and value != self.name:
                 self.emit("TW208", f"message addressed to {shorten(value)} is in the "
@@ -146,7 +184,7 @@ class EnvelopeChecks(LinterState):
         expected = _SUBTYPES.get(value)
         if expected is None or mtype is None:
             return
-        receiver = env.receiver or env.attrs.get("target") or self.name
+        receiver = receiver or dict(fields[5]).get("target") or self.name
         wrong = mtype is not expected[0] or (
             expected[1] is not None and receiver is not None
             and (receiver == LEADER_NAME) is not expected[1])
@@ -169,29 +207,29 @@ class EnvelopeChecks(LinterState):
         self.names[name] = True
         return True
 
-    def _check_id(self, index: int, env: Envelope, mtype: MessageType | None,
+    def _check_id(self, index: int, fields: Fields, mtype: MessageType | None,
                   wanted: str | None, text: str) -> None:
-        message_id = env.id
+        sender, message_id, tag, label = fields[0], fields[3], fields[4], fields[2]
         match = STRICT_ID.fullmatch(message_id)
         if match is None:
             if not self.strict and ASTRION_ID.fullmatch(message_id):
                 return
             at = text.find("\n") + 5
-            chosen = mtype is _ASK or (mtype is _MESSAGE and env.sender != LEADER_NAME)
+            chosen = mtype is _ASK or (mtype is _MESSAGE and sender != LEADER_NAME)
             self.emit("TW304" if chosen else "TW107", f"id {shorten(message_id)!r} is not "
                       "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text, at)
             return
         prefix = match.group("prefix") or "task"
         if wanted is not None and prefix != wanted:
-            self.emit("TW106", f"id {message_id!r} has prefix {prefix + '_'!r}; a {env.tag} "
-                      f"({env.label}) takes {wanted + '_'!r}", index, CONTENT, text,
+            self.emit("TW106", f"id {message_id!r} has prefix {prefix + '_'!r}; a {tag} "
+                      f"({label}) takes {wanted + '_'!r}", index, CONTENT, text,
                       text.find("\n") + 5)
             return
         if self.check_abbreviations and prefix != "task":
-            expected = self._abbreviation(env.sender)
+            expected = self._abbreviation(sender)
             abbr = match.group("abbr")
             if expected is not None and abbr != expected:
-                self.emit("TW305", f"id {message_id!r} abbreviates the sender {env.sender} as "
+                self.emit("TW305", f"id {message_id!r} abbreviates the sender {sender} as "
                           f"{abbr!r}; expected {expected!r}", index, CONTENT, text,
                           text.find("\n") + 6 + len(prefix))
 
@@ -212,21 +250,24 @@ class EnvelopeChecks(LinterState):
         cache[sender] = expected
         return expected
 
-    def record_id(self, index: int, env: Envelope, text: str) -> None:
+    def record_id(self, index: int, fields: Fields, text: str) -> None:
         """Remember the id of a delivered envelope; report a second delivery or a reuse."""
-        if not self.strict and env.id == env.question_id and env.tag == "Answer":
+        sender, _receiver, label, message_id, tag, attributes, content = fields
+        if attributes and not self.strict and tag == "Answer" \
+                and message_id == dict(attributes).get("question_id"):
             return  # astrion: an answer may reuse its question's id
-        digest = hash((env.sender, env.label, env.tag, env.content))
-        seen = self.ids.get(env.id)
+        digest = hash((sender, label, tag, content))
+        ids = self.ids
+        seen = ids.get(message_id)
         if seen is None:
-            self.ids[env.id] = (digest, index)
+            ids[message_id] = (digest, index)
             return
         at = text.find("\n") + 5
         if seen[0] == digest:
-            self.emit("TW302", f"message {env.id!r} is delivered again (first at message "
+            self.emit("TW302", f"message {message_id!r} is delivered again (first at message "
                       f"{seen[1]})", index, CONTENT, text, at)
         else:
-            self.emit("TW301", f"id {env.id!r} is already used by another message (message "
+            self.emit("TW301", f"id {message_id!r} is already used by another message (message "
                       f"{seen[1]})", index, CONTENT, text, at)
 
     def forged(self, index: int, text: str, what: str) -> None:
@@ -235,6 +276,21 @@ class EnvelopeChecks(LinterState):
         if at is not None:
             self.emit("TW601", f"{what} holds a line that forms an envelope header (a forged "
                       "message)", index, CONTENT, text, at)
+
+
+def fields_of(envelope: Envelope) -> Fields:
+    """An envelope's parts in the order ``scan`` gives them."""
+    return (envelope.sender, envelope.receiver, envelope.label, envelope.id, envelope.tag,
+            envelope.attributes, envelope.content)
+
+
+def envelope_of(fields: Fields) -> Envelope:
+    """The Envelope of parts ``scan`` gave."""
+    sender, receiver, label, message_id, tag, attributes, content = fields
+    return Envelope(sender, label, message_id, tag, content, attributes, receiver)
+
+
+_ID_PATTERNS: dict[str, Callable[[str], object]] = {}
 
 
 def line_start(text: str, n: int) -> int:

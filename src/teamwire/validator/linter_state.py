@@ -6,6 +6,8 @@ mixins over this state; ``conversation.ConversationLinter`` puts them together.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
 from teamwire.validator.context import Emitter
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
@@ -50,6 +52,8 @@ class LinterState:
         self.call_ids: set[str] = set()
         self.ids: dict[str, tuple[int, int]] = self.facts.ids if self.facts is not None else {}
         self.names: dict[str, bool] = {}
+        # (label, tag, sender) → (type, id test) for envelope heads already found fine
+        self.plans: dict[tuple[str, str, str], tuple[MessageType, Callable[[str], object]]] = {}
         self.abbreviations: dict[str, str | None] = {}
         self.rounds: dict[tuple[int, str | None], int] = {}
         self.tasks = 0

@@ -6,8 +6,9 @@ from typing import Any
 
 import orjson
 
-from teamwire.envelope import LEADER_NAME, Envelope, MessageType, id_problem
-from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
+from teamwire.envelope import LEADER_NAME, MessageType, id_problem
+from teamwire.envelope.fast_parser import scan
+from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks, envelope_of
 from teamwire.validator.model import Call, Result
 from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
 from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
@@ -110,22 +111,27 @@ class ToolChecks(EnvelopeChecks):
     def check_result_text(self, index: int, text: str, tool: str | None) -> Result | None:
         """Check the content of a tool result; the Result matters for protocol tools only."""
         if text.startswith(HEADER_MARK):
-            env = self.parse_envelope(index, text)
-            if env is True:
-                return Result(index, rejected=False, malformed=True)
-            if isinstance(env, Envelope):
-                mtype = self.check_envelope(index, text, env)
-                if self.name is not None and env.sender == self.name:
-                    self.emit("TW206", f"{env.sender} answers itself", index, CONTENT, text, 3)
+            fields = scan(text)
+            if fields is None:
+                parsed = self.parse_envelope(index, text)
+                if parsed is True:
+                    return Result(index, rejected=False, malformed=True)
+                if type(parsed) is tuple:
+                    fields = parsed
+            if fields is not None:
+                mtype = self.check_envelope(index, text, fields)
+                sender = fields[0]
+                if self.name is not None and sender == self.name:
+                    self.emit("TW206", f"{sender} answers itself", index, CONTENT, text, 3)
                 if mtype is MessageType.ANSWER:
                     if tool is not None and tool not in ASK_TOOLS:
                         self.emit("TW209", f"an Answer is the result of {tool}, which is not an "
                                   "ask tool", index, CONTENT, text, 0)
-                    self.record_id(index, env, text)
-                    return Result(index, rejected=False, answer=env)
+                    self.record_id(index, fields, text)
+                    return Result(index, rejected=False, answer=envelope_of(fields))
                 if mtype is not None:
-                    self.emit("TW210", f"a {env.tag} envelope is returned as a tool result; only "
-                              "Answers travel as tool results", index, CONTENT, text, 0)
+                    self.emit("TW210", f"a {fields[4]} envelope is returned as a tool result; "
+                              "only Answers travel as tool results", index, CONTENT, text, 0)
                 return Result(index, rejected=False)
         if has_mark(text):
             self.forged(index, text, "a tool result")

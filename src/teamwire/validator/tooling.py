@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +33,68 @@ _TYPES: dict[str, Check] = {
     "number": lambda v: type(v) is int or type(v) is float,
 }
 _COMPILABLE = frozenset({"type", "properties", "required", "enum", "items", "description",
-                         "title", "default", "examples"})
+                         "title", "default", "examples", "minimum", "maximum",
+                         "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+                         "minItems", "maxItems", "pattern"})
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) is int or type(value) is float
+
+
+# Bound keywords apply to numbers (not booleans), length keywords to strings or arrays;
+# other values pass them, as jsonschema reads them.
+_BOUNDS: dict[str, Callable[[Any, Any], bool]] = {
+    "minimum": lambda v, bound: v >= bound,
+    "maximum": lambda v, bound: v <= bound,
+    "exclusiveMinimum": lambda v, bound: v > bound,
+    "exclusiveMaximum": lambda v, bound: v < bound,
+}
+_LENGTHS: dict[str, tuple[type[Any], Callable[[int, int], bool]]] = {
+    "minLength": (str, lambda n, limit: n >= limit),
+    "maxLength": (str, lambda n, limit: n <= limit),
+    "minItems": (list, lambda n, limit: n >= limit),
+    "maxItems": (list, lambda n, limit: n <= limit),
+}
+
+
+def _bound_check(passes: Callable[[Any, Any], bool], bound: Any) -> Check:
+    return lambda v: not _is_number(v) or passes(v, bound)
+
+
+def _length_check(kind: type[Any], fits: Callable[[int, int], bool], limit: int) -> Check:
+    def check(v: Any) -> bool:
+        return type(v) is not kind or fits(len(v), limit)
+
+    return check
+
+
+def _limit_checks(schema: dict[str, Any]) -> list[Check] | None:
+    """Checks of the numeric, length and pattern keywords of ``schema``; None if one of
+    them has a value this compiler does not take."""
+    checks: list[Check] = []
+    for keyword, passes in _BOUNDS.items():
+        if keyword in schema:
+            bound = schema[keyword]
+            if not _is_number(bound):
+                return None
+            checks.append(_bound_check(passes, bound))
+    for keyword, (kind, fits) in _LENGTHS.items():
+        if keyword in schema:
+            limit = schema[keyword]
+            if type(limit) is not int:
+                return None
+            checks.append(_length_check(kind, fits, limit))
+    if "pattern" in schema:
+        pattern = schema["pattern"]
+        if type(pattern) is not str:
+            return None
+        try:
+            search = re.compile(pattern).search
+        except re.error:
+            return None
+        checks.append(lambda v: type(v) is not str or search(v) is not None)
+    return checks
 
 
 def compile_check(schema: Any) -> Check | None:
@@ -53,6 +115,10 @@ def compile_check(schema: Any) -> Check | None:
             return None
         tests = [_TYPES[k] for k in kinds]
         checks.append(tests[0] if len(tests) == 1 else (lambda v: any(t(v) for t in tests)))
+    limits = _limit_checks(schema)
+    if limits is None:
+        return None
+    checks += limits
     if "enum" in schema:
         options = schema["enum"]
         if type(options) is not list or not all(type(o) in (str, int) for o in options):
@@ -87,6 +153,9 @@ def compile_check(schema: Any) -> Check | None:
         checks.append(members)
     if len(checks) == 1:
         return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) and second(v)
     return lambda v: all(c(v) for c in checks)
 
 
