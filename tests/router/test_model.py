@@ -1,6 +1,6 @@
 """The routing core against a simple model of queues and states (hypothesis stateful test).
 
-TW-ROUTE-005 to TW-ROUTE-011, TW-DEL-001, TW-DEL-002, TW-DEL-003.
+TW-ROUTE-005 to TW-ROUTE-011, TW-ROUTE-015, TW-DEL-001, TW-DEL-002, TW-DEL-003.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from teamwire.router import (
     AgentCreated,
     AnswerGiven,
     AppendInline,
+    FailToolCall,
     MessageSent,
     ModelCallStarted,
     OutputEmitted,
@@ -124,7 +125,13 @@ class RouterModel(RuleBasedStateMachine):
     def leader_answers(self, sub: str) -> None:
         if self.state[LEADER] != "running" or sub not in self.asks:
             return
-        actions = self.feed(AnswerGiven(LEADER, sub, self.asks.pop(sub), "a"))
+        question = self.asks[sub]
+        actions = self.feed(AnswerGiven(LEADER, sub, question, "a"))
+        if question not in self.expected[LEADER]:  # not received yet: nothing to answer
+            assert [a.code for a in actions if isinstance(a, FailToolCall)] \
+                == ["unknown-question"]
+            return
+        del self.asks[sub]
         assert [a.agent for a in actions if isinstance(a, ResolveToolCall)] == [sub]
         self.state[sub] = "running"
 

@@ -74,8 +74,10 @@ def test_sub_agent_on_a_chat_completions_endpoint(stub: tuple[_Stub, str]) -> No
     leader = ScriptedAgent([
         Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
                                           "task": "pick colours"}),)),
+        Step(None, (("list_active_sub_agents", {}),), delay=5.0),
+        # the ASK reaches the leader before this model call; only then can it be answered
         Step(None, (("answer_sub_agent_question", {"agent_id": 1, "question_id": "ask_uio_001",
-                                                   "answer": "blue"}),), delay=5.0),
+                                                   "answer": "blue"}),), delay=1.0),
     ], clock)
     session = Session(leader=leader, clock=clock,
                       drivers=lambda name, role: OpenAIChatDriver(url, "stub-model",

@@ -97,7 +97,7 @@ def test_round_limit_between_sub_agents() -> None:
     core = team(max_ask_rounds=2)
     for n in (1, 2):
         feed(core, ToolCallBlocked(UIO, f"u{n}", FSE, f"ask_uio_00{n}", "?"),
-             AnswerGiven(FSE, UIO, f"ask_uio_00{n}", "ok"))
+             ModelCallStarted(FSE), AnswerGiven(FSE, UIO, f"ask_uio_00{n}", "ok"))
     assert _fail_code(core.handle(ToolCallBlocked(UIO, "u3", FSE, "ask_uio_003", "?"))) \
         == "round-limit"
     feed(core, MessageSent(LEADER, UIO, MessageType.TASK, "new task"), ModelCallStarted(UIO))
@@ -127,6 +127,7 @@ def test_ask_timeout_on_virtual_time() -> None:
     assert of_type(started, StartTimer)[0].seconds == 30
     assert _fail_code(core.handle(TimerFired(FSE, "f-1"))) == "timeout"
     assert core.state(FSE) is AgentState.RUNNING
+    feed(core, ModelCallStarted(LEADER))  # the leader reads the question after all
     assert _fail_code(core.handle(AnswerGiven(LEADER, FSE, "ask_fse_001", "late"))) \
         == "not-waiting"
     assert core.handle(TimerFired(FSE, "f-1")) == []  # stale timer
@@ -141,6 +142,18 @@ def test_unknown_question() -> None:
     assert _fail_code(core.handle(AnswerGiven(UIO, FSE, "ask_fse_001", "x"))) \
         == "unknown-question"
     assert core.state(FSE) is AgentState.WAITING  # TW-ROUTE-013
+
+
+def test_a_question_not_yet_received_cannot_be_answered() -> None:
+    """TW-ROUTE-015: the caller must have received the ASK; until it is delivered to the
+    leader (its next model call) an answer is unknown-question and the ask stays pending."""
+    core = team()
+    feed(core, ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?"))
+    assert _fail_code(core.handle(AnswerGiven(LEADER, FSE, "ask_fse_001", "early"))) \
+        == "unknown-question"
+    assert core.state(FSE) is AgentState.WAITING
+    feed(core, ModelCallStarted(LEADER))
+    assert of_type(core.handle(AnswerGiven(LEADER, FSE, "ask_fse_001", "now")), ResolveToolCall)
 
 
 def test_termination_fails_waiting_askers_and_discards_queue() -> None:

@@ -108,6 +108,7 @@ def test_routing_chapter_example_answers_first() -> None:
     feed(core, ToolCallBlocked(UIO, "u-1", LEADER, "ask_uio_001", "may I?"))
     queued = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "second", call_id="s2"))
     assert of_type(queued, AcknowledgeSend)[0].delivery == "queued"
+    feed(core, ModelCallStarted(LEADER))  # the leader reads the ASK, then answers it
     resolved = core.handle(AnswerGiven(LEADER, UIO, "ask_uio_001", "yes"))
     assert of_type(resolved, ResolveToolCall) and not of_type(resolved, AppendInline)
     [after] = of_type(core.handle(ModelCallStarted(UIO)), AppendInline)

@@ -163,6 +163,8 @@ class RoutingCore:
         self._awaiting_output: dict[str, deque[str]] = {}
         self._questions: dict[str, tuple[str, str]] = {}
         """Every accepted ask's id → (asker, answerer), for unknown-question vs not-waiting."""
+        self._received: set[str] = set()
+        """Ids of accepted asks whose message has reached the answerer's conversation."""
         self._results: dict[tuple[str, str], ToolCallResult] = {}
         """(agent, call_id) → result of each tool call that produced a message (TW-DUR-003)."""
         methods: dict[type[Any], Callable[[Any, _Agent | None], None]] = {
@@ -522,9 +524,12 @@ class RoutingCore:
                        f"{receiver.name} is terminated and receives nothing")
             return
         ask = receiver.ask
-        if self._questions.get(event.question_id) != (receiver.name, sender.name):
+        if self._questions.get(event.question_id) != (receiver.name, sender.name) \
+                or event.question_id not in self._received:
+            # an answer needs a question the answerer has received (TW-ROUTE-015)
             self._fail(sender.name, event.call_id, "unknown-question",
-                       f"{receiver.name} never asked {sender.name} {event.question_id!r}")
+                       f"{sender.name} has received no question {event.question_id!r} "
+                       f"from {receiver.name}")
             return
         if receiver.state is not _WAITING or ask is None \
                 or ask.question_id != event.question_id:
@@ -625,6 +630,8 @@ class RoutingCore:
                 continue
             self._asks_by_question[ask.question_id] = agent.name
             self._questions[ask.question_id] = (agent.name, ask.target)
+            if ask.delivered:
+                self._received.add(ask.question_id)
             if ask.delivered and ask.answered_by_output:
                 self._awaiting_output.setdefault(ask.target, deque()).append(agent.name)
             if ask.timeout is not None:
@@ -663,7 +670,7 @@ class RoutingCore:
         messages = tuple(agent.queue)
         agent.queue.clear()
         self._store.append(ConsumeMessages(agent.name, tuple([m.id for m in messages])))
-        asks = self._asks_by_question
+        questions, asks = self._questions, self._asks_by_question
         for message in messages:
             kind = message.kind
             if kind is _TASK:
@@ -671,8 +678,10 @@ class RoutingCore:
                     agent.task_id = message.id
                     agent.rounds.clear()
                     self._touched[agent.name] = None
-            elif message.id in asks and (kind is _ASK or kind is _MESSAGE):
-                self._mark_delivered(message)
+            elif message.id in questions and (kind is _ASK or kind is _MESSAGE):
+                self._received.add(message.id)
+                if message.id in asks:
+                    self._mark_delivered(message)
         return messages
 
     def _mark_delivered(self, message: RoutedMessage) -> None:
