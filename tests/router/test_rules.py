@@ -252,3 +252,22 @@ def test_illegal_event_changes_nothing() -> None:
         with pytest.raises(LocalProtocolError):
             core.handle(event)
         assert core.snapshot() == before
+
+
+def test_a_silent_turn_end_reports_empty_and_answers_no_ask() -> None:
+    """TW-TYPE-017: a turn that ends with blank text gives one empty COMPLETION; it is not the
+    "first natural output" that answers an ask_sub_agent (TW-ROUTE-012, TW-ROUTE-013), so the
+    ask stays pending until real output, its timeout or a termination. Blank text beside tool
+    calls gives nothing (TW-TYPE-016)."""
+    core = team()
+    feed(core, ToolCallBlocked(LEADER, "l-1", UIO, "ask_tl_001", "eta?", timeout=600),
+         ModelCallStarted(UIO))
+    assert not of_type(core.handle(OutputEmitted(UIO, " \n")), PersistMessage)
+    silent = core.handle(OutputEmitted(UIO, "  ", final=True))
+    [report] = [a.message for a in of_type(silent, PersistMessage)]
+    assert (report.kind, report.content, report.receiver) == (MessageType.COMPLETION, "", LEADER)
+    assert not of_type(silent, ResolveToolCall)
+    assert core.state(LEADER) is AgentState.WAITING
+    assert _fail_code(core.handle(TimerFired(LEADER, "l-1"))) == "timeout"
+    [inline] = of_type(core.handle(ModelCallStarted(LEADER)), AppendInline)
+    assert [m.id for m in inline.messages] == [report.id]

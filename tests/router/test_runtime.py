@@ -152,3 +152,47 @@ def test_demo_is_deterministic() -> None:
     first = asyncio.run(run_demo(MemoryStore()))
     second = asyncio.run(run_demo(MemoryStore()))
     assert first.events == second.events and first.bundle() == second.bundle()
+
+
+def test_silent_sub_agent_leaves_ask_sub_agent_to_its_timeout() -> None:
+    """TW-TYPE-017, TW-ROUTE-012, TW-ROUTE-017: the sub-agent's turn after the ASK ends with
+    no output. The spec's answer is its first non-blank output, so the silent end is an empty
+    COMPLETION for the leader, not an answer; the ask fails with timeout, after which the
+    leader reads the empty COMPLETION."""
+    session = _run(_session(
+        [Step(None, (CREATE_UIO,)),
+         Step(None, (("ask_sub_agent", {"agent_id": 1, "question": "eta?",
+                                        "question_id": "ask_tl_001"}),), delay=5.0),
+         Step("giving up on the answer")],
+        {UIO: [Step("design done", delay=1.0)]}, ask_timeout=50.0))
+    result = json.loads(_tool_results(session, LEADER)[-1])
+    assert result["error"]["code"] == "timeout"
+    assert session.conversations[UIO][-1] == {"role": "assistant", "content": ""}
+    reports = [parse(m["content"]) for m in session.conversations[LEADER]
+               if m["role"] == "user" and m["content"].startswith("来自")]
+    assert [(r.label, r.content) for r in reports][-1] == ("任务完成汇报", "")
+    assert session.clock.now() >= 50.0
+    assert [p.text for p in validate_bundle(session.bundle()) if p.fatal] == []
+
+
+def test_silent_sub_agent_answers_with_its_next_real_output() -> None:
+    """TW-ROUTE-012: after a silent turn end the ask still waits; the sub-agent's next
+    non-blank output (a new turn, started by a message) answers it."""
+    session = _run(_session(
+        [Step(None, (CREATE_UIO, ("create_sub_agent", {"agent_id": 1,
+                                                       "role_id": "full-stack-engineer",
+                                                       "task": "api"}))),
+         Step(None, (("ask_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                        "question": "eta?", "question_id": "ask_tl_001"}),),
+              delay=5.0),
+         Step("thanks")],
+        {UIO: [Step("design done", delay=1.0), Step(None, delay=1.0),
+               Step("about ten minutes", delay=1.0)],
+         FSE: [Step(None, (("ask_other_agent", {"target_agent_id": 1, "role_id": "ui-operator",
+                                                "content": "fyi: api.md is up",
+                                                "message_id": "msg_fse_001"}),), delay=10.0)]},
+        ask_timeout=500.0))
+    answer = _tool_results(session, LEADER)[-1]
+    assert parse(answer).question_id == "ask_tl_001"
+    assert parse(answer).content == "about ten minutes"
+    assert session.clock.now() < 500.0
