@@ -93,7 +93,7 @@ def test_every_logged_message_is_a_valid_structured_message() -> None:
     seen = 0
     for entry in session.events:
         for action in entry["actions"]:
-            for message in [action.get("message")] + list(action.get("messages", [])):
+            for message in [action.get("message"), *action.get("messages", [])]:
                 if isinstance(message, dict):
                     assert validator.is_valid(message), message
                     seen += 1
