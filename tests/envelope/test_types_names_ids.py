@@ -64,7 +64,7 @@ def test_display_names_parse(name: str, role: str, n: int | None) -> None:
 
 @pytest.mark.parametrize("name", [
     "", "UI Operator", "UI Operator_0", "UI Operator_01", "Team Leader_1", "A<b_1", "A\x07_1",
-    " UI Operator_1", "A 的 B_1", "A\nB_1", 'Q"_1',
+    " UI Operator_1", "A 的 B_1", "A\nB_1", 'Q"_1', "Coder _1",
 ])
 def test_bad_display_names_are_refused(name: str) -> None:
     assert name_problem(name) is not None
@@ -124,6 +124,15 @@ def test_id_shapes() -> None:
     assert id_problem("msg_0123456789") is not None
     assert id_problem("msg_0123456789", profile=Profile.ASTRION) is None
     assert id_problem("task_1") is not None
+    assert id_problem("task_000") is not None and id_problem("task_0001") is not None
+    assert id_problem("task_1000") is None and id_problem("out_uio_010") is None
+
+
+def test_allocation_pads_below_1000_only() -> None:
+    alloc = IdAllocator()
+    alloc.observe("task_998")
+    assert [alloc.allocate(MessageType.TASK, "Team Leader") for _ in range(3)] == [
+        "task_999", "task_1000", "task_1001"]
 
 
 def test_is_envelope_tells_protocol_messages_from_human_ones() -> None:

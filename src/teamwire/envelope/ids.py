@@ -8,8 +8,10 @@ from collections import defaultdict
 from teamwire.envelope.names import abbreviation, parse_display_name
 from teamwire.envelope.types import MessageType, Profile
 
-STRICT_ID = re.compile(r"(?:task_(?P<task_n>[0-9]{3,})"
-                       r"|(?P<prefix>out|ask|ans|msg)_(?P<abbr>[a-z0-9]+)_(?P<n>[0-9]{3,}))")
+# A counter value: from 1, zero-padded to three digits below 1000, unpadded above.
+_COUNTER = r"(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2,})"
+STRICT_ID = re.compile(r"(?:task_(?P<task_n>" + _COUNTER + r")"
+                       r"|(?P<prefix>out|ask|ans|msg)_(?P<abbr>[a-z0-9]+)_(?P<n>" + _COUNTER + r"))")
 ASTRION_ID = re.compile(r"msg_[0-9a-f]{10}")
 
 

@@ -56,8 +56,11 @@ def name_problem(name: str) -> str | None:
     match = _INSTANCE.fullmatch(name)
     if match is None:
         return "display name is neither 'Team Leader' nor '{Role Name}_{n}' with n >= 1"
-    if match.group("role") == LEADER_NAME:
+    role = match.group("role")
+    if role == LEADER_NAME:
         return "'Team Leader' is reserved and cannot be a role name"
+    if role != role.strip():
+        return "role name has leading or trailing whitespace"
     return None
 
 
