@@ -211,8 +211,7 @@ def _lint_value(value: Any, emitter: Emitter, options: LintOptions) -> int:
         agent = _identity(options, lambda: value, tools, emitter)
         linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
                                 round_limit=options.round_limit)
-        for index, message in enumerate(value):
-            linter.feed(index, message)
+        linter.feed_all(value)
         linter.finish()
         return len(value)
     emitter.emit("TW003", f"top level is {_kind(value)}; expected a session bundle (object) or "
@@ -338,8 +337,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
         linter = ConversationLinter(emitter, agent, profile=profile, tools=tools,
                                     pointer=pointer, session=index, collect=True,
                                     round_limit=options.round_limit)
-        for i, message in enumerate(messages):
-            linter.feed(i, message)
+        linter.feed_all(messages)
         linter.finish()
         total += len(messages)
         if linter.facts is not None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
 from teamwire.validator.context import Emitter
-from teamwire.validator.model import Agent, AgentKind, Call, Facts
+from teamwire.validator.model import Agent, AgentKind, Call, Delivery, Facts
 from teamwire.validator.scan import locate
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog
@@ -54,6 +54,13 @@ class LinterState:
         self.names: dict[str, bool] = {}
         # (label, tag, sender) → (type, id test) for envelope heads already found fine
         self.plans: dict[tuple[str, str, str], tuple[MessageType, Callable[[str], object]]] = {}
+        # the same, for heads that no placement rule reports as a user message here, with
+        # the list their deliveries are collected in (None when not collecting)
+        self.quiet: dict[tuple[str, str, str],
+                         tuple[MessageType, Callable[[str], object], list[Delivery] | None]] = {}
+        self.texts = self.facts.texts if self.facts is not None and self.is_sub else None
+        # tools some check looks into: protocol tools and those with a verdict
+        self.special_tools = tools.protocol | self.tool_verdicts.keys()
         self.abbreviations: dict[str, str | None] = {}
         self.rounds: dict[tuple[int, str | None], int] = {}
         self.tasks = 0

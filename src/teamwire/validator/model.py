@@ -108,6 +108,9 @@ class Facts:
 
     agent: Agent
     deliveries: list[Delivery] = field(default_factory=list)
+    """Tasks, Messages, Asks and Answers delivered as user messages, in order."""
+    outputs: dict[str, list[Delivery]] = field(default_factory=dict)
+    """Outputs (progress and completion reports) delivered, by sender, in order."""
     calls: list[Call] = field(default_factory=list)
     texts: list[tuple[int, str, bool]] = field(default_factory=list)
     """(index, text, has tool calls) of each assistant message with non-blank text."""

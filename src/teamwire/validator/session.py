@@ -144,21 +144,29 @@ class SessionChecker:
     def _ids(self) -> None:
         if not (self.emitter.on("TW301") or self.emitter.on("TW303")):
             return
-        seen: dict[str, tuple[str, int, int]] = {}
-        for name, facts in self.facts.items():
+        owners: dict[str, Facts] = {}
+        for facts in self.facts.values():
+            ids = facts.ids
             # Within a conversation the pass already reported repeats; here only the first
-            # occurrence of each id in each conversation takes part.
-            for message_id, (digest, index) in facts.ids.items():
-                first = seen.get(message_id)
-                if first is None:
-                    seen[message_id] = (name, index, digest)
-                elif first[2] == digest:
-                    self._emit("TW303", f"message {message_id!r} is delivered to {first[0]} "
-                               f"(message {first[1]}) and again here", facts, index, "/content")
+            # occurrence of each id in each conversation takes part. Ids new to the session,
+            # nearly all of them, are recorded at once.
+            if owners.keys().isdisjoint(ids):
+                owners.update(dict.fromkeys(ids, facts))
+                continue
+            for message_id, (digest, index) in ids.items():
+                owner = owners.get(message_id)
+                if owner is None:
+                    owners[message_id] = facts
+                    continue
+                first_digest, first_index = owner.ids[message_id]
+                if first_digest == digest:
+                    self._emit("TW303", f"message {message_id!r} is delivered to "
+                               f"{owner.agent.name} (message {first_index}) and again here",
+                               facts, index, "/content")
                 else:
                     self._emit("TW301", f"id {message_id!r} is already used by another message "
-                               f"in the conversation of {first[0]} (message {first[1]})", facts,
-                               index, "/content")
+                               f"in the conversation of {owner.agent.name} (message "
+                               f"{first_index})", facts, index, "/content")
 
     # -- sends and their deliveries -------------------------------------------------------------
 
@@ -358,34 +366,52 @@ class SessionChecker:
         leader = self.facts.get(LEADER_NAME)
         if leader is None:
             return
-        outputs: dict[str, list[Delivery]] = {}
-        for d in leader.deliveries:
-            if d.mtype is MessageType.PROGRESS or d.mtype is MessageType.COMPLETION:
-                outputs.setdefault(d.sender, []).append(d)
+        answers: set[tuple[str, str]] | None = None
+        for name, facts in self.facts.items():
+            if name == LEADER_NAME or not facts.texts:
+                continue
+            texts = facts.texts
+            outputs = leader.outputs.get(name, [])
+            # Outputs arrive in the order they were said: match them pairwise while that
+            # holds, then the rest by content, each text to the first output that carries it.
+            matched = 0
+            for (_index, text, has_calls), d in zip(texts, outputs, strict=False):
+                if d.content != text:
+                    break
+                self._output_type(name, leader, d, has_calls)
+                matched += 1
+            if matched == len(texts):
+                continue
+            pool: dict[str, list[Delivery]] = {}
+            for d in outputs[matched:]:
+                pool.setdefault(d.content, []).append(d)
+            for index, text, has_calls in texts[matched:]:
+                delivered = pool.get(text)
+                if delivered:
+                    self._output_type(name, leader, delivered.pop(0), has_calls)
+                    continue
+                if answers is None:
+                    answers = self._answer_texts()
+                if (name, text) not in answers:
+                    self._emit("TW512", f"output {shorten(text, 40)!r} of {name} never reached "
+                               "the Team Leader as an Output", facts, index, "/content")
+
+    def _output_type(self, name: str, leader: Facts, d: Delivery, has_calls: bool) -> None:
+        wanted = MessageType.PROGRESS if has_calls else MessageType.COMPLETION
+        if d.mtype is not wanted and self.emitter.on("TW513"):
+            self._emit("TW513", f"output of {name} with{'' if has_calls else 'out'} "
+                       f"tool calls is delivered as {d.mtype.label} ({d.id})",
+                       leader, d.index, "/content")
+
+    def _answer_texts(self) -> set[tuple[str, str]]:
+        """(sender, content) of every Answer an ask tool returned in the session."""
         answers: set[tuple[str, str]] = set()
         for facts in self.facts.values():
             for call in facts.calls:
                 answer = call.result.answer if call.result is not None else None
                 if answer is not None:
                     answers.add((answer.sender, answer.content))
-        for name, facts in self.facts.items():
-            if name == LEADER_NAME or not facts.texts:
-                continue
-            pool: dict[str, list[Delivery]] = {}
-            for d in outputs.get(name, ()):
-                pool.setdefault(d.content, []).append(d)
-            for index, text, has_calls in facts.texts:
-                delivered = pool.get(text)
-                if delivered:
-                    d = delivered.pop(0)
-                    wanted = MessageType.PROGRESS if has_calls else MessageType.COMPLETION
-                    if d.mtype is not wanted and self.emitter.on("TW513"):
-                        self._emit("TW513", f"output of {name} with{'' if has_calls else 'out'} "
-                                   f"tool calls is delivered as {d.mtype.label} ({d.id})",
-                                   leader, d.index, "/content")
-                elif (name, text) not in answers:
-                    self._emit("TW512", f"output {shorten(text, 40)!r} of {name} never reached "
-                               "the Team Leader as an Output", facts, index, "/content")
+        return answers
 
 
 def _same_content(delivered: str, sent: str) -> bool:
