@@ -144,7 +144,8 @@ class ConversationLinter(ToolChecks):
         ids = self.ids
         if message_id in ids:
             return False
-        ids[message_id] = (hash((sender, label, tag, content)), index)
+        message = (sender, label, tag, content)
+        ids[message_id] = (hash(message) if self.hash_ids else message, index)
         collected = plan[2]
         if collected is not None:
             collected.append(Delivery(index, message_id, sender, plan[0], content))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from teamwire.envelope import (
     ASTRION_COMPLETION_LABEL,
@@ -18,7 +17,7 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
 from teamwire.envelope.ids import ASTRION_ID, STRICT_ID
-from teamwire.validator.linter_state import LinterState
+from teamwire.validator.linter_state import IdTest, LinterState, Plan
 from teamwire.validator.scan import (
     content_offset,
     forged_header_offset,
@@ -67,7 +66,7 @@ class EnvelopeChecks(LinterState):
     def check_envelope(self, index: int, text: str, fields: Fields) -> MessageType | None:
         """Checks every well-formed envelope gets, wherever it appears; returns its type."""
         sender, receiver, label, message_id, tag, attributes, content = fields
-        plan = self.plans.get((label, tag, sender))
+        plan = self.plans.get((label, tag, sender)) or self._shared_plan(label, tag, sender)
         if plan is None:
             mtype = self._check_head(index, text, fields)
         else:
@@ -118,10 +117,27 @@ class EnvelopeChecks(LinterState):
             self.check_name(sender, index, text, 3)
         self._check_id(index, fields, mtype, prefix, text)
         if known is not None and tag == known[1] and self.names.get(sender):
-            self.plans[(label, tag, sender)] = (known[0], self._id_pattern(known[2], sender))
+            plan = (known[0], self._id_pattern(known[2], sender))
+            self.plans[(label, tag, sender)] = plan
+            if len(_SHARED_PLANS) >= _SHARED_PLANS_LIMIT:
+                _SHARED_PLANS.clear()
+            _SHARED_PLANS[self._plan_key(label, tag, sender)] = plan
         return mtype
 
-    def _id_pattern(self, prefix: str, sender: str) -> Callable[[str], object]:
+    def _plan_key(self, label: str, tag: str, sender: str) -> tuple[object, ...]:
+        # Everything a plan depends on: the profile, whether ids abbreviate their sender
+        # (TW305 on), and the sender's role id, which its abbreviation may come from.
+        role_id = self.session.role_id(sender) if self.session is not None else None
+        return (self.strict, self.check_abbreviations, role_id, label, tag, sender)
+
+    def _shared_plan(self, label: str, tag: str, sender: str) -> Plan | None:
+        """The plan another conversation made for this head, if any (now also this one's)."""
+        plan = _SHARED_PLANS.get(self._plan_key(label, tag, sender))
+        if plan is not None:
+            self.plans[(label, tag, sender)] = plan
+        return plan
+
+    def _id_pattern(self, prefix: str, sender: str) -> IdTest:
         """A test that an id of this prefix from ``sender`` is one ``_check_id`` accepts
         without a finding (it may reject some that are fine; those get the full check)."""
         if prefix == "task":
@@ -152,20 +168,21 @@ class EnvelopeChecks(LinterState):
                     mtype: MessageType | None) -> None:
         has_question_id = False
         for name, value in fields[5]:
-            at = attribute_offset(text, name)
             if not self.strict and name in ("target", "subtype"):
-                self._astrion_attribute(index, text, fields, mtype, name, value, at)
+                self._astrion_attribute(index, text, fields, mtype, name, value,
+                                        attribute_offset(text, name))
             elif name == "question_id":
                 has_question_id = True
                 if mtype is not None and mtype is not _ANSWER and self.strict:
                     self.emit("TW110", f"question_id on a {fields[4]}; only Answer carries it",
-                              index, CONTENT, text, at)
+                              index, CONTENT, text, attribute_offset(text, name))
             elif name == "id":
                 self.emit("TW108", f"id given as an attribute (id=\"{shorten(value)}\"); the id "
-                          "belongs on the id line", index, CONTENT, text, at)
+                          "belongs on the id line", index, CONTENT, text,
+                          attribute_offset(text, name))
             elif self.strict:
                 self.emit("TW111", f"attribute {shorten(name)!r} is not part of spec 1.0", index,
-                          CONTENT, text, at)
+                          CONTENT, text, attribute_offset(text, name))
         if mtype is _ANSWER and not has_question_id:
             self.emit("TW109", "Answer without a question_id attribute", index, CONTENT, text,
                       line_start(text, 4) + 1)
@@ -256,7 +273,8 @@ class EnvelopeChecks(LinterState):
         if attributes and not self.strict and tag == "Answer" \
                 and message_id == dict(attributes).get("question_id"):
             return  # astrion: an answer may reuse its question's id
-        digest = hash((sender, label, tag, content))
+        message = (sender, label, tag, content)
+        digest = hash(message) if self.hash_ids else message
         ids = self.ids
         seen = ids.get(message_id)
         if seen is None:
@@ -290,7 +308,10 @@ def envelope_of(fields: Fields) -> Envelope:
     return Envelope(sender, label, message_id, tag, content, attributes, receiver)
 
 
-_ID_PATTERNS: dict[str, Callable[[str], object]] = {}
+_ID_PATTERNS: dict[str, IdTest] = {}
+_SHARED_PLANS: dict[tuple[object, ...], Plan] = {}
+"""Plans of every conversation linted in this process (a plan holds no finding)."""
+_SHARED_PLANS_LIMIT = 1 << 14
 
 
 def line_start(text: str, n: int) -> int:

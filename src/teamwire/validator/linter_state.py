@@ -7,6 +7,7 @@ mixins over this state; ``conversation.ConversationLinter`` puts them together.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
 from teamwire.validator.context import Emitter
@@ -14,6 +15,47 @@ from teamwire.validator.model import Agent, AgentKind, Call, Delivery, Facts
 from teamwire.validator.scan import locate
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog
+
+IdTest = Callable[[str], object]
+"""A test that an id needs no closer look: a match, or None when it does."""
+Plan = tuple[MessageType, IdTest]
+"""What is left to check of an envelope whose label, tag and sender were found fine."""
+
+
+@dataclass(frozen=True)
+class _Tables:
+    labels: dict[str, tuple[MessageType, str, str]]
+    verdicts: dict[str, tuple[str, str]]
+    special: frozenset[str]
+
+
+_TABLES: dict[tuple[int, bool, bool], tuple[ToolCatalog, _Tables]] = {}
+
+
+def _tables(profile: Profile, tools: ToolCatalog, is_leader: bool, is_sub: bool) -> _Tables:
+    """The lookup tables of a conversation pass, built once per tool catalog and agent kind."""
+    key = (id(tools), is_leader, is_sub)
+    cached = _TABLES.get(key)
+    if cached is not None and cached[0] is tools:
+        return cached[1]
+    labels = {t.label: (t, t.tag, t.prefix) for t in MessageType}
+    if profile is not Profile.STRICT:
+        done = MessageType.COMPLETION
+        labels[ASTRION_COMPLETION_LABEL] = (done, done.tag, done.prefix)
+    verdicts: dict[str, tuple[str, str]] = {}
+    if is_sub:
+        for name in tools.leader_only:
+            verdicts[name] = ("TW403", "is a Team Leader tool, called by a sub-agent")
+    if is_leader:
+        for name in tools.sub_agent_only:
+            verdicts[name] = ("TW404", "is a sub-agent tool, called by the Team Leader")
+    for name in tools.forbidden:
+        verdicts[name] = ("TW406", "is forbidden: a sub-agent reports by natural output")
+    for name in tools.removed:
+        verdicts[name] = ("TW405", "was removed in multi-agent mode")
+    tables = _Tables(labels, verdicts, tools.protocol | verdicts.keys())
+    _TABLES[key] = (tools, tables)
+    return tables
 
 
 class LinterState:
@@ -36,31 +78,32 @@ class LinterState:
         self.round_limit = round_limit
         self.facts: Facts | None = Facts(agent, pointer=pointer) if collect else None
         self.file_line: int | None = None
+        tables = _tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path
-        self.labels: dict[str, tuple[MessageType, str, str]] = {
-            t.label: (t, t.tag, t.prefix) for t in MessageType}
-        if not self.strict:
-            done = MessageType.COMPLETION
-            self.labels[ASTRION_COMPLETION_LABEL] = (done, done.tag, done.prefix)
+        self.labels = tables.labels
         self.check_abbreviations = emitter.on("TW305")
         # tool name → the finding calling it makes in this agent's conversation
-        self.tool_verdicts = self._tool_verdicts()
+        self.tool_verdicts = tables.verdicts
+        # tools some check looks into: protocol tools and those with a verdict
+        self.special_tools = tables.special
         self.pending: dict[str, Call | tuple[str, int]] = {}
         """Open tool calls: a Call for protocol tools, (name, message index) for others."""
         self.late: set[str] = set()
         self.call_ids: set[str] = set()
-        self.ids: dict[str, tuple[int, int]] = self.facts.ids if self.facts is not None else {}
+        self.ids: dict[str, tuple[object, int]] = (self.facts.ids if self.facts is not None
+                                                    else {})
+        # Bundles keep every message in memory anyway: an id's message is kept as is, and
+        # only compared when the id comes again. A stream keeps its hash, so that memory
+        # stays flat.
+        self.hash_ids = self.facts is None
         self.names: dict[str, bool] = {}
         # (label, tag, sender) → (type, id test) for envelope heads already found fine
-        self.plans: dict[tuple[str, str, str], tuple[MessageType, Callable[[str], object]]] = {}
+        self.plans: dict[tuple[str, str, str], Plan] = {}
         # the same, for heads that no placement rule reports as a user message here, with
         # the list their deliveries are collected in (None when not collecting)
-        self.quiet: dict[tuple[str, str, str],
-                         tuple[MessageType, Callable[[str], object], list[Delivery] | None]] = {}
+        self.quiet: dict[tuple[str, str, str], tuple[MessageType, IdTest, list[Delivery] | None]] = {}
         self.texts = self.facts.texts if self.facts is not None and self.is_sub else None
-        # tools some check looks into: protocol tools and those with a verdict
-        self.special_tools = tools.protocol | self.tool_verdicts.keys()
         self.abbreviations: dict[str, str | None] = {}
         self.rounds: dict[tuple[int, str | None], int] = {}
         self.tasks = 0
@@ -68,25 +111,13 @@ class LinterState:
         self.created: dict[tuple[str, int], int] = {}
         self.known: dict[int, set[str]] = {}
         self.terminated: set[tuple[str, int]] = set()
+        self.check_arguments = emitter.on("TW402")
+        self.targets: dict[tuple[int, str | None], str | None] = {}
+        self.others: dict[int, set[str]] | None = None
         if self.is_leader and session is not None:
             # Sub-agents the leader never creates here existed before this conversation.
             for sub in session.preexisting():
                 self.known.setdefault(sub.agent_id or 0, set()).add(sub.role_id or "")
-
-    def _tool_verdicts(self) -> dict[str, tuple[str, str]]:
-        tools = self.tools
-        verdicts: dict[str, tuple[str, str]] = {}
-        if self.is_sub:
-            for name in tools.leader_only:
-                verdicts[name] = ("TW403", "is a Team Leader tool, called by a sub-agent")
-        if self.is_leader:
-            for name in tools.sub_agent_only:
-                verdicts[name] = ("TW404", "is a sub-agent tool, called by the Team Leader")
-        for name in tools.forbidden:
-            verdicts[name] = ("TW406", "is forbidden: a sub-agent reports by natural output")
-        for name in tools.removed:
-            verdicts[name] = ("TW405", "was removed in multi-agent mode")
-        return verdicts
 
     def emit(self, code: str, message: str, index: int | None, tail: str = "",
              text: str | None = None, offset: int | None = None) -> None:

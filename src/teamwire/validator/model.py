@@ -114,7 +114,8 @@ class Facts:
     calls: list[Call] = field(default_factory=list)
     texts: list[tuple[int, str, bool]] = field(default_factory=list)
     """(index, text, has tool calls) of each assistant message with non-blank text."""
-    ids: dict[str, tuple[int, int]] = field(default_factory=dict)
-    """Envelope id → (digest of the message, index of its first delivery)."""
+    ids: dict[str, tuple[object, int]] = field(default_factory=dict)
+    """Envelope id → (what makes the message itself, index of its first delivery): equal
+    for two deliveries of one message (sender, label, tag and content), else not."""
     pointer: str = ""
     """The pointer of the conversation's message array, e.g. ``/agents/Team Leader/messages``."""

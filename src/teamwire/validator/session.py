@@ -16,17 +16,24 @@ from teamwire.validator.tooling import answered_id, ask_other_form
 _SENDS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent", "create_sub_agent",
                     "send_message_to_sub_agent"})
 _ASKS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent"})
-_ASK_OR_MESSAGE = frozenset({MessageType.ASK, MessageType.MESSAGE})
+# Tuples of types rather than sets: a tuple tests members by identity first, while a set
+# hashes enum members, which is slow.
+_ASK_OR_MESSAGE = (MessageType.ASK, MessageType.MESSAGE)
+_ASK_ONLY = (MessageType.ASK,)
+_MESSAGE_ONLY = (MessageType.MESSAGE,)
+_TASK_ONLY = (MessageType.TASK,)
+_MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
+Types = tuple[MessageType, ...]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Send:
     """A call that must arrive as an envelope in another conversation."""
 
     facts: Facts
     call: Call
     target: str
-    types: frozenset[MessageType]
+    types: Types
     id: str | None
     content: str | None
     delivery: Delivery | None = None
@@ -73,7 +80,7 @@ class _Inbox:
 
     @staticmethod
     def _first(candidates: Iterable[Delivery] | None,
-               types: frozenset[MessageType]) -> Delivery | None:
+               types: Types) -> Delivery | None:
         for d in candidates or ():
             if not d.consumed and d.mtype in types:
                 d.consumed = True
@@ -81,12 +88,12 @@ class _Inbox:
         return None
 
     def take_id(self, sender: str, message_id: str,
-                types: frozenset[MessageType]) -> Delivery | None:
+                types: Types) -> Delivery | None:
         """The first unmatched delivery from ``sender`` with this id, marked matched."""
         return self._first(self.by_id().get((sender, message_id)), types)
 
     def take_content(self, sender: str, content: str,
-                     types: frozenset[MessageType]) -> Delivery | None:
+                     types: Types) -> Delivery | None:
         """The first unmatched delivery from ``sender`` carrying ``content``, marked matched."""
         found = self._first(self.by_content().get((sender, content)), types)
         if found is not None:
@@ -106,8 +113,9 @@ class SessionChecker:
         self.emitter = emitter
         self.strict = profile is Profile.STRICT
         self._asked: dict[tuple[str, str, str], _Send] = {}
-        self._inboxes: dict[str, _Inbox] = {}
         """(asker, target, id of the delivered ask) → the ask that produced it."""
+        self._inboxes: dict[str, _Inbox] = {}
+        self._targets: dict[tuple[int, str | None, str | None], str | None] = {}
 
     def run(self) -> None:
         """Make every cross-conversation finding."""
@@ -135,9 +143,12 @@ class SessionChecker:
         if type(agent_id) is not int:
             return None
         role_id = arguments.get("role_id")
-        matches = [a for a in self.index.subs_with(agent_id, role_id if type(role_id) is str
-                                                   else None) if a.name != caller]
-        return matches[0].name if len(matches) == 1 else None
+        role = role_id if type(role_id) is str else None
+        found = (agent_id, role, caller)
+        if found not in self._targets:
+            matches = [a for a in self.index.subs_with(agent_id, role) if a.name != caller]
+            self._targets[found] = matches[0].name if len(matches) == 1 else None
+        return self._targets[found]
 
     # -- ids across conversations ---------------------------------------------------------------
 
@@ -173,36 +184,29 @@ class SessionChecker:
     def _expected(self, facts: Facts, call: Call) -> _Send | None:
         arguments = call.arguments or {}
         name = call.name
-        strict = self.strict
-
-        def text(key: str) -> str | None:
-            value = arguments.get(key)
-            return value if type(value) is str else None
-
+        caller = facts.agent.name
         if name == "ask_master":
-            return _Send(facts, call, LEADER_NAME, frozenset({MessageType.ASK}),
-                         text("question_id"), text("question"))
+            return _Send(facts, call, LEADER_NAME, _ASK_ONLY, _text(arguments, "question_id"),
+                         _text(arguments, "question"))
         if name == "ask_sub_agent":
-            target = self._target(arguments, "agent_id", facts.agent.name)
+            target = self._target(arguments, "agent_id", caller)
             return None if target is None else _Send(
-                facts, call, target, frozenset({MessageType.ASK}), text("question_id"),
-                text("question"))
+                facts, call, target, _ASK_ONLY, _text(arguments, "question_id"),
+                _text(arguments, "question"))
         if name == "ask_other_agent":
-            target = self._target(arguments, "target_agent_id", facts.agent.name)
+            target = self._target(arguments, "target_agent_id", caller)
             if target is None:
                 return None
-            chosen, said, notice = ask_other_form(arguments, strict)
-            kind = MessageType.MESSAGE if notice else MessageType.ASK
-            return _Send(facts, call, target, frozenset({kind}),
+            chosen, said, notice = ask_other_form(arguments, self.strict)
+            return _Send(facts, call, target, _MESSAGE_ONLY if notice else _ASK_ONLY,
                          chosen if type(chosen) is str else None,
                          said if type(said) is str else None)
         if name == "send_message_to_sub_agent":
-            target = self._target(arguments, "agent_id", facts.agent.name)
+            target = self._target(arguments, "agent_id", caller)
             return None if target is None else _Send(
-                facts, call, target, frozenset({MessageType.MESSAGE, MessageType.TASK}), None,
-                text("message"))
+                facts, call, target, _MESSAGE_OR_TASK, None, _text(arguments, "message"))
         if name == "create_sub_agent":
-            role_id = text("role_id")
+            role_id = _text(arguments, "role_id")
             agent_id = arguments.get("agent_id")
             if role_id is None:
                 return None
@@ -215,8 +219,7 @@ class SessionChecker:
                     self._call_emit("TW505", f"create_sub_agent made {role_id} #{agent_id}, but "
                                     "the bundle has no conversation for it", facts, call)
                 return None
-            return _Send(facts, call, agent.name, frozenset({MessageType.TASK}), None,
-                         text("task"))
+            return _Send(facts, call, agent.name, _TASK_ONLY, None, _text(arguments, "task"))
         return None
 
     def _numbered(self, facts: Facts, call: Call, role_id: str) -> Any:
@@ -412,6 +415,11 @@ class SessionChecker:
                 if answer is not None:
                     answers.add((answer.sender, answer.content))
         return answers
+
+
+def _text(arguments: dict[str, Any], key: str) -> str | None:
+    value = arguments.get(key)
+    return value if type(value) is str else None
 
 
 def _same_content(delivered: str, sent: str) -> bool:

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
 from typing import Any
 
 import orjson
 
 from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import scan
+from teamwire.envelope.ids import ASTRION_ID
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks, envelope_of
 from teamwire.validator.model import Call, Result
 from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
 from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
 
 _TEXT_ARGUMENTS = ("task", "message", "question", "content", "answer")
+# (strict, an Ask) → a test passing ids that id_problem finds no problem with
+_CHOSEN_OK = {
+    (strict, ask): re.compile(("ask" if ask else "msg") + "_[a-z0-9]+_[0-9]{3,}"
+                              + ("" if strict else "|" + ASTRION_ID.pattern)).fullmatch
+    for strict in (True, False) for ask in (True, False)}
 _ARGUMENTS = "/function/arguments"
 
 
@@ -56,14 +64,15 @@ class ToolChecks(EnvelopeChecks):
 
     def _protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
                        has_text: bool) -> None:
-        tail = f"/tool_calls/{position}"
-        arguments = self._arguments(index, name, raw, tail + _ARGUMENTS)
+        arguments = self._arguments(index, name, raw, position)
         record = Call(index, call_id, position, name, arguments, text_in_turn=has_text)
         self.pending[call_id] = record
-        if arguments is not None:
-            self._on_call(record, arguments, tail)
+        if arguments is not None and name in ASK_TOOLS:
+            self._on_ask(record, arguments)
 
-    def _arguments(self, index: int, name: str, raw: Any, tail: str) -> dict[str, Any] | None:
+    def _arguments(self, index: int, name: str, raw: Any,
+                   position: int) -> dict[str, Any] | None:
+        tail = f"/tool_calls/{position}{_ARGUMENTS}"
         if type(raw) is not str:
             self.emit("TW401", f"arguments of {name} are {json_type(raw)}, not a JSON string",
                       index, tail)
@@ -78,7 +87,7 @@ class ToolChecks(EnvelopeChecks):
             self.emit("TW401", f"arguments of {name} are a JSON {json_type(value)}, not an "
                       "object", index, tail)
             return None
-        if "TW402" in self.emitter.policy.enabled:
+        if self.check_arguments:
             for problem in self.tools.argument_errors(name, value):
                 self.emit("TW402", f"{name}: {problem}", index, tail)
             for key in _TEXT_ARGUMENTS:
@@ -87,24 +96,23 @@ class ToolChecks(EnvelopeChecks):
                     self.emit("TW402", f"{name}: {key} is blank", index, tail)
         return value
 
-    def _on_call(self, call: Call, arguments: dict[str, Any], tail: str) -> None:
-        name = call.name
-        if name == "ask_other_agent":
+    def _on_ask(self, call: Call, arguments: dict[str, Any]) -> None:
+        if call.name == "ask_other_agent":
             chosen, _text, notice = ask_other_form(arguments, self.strict)
             if self.is_sub and not call.text_in_turn and not notice:
                 self.emit("TW509", "ask_other_agent is called without text for the Team Leader "
-                          "in the same message", call.index, tail)
-            self._chosen_id(call, chosen, MessageType.MESSAGE if notice else MessageType.ASK,
-                            tail)
-        elif name == "ask_master" or name == "ask_sub_agent":
-            self._chosen_id(call, arguments.get("question_id"), MessageType.ASK, tail)
+                          "in the same message", call.index, self._call_tail(call))
+            self._chosen_id(call, chosen, MessageType.MESSAGE if notice else MessageType.ASK)
+        else:
+            self._chosen_id(call, arguments.get("question_id"), MessageType.ASK)
 
-    def _chosen_id(self, call: Call, value: Any, mtype: MessageType, tail: str) -> None:
-        if type(value) is not str:
+    def _chosen_id(self, call: Call, value: Any, mtype: MessageType) -> None:
+        if type(value) is not str or _CHOSEN_OK[self.strict, mtype is MessageType.ASK](value):
             return
         problem = id_problem(value, mtype, self.profile)
         if problem is not None:
-            self.emit("TW304", f"{call.name}: {problem}", call.index, tail + _ARGUMENTS)
+            self.emit("TW304", f"{call.name}: {problem}", call.index,
+                      self._call_tail(call) + _ARGUMENTS)
 
     # -- results -------------------------------------------------------------------------------
 
@@ -189,10 +197,10 @@ class ToolChecks(EnvelopeChecks):
             expected = ask_other_form(arguments, self.strict)[0]
         else:
             expected = arguments.get("question_id")
-        if type(expected) is str and answer.question_id is not None \
-                and answer.question_id != expected:
+        answered = answer.question_id
+        if type(expected) is str and answered is not None and answered != expected:
             self.emit("TW504", f"{call.name} asked {expected!r} but its result answers "
-                      f"{answer.question_id!r}", result.index, CONTENT)
+                      f"{answered!r}", result.index, CONTENT)
         answerer = self._answerer(call, arguments)
         if answerer is not None and answer.sender != answerer:
             self.emit("TW504", f"{call.name} result is an Answer from {answer.sender}, not from "
@@ -206,20 +214,25 @@ class ToolChecks(EnvelopeChecks):
         if type(agent_id) is not int or self.session is None:
             return None
         role_id = arguments.get("role_id")
-        matches = self.session.subs_with(agent_id, role_id if type(role_id) is str else None)
-        matches = [m for m in matches if m.name != self.name]
-        return matches[0].name if len(matches) == 1 else None
+        return self.target_of(agent_id, role_id if type(role_id) is str else None)
+
+    def target_of(self, agent_id: int, role_id: str | None) -> str | None:
+        """The one other sub-agent of the session with this agent_id (and role_id), or None."""
+        key = (agent_id, role_id)
+        cache = self.targets
+        if key not in cache:
+            assert self.session is not None
+            matches = [m for m in self.session.subs_with(agent_id, role_id)
+                       if m.name != self.name]
+            cache[key] = matches[0].name if len(matches) == 1 else None
+        return cache[key]
 
     def _sub_target(self, call: Call, agent_id: Any, role_id: Any) -> None:
         """A sub-agent's target: never itself, and (in a bundle) one existing sub-agent."""
         if type(agent_id) is not int:
             return
         me = self.agent
-        others: dict[int, set[str]] | None = None
-        if self.session is not None:
-            others = {n: set(r) for n, r in self.session.sub_roles().items()}
-            if me.agent_id is not None and me.role_id is not None:
-                others.get(me.agent_id, set()).discard(me.role_id)
+        others = self._others()
         if agent_id == me.agent_id and (
                 (type(role_id) is str and role_id == me.role_id)
                 or (role_id is None and others is not None and not others.get(agent_id))):
@@ -236,6 +249,18 @@ class ToolChecks(EnvelopeChecks):
                 self.emit("TW510", f"ask_other_agent to agent_id {agent_id}: {count} asks, over "
                           f"the round limit of {self.round_limit}", call.index,
                           self._call_tail(call))
+
+    def _others(self) -> dict[int, set[str]] | None:
+        """Role ids of the session's other sub-agents by agent_id (None outside a bundle)."""
+        if self.session is None:
+            return None
+        if self.others is None:
+            me = self.agent
+            others = {n: set(r) for n, r in self.session.sub_roles().items()}
+            if me.agent_id is not None and me.role_id is not None:
+                others.get(me.agent_id, set()).discard(me.role_id)
+            self.others = others
+        return self.others
 
     def know(self, role_id: str, agent_id: int) -> None:
         """Record that the sub-agent (role_id, agent_id) exists."""
@@ -279,24 +304,23 @@ class ToolChecks(EnvelopeChecks):
         """Flag a target that does not exist, is ambiguous or terminated; return its key."""
         if type(agent_id) is not int:
             return None
-        roles = known.get(agent_id, set())
+        roles: Collection[str] = known.get(agent_id) or ()
         if type(role_id) is str:
-            roles = roles & {role_id}
-        tail = self._call_tail(call)
+            roles = (role_id,) if role_id in roles else ()
         if not roles:
             which = f"{role_id} #{agent_id}" if type(role_id) is str else f"agent_id {agent_id}"
             self.emit("TW408", f"{call.name} targets {which}, which does not exist", call.index,
-                      tail)
+                      self._call_tail(call))
             return None
         if len(roles) > 1:
             self.emit("TW410", f"{call.name}: agent_id {agent_id} matches agents of roles "
                       f"{', '.join(sorted(roles))}; the call must fail or name a role_id",
-                      call.index, tail)
+                      call.index, self._call_tail(call))
             return None
         key = (next(iter(roles)), agent_id)
         if key in self.terminated and not terminated_ok:
             self.emit("TW409", f"{call.name} targets {key[0]} #{agent_id}, which was terminated, "
-                      "and did not fail", call.index, tail)
+                      "and did not fail", call.index, self._call_tail(call))
         return key
 
     @staticmethod
