@@ -111,7 +111,12 @@ class VirtualClock:
 
         self.call_later(delay, wake)
         self.activity.stop()
-        await future
+        try:
+            await future
+        except asyncio.CancelledError:
+            if not future.done():
+                self.activity.start()  # whoever cancelled us counts us as runnable again
+            raise
 
     def skip_to(self, time: float) -> None:
         self._now = max(self._now, time)

@@ -16,6 +16,7 @@ restart (TW-DUR-004, TW-DUR-005).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -395,7 +396,10 @@ class Session:
 
     def _spawn(self, agent: str, *, resume: bool = False, limit: float | None = None) -> None:
         self.clock.activity.start()
-        self._tasks[agent] = asyncio.get_running_loop().create_task(self._turn(agent, resume))
+        task = asyncio.get_running_loop().create_task(self._turn(agent, resume))
+        # a callback, not a finally: a task cancelled before it ever ran has no finally
+        task.add_done_callback(self._turn_done)
+        self._tasks[agent] = task
         if agent != LEADER_NAME:
             self._cancel_turn_timer(agent)
             if limit is None:
@@ -420,12 +424,12 @@ class Session:
             self.feed(TurnFailed(agent, "timeout", f"turn stopped after {limit:g} seconds"))
 
     async def _turn(self, agent: str, resume: bool) -> None:
-        try:
+        # cancelled: terminated, timed out or stopped; the router has already been told
+        with contextlib.suppress(asyncio.CancelledError):
             await self._turn_body(agent, resume)
-        except asyncio.CancelledError:
-            pass  # terminated, timed out or stopped: the router has already been told
-        finally:
-            self.clock.activity.stop()
+
+    def _turn_done(self, task: asyncio.Task[None]) -> None:
+        self.clock.activity.stop()
 
     async def _turn_body(self, agent: str, resume: bool) -> None:
         if resume and not await self._resume_turn(agent):
