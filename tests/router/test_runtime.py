@@ -196,3 +196,13 @@ def test_silent_sub_agent_answers_with_its_next_real_output() -> None:
     assert parse(answer).question_id == "ask_tl_001"
     assert parse(answer).content == "about ten minutes"
     assert session.clock.now() < 500.0
+
+
+def test_terminating_a_sub_agent_before_its_turn_ran_does_not_stall() -> None:
+    """TW-ROUTE-020: create and terminate in one reply; the new turn never runs, and the
+    session still comes to rest (its activity count is released)."""
+    session = _run(_session(
+        [Step(None, (CREATE_UIO, ("terminate_sub_agent", {"agent_id": 1}))), Step("done")],
+        {UIO: [Step("never said")]}))
+    assert session.core.state(UIO).value == "terminated"
+    assert all(m["role"] != "assistant" for m in session.conversations[UIO])
