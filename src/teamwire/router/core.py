@@ -85,6 +85,8 @@ _RUNNING = AgentState.RUNNING
 _WAITING = AgentState.WAITING
 _TERMINATED = AgentState.TERMINATED
 _STARTS_TURN = ENDS_WITH_PENDING[0]
+_QUEUES_QUIETLY = frozenset({AgentState.RUNNING, AgentState.CLOSING, AgentState.WAITING})
+"""Receiver states in which a new message only joins the queue (no turn starts)."""
 _DELIVERY_VALUE = {state: delivery.value for state, (delivery, _) in DELIVERY.items()}
 
 _SUBJECT: dict[type[Any], Callable[[Any], str]] = {
@@ -110,8 +112,8 @@ _LEGAL = _legal_states()
 class _Agent:
     """The core's mutable view of one agent."""
 
-    __slots__ = ("agent_id", "ask", "name", "queue", "role_id", "role_name", "rounds",
-                 "state", "task_id", "tool_calls", "turns")
+    __slots__ = ("agent_id", "ask", "name", "queue", "results", "role_id", "role_name",
+                 "rounds", "state", "task_id", "tool_calls", "turns")
 
     def __init__(self, name: str, role_id: str, role_name: str, agent_id: int | None) -> None:
         self.name = name
@@ -126,6 +128,8 @@ class _Agent:
         self.tool_calls = 0
         self.task_id: str | None = None
         self.queue: deque[RoutedMessage] = deque()
+        self.results: dict[str, ToolCallResult] = {}
+        """call_id → result of each of its tool calls that produced a message (TW-DUR-003)."""
 
     def record(self) -> AgentRecord:
         return AgentRecord(self.name, self.role_id, self.state, self.ask,
@@ -165,8 +169,6 @@ class RoutingCore:
         """Every accepted ask's id → (asker, answerer), for unknown-question vs not-waiting."""
         self._received: set[str] = set()
         """Ids of accepted asks whose message has reached the answerer's conversation."""
-        self._results: dict[tuple[str, str], ToolCallResult] = {}
-        """(agent, call_id) → result of each tool call that produced a message (TW-DUR-003)."""
         methods: dict[type[Any], Callable[[Any, _Agent | None], None]] = {
             AgentCreated: self._agent_created,
             TurnStarted: self._turn_started,
@@ -192,6 +194,10 @@ class RoutingCore:
 
     def handle(self, event: Event) -> list[Action]:
         """Apply ``event``; return the actions it calls for (store actions first)."""
+        if type(event) is MessageSent:
+            fast = self._send_fast(event)
+            if fast is not None:
+                return fast
         store: list[Action] = []
         self._store = store  # type: ignore[assignment]
         effects: list[EffectAction] = []
@@ -255,14 +261,15 @@ class RoutingCore:
     def call_result(self, agent: str, call_id: str) -> ToolCallResult | None:
         """The stored result of tool call ``call_id`` of ``agent``, if it produced a message
         and its result is known (an ask still pending has none yet)."""
-        return self._results.get((agent, call_id))
+        found = self._agents.get(agent)
+        return found.results.get(call_id) if found is not None else None
 
     def snapshot(self) -> Snapshot:
         """Everything a store needs to restart this router (see ``Restarted``)."""
         pending = sorted((m for a in self._agents.values() for m in a.queue),
                          key=lambda m: m.seq)
         return Snapshot(tuple(self.records()), tuple(pending), frozenset(self._ids), self._seq,
-                        tuple(self._results.values()))
+                        tuple(r for a in self._agents.values() for r in a.results.values()))
 
     def resolve_target(self, agent_id: int, role_id: str | None = None, *,
                        exclude: str | None = None) -> str:
@@ -348,7 +355,7 @@ class RoutingCore:
 
     def _tool_call_blocked(self, event: ToolCallBlocked, agent: _Agent | None) -> None:
         assert agent is not None
-        stored = self._results.get((agent.name, event.call_id))
+        stored = agent.results.get(event.call_id)
         if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
             self._effects.append(stored)
             return
@@ -444,7 +451,7 @@ class RoutingCore:
             raise LocalProtocolError(f"a {kind.label} goes to a sub-agent, not the leader")
         call_id = event.call_id
         if call_id is not None:
-            stored = self._results.get((sender.name, call_id))
+            stored = sender.results.get(call_id)
             if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
                 self._effects.append(stored)
                 return
@@ -494,13 +501,49 @@ class RoutingCore:
             self._enqueue(message)
             return
         ack = AcknowledgeSend(sender.name, call_id, message_id, receiver.name, delivery)
-        self._results[(sender.name, call_id)] = ack
+        sender.results[call_id] = ack
         self._enqueue(message, delivery)
         self._effects.append(ack)
 
+    def _send_fast(self, event: MessageSent) -> list[Action] | None:
+        """The common send, in one step: the leader, running, sends a Message with a router
+        id to a sub-agent that already runs or waits (no state changes, nothing to settle).
+
+        Anything else returns None and takes the general path; the outcome is the same.
+        """
+        agents = self._agents
+        sender = agents.get(event.sender)
+        receiver = agents.get(event.receiver)
+        call_id = event.call_id
+        if sender is None or receiver is None or event.kind is not _MESSAGE \
+                or event.message_id is not None or sender.state is not _RUNNING \
+                or receiver.state not in _QUEUES_QUIETLY or receiver is sender \
+                or sender.name != LEADER_NAME \
+                or (call_id is not None and call_id in sender.results):
+            return None
+        ids = self._ids
+        allocate = self._alloc.allocate
+        message_id = allocate(_MESSAGE, LEADER_NAME, sender.role_id)
+        while message_id in ids:
+            message_id = allocate(_MESSAGE, LEADER_NAME, sender.role_id)
+        seq = self._seq
+        self._seq = seq + 1
+        name = receiver.name
+        message = RoutedMessage(message_id, _MESSAGE, LEADER_NAME, name, event.content, seq,
+                                None, receiver.task_id or message_id, 0, call_id)
+        ids.add(message_id)
+        receiver.queue.append(message)
+        sender.tool_calls += 1
+        if call_id is None:
+            return [PersistMessage(message, None)]
+        delivery = _DELIVERY_VALUE[receiver.state]
+        ack = AcknowledgeSend(LEADER_NAME, call_id, message_id, name, delivery)
+        sender.results[call_id] = ack
+        return [PersistMessage(message, delivery), ack]
+
     def _first_ack(self, message_id: str) -> AcknowledgeSend | None:
         """The acknowledgment the message ``message_id`` got when it was accepted (rare path)."""
-        for result in self._results.values():
+        for result in (r for a in self._agents.values() for r in a.results.values()):
             if type(result) is AcknowledgeSend and result.message_id == message_id \
                     and not result.duplicate:
                 return result
@@ -509,7 +552,7 @@ class RoutingCore:
     def _answer_given(self, event: AnswerGiven, sender: _Agent | None) -> None:
         assert sender is not None
         if event.call_id is not None:
-            stored = self._results.get((sender.name, event.call_id))
+            stored = sender.results.get(event.call_id)
             if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
                 self._effects.append(stored)
                 return
@@ -541,7 +584,7 @@ class RoutingCore:
         ack = AcknowledgeSend(sender.name, event.call_id, answer.id, receiver.name,
                               "tool_result")
         if event.call_id is not None:
-            self._results[(sender.name, event.call_id)] = ack
+            sender.results[event.call_id] = ack
         self._effects.append(ack)
 
     def _turn_ended(self, event: TurnEnded, agent: _Agent | None) -> None:
@@ -621,8 +664,9 @@ class RoutingCore:
             self._ids.add(message_id)
             self._alloc.observe(message_id)
         for result in snap.results:
-            if result.call_id is not None:
-                self._results[(result.agent, result.call_id)] = result
+            owner = self._agents.get(result.agent)
+            if result.call_id is not None and owner is not None:
+                owner.results[result.call_id] = result
         self._seq = max(snap.next_seq, max((m.seq for m in snap.pending), default=0) + 1)
         for agent in self._agents.values():
             ask = agent.ask
@@ -720,7 +764,7 @@ class RoutingCore:
         self._store.append(ConsumeMessages(asker.name, (answer.id,)))
         self._close_ask(asker)
         resolved = ResolveToolCall(asker.name, ask.call_id, answer)
-        self._results[(asker.name, ask.call_id)] = resolved
+        asker.results[ask.call_id] = resolved
         self._effects.append(resolved)
         if ask.timeout is not None:
             self._effects.append(CancelTimer(asker.name, ask.call_id))
@@ -732,7 +776,7 @@ class RoutingCore:
         assert ask is not None
         self._close_ask(asker)
         failed = FailToolCall(asker.name, ask.call_id, code, message)
-        self._results[(asker.name, ask.call_id)] = failed
+        asker.results[ask.call_id] = failed
         self._store.append(PersistAskFailure(asker.name, ask.call_id, ask.question_id, code,
                                              message))
         self._effects.append(failed)
@@ -757,10 +801,10 @@ class RoutingCore:
 
     def _allocate(self, kind: MessageType, sender: _Agent) -> str:
         allocate, ids = self._alloc.allocate, self._ids
-        while True:
+        message_id = allocate(kind, sender.name, sender.role_id)
+        while message_id in ids:  # skip ids an agent chose
             message_id = allocate(kind, sender.name, sender.role_id)
-            if message_id not in ids:
-                return message_id
+        return message_id
 
     def _next_seq(self) -> int:
         seq = self._seq

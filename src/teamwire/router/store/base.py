@@ -17,6 +17,7 @@ from typing import Any
 
 from teamwire.envelope import MessageType
 from teamwire.router.actions import (
+    STORE_ACTION_TYPES,
     AcknowledgeSend,
     Action,
     AppendConversation,
@@ -67,6 +68,9 @@ class StoredMessage:
     """(code, message) when the message was an ask that failed after it was accepted."""
 
 
+_STORE_KINDS = frozenset(STORE_ACTION_TYPES)
+
+
 class Changes:
     """The store actions of a batch, grouped so that a backend can write them in bulk."""
 
@@ -92,6 +96,8 @@ class Changes:
                 kind = type(action)
                 if kind is PersistMessage:
                     messages.append(action)  # type: ignore[arg-type]
+                elif kind not in _STORE_KINDS:
+                    continue  # an effect
                 elif kind is ConsumeMessages:
                     consumed.extend(action.message_ids)  # type: ignore[union-attr]
                 elif kind is PersistAgent:

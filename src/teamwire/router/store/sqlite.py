@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
+from itertools import count, repeat
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,6 @@ from teamwire.router.store.base import (
     MessageStatus,
     Store,
     StoredMessage,
-    message_columns,
     message_from_columns,
     record_from_json,
     record_to_json,
@@ -34,7 +34,7 @@ from teamwire.router.store.base import (
 
 SYNCHRONOUS = ("full", "normal")
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """``PRAGMA user_version`` of the tables below; a file of another version is refused."""
 
 _SCHEMA = """
@@ -43,8 +43,8 @@ CREATE TABLE IF NOT EXISTS agents (
     record BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS messages (
-    id TEXT PRIMARY KEY,
-    seq INTEGER NOT NULL,
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
     kind TEXT NOT NULL,
     sender TEXT NOT NULL,
     receiver TEXT NOT NULL,
@@ -55,9 +55,13 @@ CREATE TABLE IF NOT EXISTS messages (
     call_id TEXT,
     ack TEXT,
     status INTEGER NOT NULL DEFAULT 0,
-    done INTEGER,
-    failure BLOB
+    done INTEGER
 );
+CREATE TABLE IF NOT EXISTS failures (
+    question_id TEXT PRIMARY KEY,
+    code TEXT NOT NULL,
+    message TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS conversations (
     agent TEXT NOT NULL,
     idx INTEGER NOT NULL,
@@ -72,7 +76,10 @@ CREATE TABLE IF NOT EXISTS settings (
 
 _COLUMNS = ("id, seq, kind, sender, receiver, content, question_id, correlation_id, round, "
             "call_id")
-_INSERT = f"INSERT INTO messages ({_COLUMNS}, ack) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT = (f"INSERT INTO messages ({_COLUMNS}, ack, status, done)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_PENDING = (MessageStatus.PENDING, None)
+_LEAVE = "UPDATE messages SET status = ?, done = ? WHERE seq = ?"
 
 
 class SQLiteStore(Store):
@@ -82,6 +89,11 @@ class SQLiteStore(Store):
     (or discarded) in the same transaction as the delivery; delivered rows
     stay as the delivery log and as the memory of used ids and tool calls, so
     a repeated id or a re-executed tool call is recognised after a restart too.
+
+    The row's key is the message's ``seq``, which only grows: every insert
+    appends to the table, and a delivery updates its row by that key (the
+    store remembers the ``seq`` of each pending id), so the table needs no
+    second index however long the log grows.
     """
 
     def __init__(self, path: str | Path, *, synchronous: str = "full") -> None:
@@ -105,28 +117,46 @@ class SQLiteStore(Store):
             raise
         row = self._db.execute("SELECT COALESCE(MAX(done), 0) FROM messages").fetchone()
         self._done = int(row[0])
+        self._pending: dict[str, int] = dict(
+            self._db.execute("SELECT id, seq FROM messages WHERE status = 0"))
+        """id → seq of every message not yet delivered or discarded."""
 
     def apply_batch(self, batches: Iterable[Sequence[Action]]) -> None:
         changes = Changes.collect(batches)
         if not changes:
             return
         db = self._db
+        pending = self._pending
         db.execute("BEGIN IMMEDIATE")
         try:
+            # id → (status, done) of every message that leaves its queue in this batch
+            done = self._done
+            left = dict(zip(changes.consumed,
+                            zip(repeat(MessageStatus.DELIVERED), count(done + 1), strict=False),
+                            strict=False))
+            done += len(changes.consumed)
+            if changes.discarded:
+                left.update(zip(changes.discarded,
+                                zip(repeat(MessageStatus.DISCARDED), count(done + 1),
+                                    strict=False), strict=False))
+                done += len(changes.discarded)
             if changes.messages:
-                db.executemany(_INSERT, [(*message_columns(p.message), p.ack)
-                                         for p in changes.messages])
+                # a message sent and delivered in one transaction is written once, delivered
+                gone = left.pop
+                rows = [(m.id, m.seq, m.kind._name_, m.sender, m.receiver, m.content,
+                         m.question_id, m.correlation_id, m.round, m.call_id, p.ack,
+                         *gone(m.id, _PENDING))
+                        for p in changes.messages for m in (p.message,)]
+                db.executemany(_INSERT, rows)
+                pending.update([(row[0], row[1]) for row in rows if row[11] == 0])
+            if left:
+                db.executemany(_LEAVE, [(status, n, pending.pop(message_id, None)
+                                         or self._seq_of(message_id))
+                                        for message_id, (status, n) in left.items()])
             if changes.failures:
-                db.executemany("UPDATE messages SET failure = ? WHERE id = ?",
-                               [(orjson.dumps([f.code, f.message]), f.question_id)
-                                for f in changes.failures])
-            for ids, status in ((changes.consumed, MessageStatus.DELIVERED),
-                                (changes.discarded, MessageStatus.DISCARDED)):
-                if ids:
-                    start = self._done
-                    db.executemany(f"UPDATE messages SET status = {int(status)}, done = ?"
-                                   " WHERE id = ?", enumerate(ids, start + 1))
-                    self._done = start + len(ids)
+                db.executemany("INSERT OR REPLACE INTO failures (question_id, code, message)"
+                               " VALUES (?, ?, ?)",
+                               [(f.question_id, f.code, f.message) for f in changes.failures])
             if changes.agents:
                 db.executemany(
                     "INSERT OR REPLACE INTO agents (name, record) VALUES (?, ?)",
@@ -142,22 +172,29 @@ class SQLiteStore(Store):
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
-            row = db.execute("SELECT COALESCE(MAX(done), 0) FROM messages").fetchone()
-            self._done = int(row[0])
+            self._pending = dict(db.execute("SELECT id, seq FROM messages WHERE status = 0"))
             raise
+        self._done = done
+
+    def _seq_of(self, message_id: str) -> int:
+        """The key of a message that is not pending any more (a scan: never on the hot path)."""
+        row = self._db.execute("SELECT seq FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no stored message {message_id!r}")
+        return int(row[0])
 
     def load(self) -> Snapshot:
         db = self._db
         agents = tuple(record_from_json(orjson.loads(blob))
                        for (blob,) in db.execute("SELECT record FROM agents ORDER BY rowid"))
+        failures = {q: (code, text) for q, code, text in
+                    db.execute("SELECT question_id, code, message FROM failures")}
         stored = []
         pending = []
-        for row in db.execute(f"SELECT {_COLUMNS}, ack, failure, status FROM messages"
-                              " ORDER BY seq"):
+        for row in db.execute(f"SELECT {_COLUMNS}, ack, status FROM messages ORDER BY seq"):
             message = message_from_columns(row[:10])
-            failure = tuple(orjson.loads(row[11])) if row[11] is not None else None
-            stored.append(StoredMessage(message, row[10], failure))
-            if row[12] == MessageStatus.PENDING:
+            stored.append(StoredMessage(message, row[10], failures.get(message.id)))
+            if row[11] == MessageStatus.PENDING:
                 pending.append(message)
         ids = frozenset(s.message.id for s in stored)
         next_seq = (stored[-1].message.seq if stored else 0) + 1
