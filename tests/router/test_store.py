@@ -103,3 +103,22 @@ def test_sqlite_survives_reopen(tmp_path: Path) -> None:
     again.close()
     with pytest.raises(ValueError):
         SQLiteStore(path, synchronous="off")
+
+
+def test_sent_and_delivered_in_one_transaction(store: Store) -> None:
+    """TW-DUR-002: sends and the drain that delivers them, committed together, with earlier
+    messages in the same drain: every message once, in delivery order, nothing pending."""
+    core = team()
+    for m in core.snapshot().pending:
+        store.apply([PersistMessage(m)])
+    _run(core, store, MessageSent(LEADER, UIO, MessageType.MESSAGE, "early"))
+    batch = [core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, f"m{i}", call_id=f"c{i}"))
+             for i in range(3)]
+    batch.append(core.handle(ModelCallStarted(UIO)))
+    store.apply_batch(batch)
+    delivered = [h.message_id for h in store.history() if h.status is MessageStatus.DELIVERED]
+    assert delivered[-4:] == ["msg_tl_001", "msg_tl_002", "msg_tl_003", "msg_tl_004"]
+    assert [h.order for h in store.history()] == sorted(h.order for h in store.history())
+    snapshot = store.load()
+    assert [m.id for m in snapshot.pending if m.receiver == UIO] == []
+    assert {r.call_id for r in snapshot.results} >= {"c0", "c1", "c2"}
