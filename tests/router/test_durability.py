@@ -217,3 +217,38 @@ def test_resume_refuses_an_empty_store() -> None:
     with pytest.raises(ValueError):
         asyncio.run(Session.resume(MemoryStore(), leader=ScriptedAgent([], clock),
                                    drivers=lambda n, r: ScriptedAgent([], clock), clock=clock))
+
+
+async def _run_until(session: Session, time: float) -> None:
+    """Run on virtual time until every agent waits and the next timer is after ``time``."""
+    clock = session.clock
+    while True:
+        await clock.activity.wait_idle()
+        if clock.now() >= time or not clock.advance():
+            return
+        await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize("stop_at", [2.0, 4.5, 7.0, 9.5])
+def test_a_stopped_session_reopens_from_its_file_and_finishes(tmp_path: Path,
+                                                              stop_at: float) -> None:
+    """TW-DUR-004, TW-DUR-005: the demo is stopped mid-scenario, its SQLite file reopened by a
+    new Session, and the session finishes with nothing lost or delivered twice."""
+    path = tmp_path / "router.db"
+
+    async def first_life() -> None:
+        store = SQLiteStore(path, synchronous="normal")
+        session = make_session(store)
+        await session.start(REQUEST)
+        await _run_until(session, stop_at)
+        await session.stop()
+        store.close()
+
+    asyncio.run(first_life())
+    store = SQLiteStore(path, synchronous="normal")
+    before = store.load()
+    assert any(r.state.value != "completed" for r in before.agents)  # really mid-scenario
+    session = asyncio.run(_resumed(store))
+    assert session.events[0]["event"] == "Restarted"
+    _check_finished(session, store, before)
+    store.close()
