@@ -101,6 +101,22 @@ def test_an_ask_executed_again_gets_its_answer_or_its_failure(store: Store) -> N
     assert timed_out.code == "timeout"
 
 
+def test_finished_asks_are_remembered_across_a_restart(store: Store) -> None:
+    """TW-ROUTE-015 after a restart: an answer to an ask that timed out after the leader read
+    it fails with not-waiting; to one the leader never read, with unknown-question."""
+    core = team()
+    _persisted(store, core)
+    _run(core, store,
+         ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "read?", timeout=5),
+         ModelCallStarted(LEADER), TimerFired(FSE, "f-1"),
+         ToolCallBlocked(UIO, "u-1", LEADER, "ask_uio_001", "unread?", timeout=5),
+         TimerFired(UIO, "u-1"))
+    restored = _restart(store)
+    late = restored.handle_all([AnswerGiven(LEADER, FSE, "ask_fse_001", "late"),
+                                AnswerGiven(LEADER, UIO, "ask_uio_001", "late")])
+    assert [a.code for a in of_type(late, FailToolCall)] == ["not-waiting", "unknown-question"]
+
+
 def test_every_message_of_a_tool_call_is_stored_with_its_call_id(tmp_path: Path) -> None:
     """TW-DUR-003: the tool_call_id is a column of the stored message."""
     store = SQLiteStore(tmp_path / "r.db")

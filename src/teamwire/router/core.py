@@ -268,8 +268,11 @@ class RoutingCore:
         """Everything a store needs to restart this router (see ``Restarted``)."""
         pending = sorted((m for a in self._agents.values() for m in a.queue),
                          key=lambda m: m.seq)
+        questions = tuple((q, asker, answerer, q in self._received)
+                          for q, (asker, answerer) in self._questions.items())
         return Snapshot(tuple(self.records()), tuple(pending), frozenset(self._ids), self._seq,
-                        tuple(r for a in self._agents.values() for r in a.results.values()))
+                        tuple(r for a in self._agents.values() for r in a.results.values()),
+                        questions)
 
     def resolve_target(self, agent_id: int, role_id: str | None = None, *,
                        exclude: str | None = None) -> str:
@@ -663,6 +666,10 @@ class RoutingCore:
         for message_id in snap.ids:
             self._ids.add(message_id)
             self._alloc.observe(message_id)
+        for question_id, asker, answerer, received in snap.questions:
+            self._questions[question_id] = (asker, answerer)
+            if received:
+                self._received.add(question_id)
         for result in snap.results:
             owner = self._agents.get(result.agent)
             if result.call_id is not None and owner is not None:

@@ -128,3 +128,6 @@ class Snapshot:
     ids: frozenset[str] = field(default_factory=frozenset)
     next_seq: int = 1
     results: tuple[ToolCallResult, ...] = ()
+    questions: tuple[tuple[str, str, str, bool], ...] = ()
+    """(question id, asker, answerer, received) of every accepted ask, so that an answer to
+    one that is over still fails with not-waiting rather than unknown-question."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,6 +172,19 @@ def stored_results(messages: Iterable[StoredMessage]) -> tuple[ToolCallResult, .
             if answer is not None:
                 results.append(ResolveToolCall(m.sender, m.call_id, answer))
     return tuple(results)
+
+
+def stored_questions(messages: Iterable[StoredMessage],
+                     delivered: Callable[[str], bool]) -> tuple[tuple[str, str, str, bool], ...]:
+    """(question id, asker, answerer, received) of every ask stored among ``messages``.
+
+    An ask is a message of an ask tool call: an ASK or MESSAGE with a ``call_id`` and no
+    acknowledgment (sends are acknowledged). ``delivered`` says whether an id was delivered.
+    """
+    return tuple((s.message.id, s.message.sender, s.message.receiver, delivered(s.message.id))
+                 for s in sorted(messages, key=lambda s: s.message.seq)
+                 if s.message.call_id is not None and s.ack is None
+                 and s.message.kind in (MessageType.ASK, MessageType.MESSAGE))
 
 
 def message_columns(m: RoutedMessage) -> tuple[Any, ...]:

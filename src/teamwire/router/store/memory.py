@@ -14,6 +14,7 @@ from teamwire.router.store.base import (
     MessageStatus,
     Store,
     StoredMessage,
+    stored_questions,
     stored_results,
 )
 
@@ -57,8 +58,11 @@ class MemoryStore(Store):
                                 if self._status[s.message.id] is MessageStatus.PENDING),
                                key=lambda m: m.seq))
         next_seq = max((s.message.seq for s in self._messages.values()), default=0) + 1
+        delivered = self._status
         return Snapshot(tuple(self._agents.values()), pending, frozenset(self._messages),
-                        next_seq, stored_results(self._messages.values()))
+                        next_seq, stored_results(self._messages.values()),
+                        stored_questions(self._messages.values(),
+                                         lambda i: delivered[i] is MessageStatus.DELIVERED))
 
     def conversations(self) -> dict[str, list[dict[str, Any]]]:
         return {agent: [copy.deepcopy(entries[i]) for i in sorted(entries)]

@@ -29,6 +29,7 @@ from teamwire.router.store.base import (
     message_from_columns,
     record_from_json,
     record_to_json,
+    stored_questions,
     stored_results,
 )
 
@@ -191,14 +192,18 @@ class SQLiteStore(Store):
                     db.execute("SELECT question_id, code, message FROM failures")}
         stored = []
         pending = []
+        delivered = set()
         for row in db.execute(f"SELECT {_COLUMNS}, ack, status FROM messages ORDER BY seq"):
             message = message_from_columns(row[:10])
             stored.append(StoredMessage(message, row[10], failures.get(message.id)))
             if row[11] == MessageStatus.PENDING:
                 pending.append(message)
+            elif row[11] == MessageStatus.DELIVERED:
+                delivered.add(message.id)
         ids = frozenset(s.message.id for s in stored)
         next_seq = (stored[-1].message.seq if stored else 0) + 1
-        return Snapshot(agents, tuple(pending), ids, next_seq, stored_results(stored))
+        return Snapshot(agents, tuple(pending), ids, next_seq, stored_results(stored),
+                        stored_questions(stored, delivered.__contains__))
 
     def conversations(self) -> dict[str, list[dict[str, Any]]]:
         found: dict[str, list[dict[str, Any]]] = {}
