@@ -68,7 +68,7 @@ class StoredMessage:
     """(code, message) when the message was an ask that failed after it was accepted."""
 
 
-_STORE_KINDS = frozenset(STORE_ACTION_TYPES)
+_OTHER_STORE_KINDS = frozenset(STORE_ACTION_TYPES) - {PersistMessage}
 
 
 class Changes:
@@ -90,27 +90,26 @@ class Changes:
     def collect(cls, batches: Iterable[Sequence[Action]]) -> Changes:
         """Group the store actions of ``batches``; every other action is skipped."""
         changes = cls()
-        messages, consumed = changes.messages, changes.consumed
-        for actions in batches:
-            for action in actions:
-                kind = type(action)
-                if kind is PersistMessage:
-                    messages.append(action)  # type: ignore[arg-type]
-                elif kind not in _STORE_KINDS:
-                    continue  # an effect
-                elif kind is ConsumeMessages:
-                    consumed.extend(action.message_ids)  # type: ignore[union-attr]
-                elif kind is PersistAgent:
-                    record = action.record  # type: ignore[union-attr]
-                    changes.agents[record.name] = record
-                elif kind is AppendConversation:
-                    changes.conversation.append(action)  # type: ignore[arg-type]
-                elif kind is DiscardMessages:
-                    changes.discarded.extend(action.message_ids)  # type: ignore[union-attr]
-                elif kind is PersistAskFailure:
-                    changes.failures.append(action)  # type: ignore[arg-type]
-                elif kind is PersistSetting:
-                    changes.settings[action.key] = action.value  # type: ignore[union-attr]
+        batches = batches if isinstance(batches, (list, tuple)) else list(batches)
+        # two comprehensions instead of one loop: messages are most of the actions
+        changes.messages = [a for actions in batches for a in actions
+                            if type(a) is PersistMessage]
+        others = [a for actions in batches for a in actions if type(a) in _OTHER_STORE_KINDS]
+        for action in others:
+            kind = type(action)
+            if kind is ConsumeMessages:
+                changes.consumed.extend(action.message_ids)  # type: ignore[union-attr]
+            elif kind is PersistAgent:
+                record = action.record  # type: ignore[union-attr]
+                changes.agents[record.name] = record
+            elif kind is AppendConversation:
+                changes.conversation.append(action)  # type: ignore[arg-type]
+            elif kind is DiscardMessages:
+                changes.discarded.extend(action.message_ids)  # type: ignore[union-attr]
+            elif kind is PersistAskFailure:
+                changes.failures.append(action)  # type: ignore[arg-type]
+            elif kind is PersistSetting:
+                changes.settings[action.key] = action.value  # type: ignore[union-attr]
         return changes
 
     def __bool__(self) -> bool:
