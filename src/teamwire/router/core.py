@@ -67,7 +67,7 @@ from teamwire.router.events import (
 )
 from teamwire.router.records import AgentRecord, AskKind, OpenAsk, RoutedMessage, Snapshot
 from teamwire.router.results import render_result
-from teamwire.router.states import AgentState
+from teamwire.router.states import AgentState, Delivery
 from teamwire.router.table import DELIVERY, ENDS_WITH_PENDING, RESTART, TRANSITIONS
 
 _TOKEN_ID = re.compile(r'[^\s<>"]+')
@@ -85,7 +85,8 @@ _RUNNING = AgentState.RUNNING
 _WAITING = AgentState.WAITING
 _TERMINATED = AgentState.TERMINATED
 _STARTS_TURN = ENDS_WITH_PENDING[0]
-_QUEUES_QUIETLY = frozenset({AgentState.RUNNING, AgentState.CLOSING, AgentState.WAITING})
+_QUEUES_QUIETLY = frozenset(state for state, (delivery, after) in DELIVERY.items()
+                            if delivery in (Delivery.INLINE, Delivery.QUEUED) and after is state)
 """Receiver states in which a new message only joins the queue (no turn starts)."""
 _DELIVERY_VALUE = {state: delivery.value for state, (delivery, _) in DELIVERY.items()}
 
@@ -95,7 +96,6 @@ _SUBJECT: dict[type[Any], Callable[[Any], str]] = {
                   ToolCallBlocked, MessageSent, AnswerGiven, TurnEnded, TurnFailed,
                   AgentTerminated, TimerFired)}
 """Event type → how to read its subject (the agent whose state decides its legality)."""
-
 
 
 def _legal_states() -> dict[type[Any], frozenset[AgentState]]:
