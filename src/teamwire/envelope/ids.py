@@ -43,25 +43,24 @@ class IdAllocator:
 
     def __init__(self) -> None:
         self._counters: defaultdict[tuple[str, str], int] = defaultdict(int)
-        # A sender's (prefix, abbreviation) key never changes; parsing the display
+        # A sender's counter key and id stem never change; parsing the display
         # name for every message would cost more than the rest of allocating.
-        self._keys: dict[tuple[MessageType, str, str | None], tuple[str, str]] = {}
+        self._slots: dict[tuple[MessageType, str, str | None], tuple[tuple[str, str], str]] = {}
 
     def allocate(self, message_type: MessageType, sender: str, role_id: str | None = None) -> str:
         """The next id for a message of ``message_type`` sent by display name ``sender``."""
-        key = self._keys.get((message_type, sender, role_id))
-        if key is None:
+        slot = self._slots.get((message_type, sender, role_id))
+        if slot is None:
             if message_type is MessageType.TASK:
-                key = ("task", "")
+                slot = (("task", ""), "task_")
             else:
                 abbr = abbreviation(parse_display_name(sender).role_name, role_id)
-                key = (message_type.prefix, abbr)
-            self._keys[(message_type, sender, role_id)] = key
+                slot = ((message_type.prefix, abbr), f"{message_type.prefix}_{abbr}_")
+            self._slots[(message_type, sender, role_id)] = slot
+        key, stem = slot
         n = self._counters[key] + 1
         self._counters[key] = n
-        if key[0] == "task":
-            return f"task_{n:03d}"
-        return f"{key[0]}_{key[1]}_{n:03d}"
+        return stem + (f"{n:03d}" if n < 1000 else str(n))
 
     def observe(self, message_id: str) -> None:
         """Make sure no later allocation returns ``message_id`` or an id below it."""

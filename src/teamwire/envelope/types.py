@@ -61,6 +61,10 @@ class MessageType(enum.Enum):
     ANSWER = TypeInfo("回答", "Answer", "ans", frozenset({_L, _S}), frozenset({_L, _S}),
                       Placement.TOOL_RESULT)
 
+    # Members are singletons, so identity hashing is correct, and much cheaper than
+    # Enum's default (which hashes the name in Python code) in per-message lookups.
+    __hash__ = object.__hash__
+
     @property
     def label(self) -> str:
         """The Chinese label of the header line, e.g. ``任务发布``."""
