@@ -23,140 +23,143 @@ TARGETING_TOOLS = frozenset({"terminate_sub_agent", "send_message_to_sub_agent",
 
 Check = Callable[[Any], bool]
 
-_TYPES: dict[str, Check] = {
-    "object": lambda v: type(v) is dict,
-    "array": lambda v: type(v) is list,
-    "string": lambda v: type(v) is str,
-    "boolean": lambda v: type(v) is bool,
-    "null": lambda v: v is None,
-    "integer": lambda v: type(v) is int or (type(v) is float and v.is_integer()),
-    "number": lambda v: type(v) is int or type(v) is float,
+# What each JSON type test reads as, for a value held in ``{0}``.
+_TYPES: dict[str, str] = {
+    "object": "type({0}) is dict",
+    "array": "type({0}) is list",
+    "string": "type({0}) is str",
+    "boolean": "type({0}) is bool",
+    "null": "{0} is None",
+    "integer": "(type({0}) is int or (type({0}) is float and {0}.is_integer()))",
+    "number": "(type({0}) is int or type({0}) is float)",
 }
 _COMPILABLE = frozenset({"type", "properties", "required", "enum", "items", "description",
                          "title", "default", "examples", "minimum", "maximum",
                          "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
                          "minItems", "maxItems", "pattern"})
-
-
-def _is_number(value: Any) -> bool:
-    return type(value) is int or type(value) is float
-
-
 # Bound keywords apply to numbers (not booleans), length keywords to strings or arrays;
 # other values pass them, as jsonschema reads them.
-_BOUNDS: dict[str, Callable[[Any, Any], bool]] = {
-    "minimum": lambda v, bound: v >= bound,
-    "maximum": lambda v, bound: v <= bound,
-    "exclusiveMinimum": lambda v, bound: v > bound,
-    "exclusiveMaximum": lambda v, bound: v < bound,
-}
-_LENGTHS: dict[str, tuple[type[Any], Callable[[int, int], bool]]] = {
-    "minLength": (str, lambda n, limit: n >= limit),
-    "maxLength": (str, lambda n, limit: n <= limit),
-    "minItems": (list, lambda n, limit: n >= limit),
-    "maxItems": (list, lambda n, limit: n <= limit),
-}
+_BOUNDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+_LENGTHS = {"minLength": ("str", ">="), "maxLength": ("str", "<="),
+            "minItems": ("list", ">="), "maxItems": ("list", "<=")}
 
 
-def _bound_check(passes: Callable[[Any, Any], bool], bound: Any) -> Check:
-    return lambda v: not _is_number(v) or passes(v, bound)
+class _Compiler:
+    """Turns a schema into the source of one Python expression over a variable."""
 
+    def __init__(self) -> None:
+        self.constants: dict[str, Any] = {}
+        self.names = 0
 
-def _length_check(kind: type[Any], fits: Callable[[int, int], bool], limit: int) -> Check:
-    def check(v: Any) -> bool:
-        return type(v) is not kind or fits(len(v), limit)
+    def constant(self, value: Any) -> str:
+        name = f"_c{len(self.constants)}"
+        self.constants[name] = value
+        return name
 
-    return check
+    def variable(self) -> str:
+        self.names += 1
+        return f"_v{self.names}"
 
-
-def _limit_checks(schema: dict[str, Any]) -> list[Check] | None:
-    """Checks of the numeric, length and pattern keywords of ``schema``; None if one of
-    them has a value this compiler does not take."""
-    checks: list[Check] = []
-    for keyword, passes in _BOUNDS.items():
-        if keyword in schema:
-            bound = schema[keyword]
-            if not _is_number(bound):
-                return None
-            checks.append(_bound_check(passes, bound))
-    for keyword, (kind, fits) in _LENGTHS.items():
-        if keyword in schema:
-            limit = schema[keyword]
-            if type(limit) is not int:
-                return None
-            checks.append(_length_check(kind, fits, limit))
-    if "pattern" in schema:
-        pattern = schema["pattern"]
-        if type(pattern) is not str:
+    def expression(self, schema: Any, var: str) -> str | None:
+        """The test ``schema`` makes of the value in ``var``; None if not compilable."""
+        if schema is True:
+            return "True"
+        if type(schema) is not dict or not set(schema) <= _COMPILABLE:
             return None
-        try:
-            search = re.compile(pattern).search
-        except re.error:
+        tests: list[str] = []
+        kind = schema.get("type")
+        if kind is not None:
+            kinds = [kind] if type(kind) is str else kind
+            if type(kinds) is not list or not kinds or not all(k in _TYPES for k in kinds):
+                return None
+            tests.append("(" + " or ".join(_TYPES[k].format(var) for k in kinds) + ")")
+        for keyword, operator in _BOUNDS.items():
+            if keyword in schema:
+                bound = schema[keyword]
+                if type(bound) is not int and type(bound) is not float:
+                    return None
+                tests.append(f"(not (type({var}) is int or type({var}) is float) "
+                             f"or {var} {operator} {self.constant(bound)})")
+        for keyword, (container, operator) in _LENGTHS.items():
+            if keyword in schema:
+                limit = schema[keyword]
+                if type(limit) is not int:
+                    return None
+                tests.append(f"(type({var}) is not {container} or len({var}) {operator} {limit})")
+        if "pattern" in schema:
+            pattern = schema["pattern"]
+            if type(pattern) is not str:
+                return None
+            try:
+                search = re.compile(pattern).search
+            except re.error:
+                return None
+            tests.append(f"(type({var}) is not str or {self.constant(search)}({var}) "
+                         "is not None)")
+        if "enum" in schema:
+            options = schema["enum"]
+            if type(options) is not list or not all(type(o) in (str, int) for o in options):
+                return None
+            allowed = self.constant(frozenset((type(o), o) for o in options))
+            tests.append(f"((type({var}) is str or type({var}) is int) "
+                         f"and (type({var}), {var}) in {allowed})")
+        if "items" in schema:
+            item = self.variable()
+            test = self.expression(schema["items"], item)
+            if test is None:
+                return None
+            tests.append(f"(type({var}) is not list or all({test} for {item} in {var}))")
+        if "properties" in schema or "required" in schema:
+            members = self._members(schema, var)
+            if members is None:
+                return None
+            tests.append(members)
+        return "(" + " and ".join(tests) + ")" if tests else "True"
+
+    def _members(self, schema: dict[str, Any], var: str) -> str | None:
+        properties = schema.get("properties") or {}
+        required = schema.get("required") or []
+        if type(properties) is not dict or type(required) is not list \
+                or not all(type(name) is str for name in [*properties, *required]):
             return None
-        checks.append(lambda v: type(v) is not str or search(v) is not None)
-    return checks
+        tests = [f"{self.constant(name)} in {var}" for name in required]
+        for name, sub in properties.items():
+            key = self.constant(name)
+            value = self.variable()
+            test = self.expression(sub, value)
+            if test is None:
+                return None
+            if test != "True":
+                tests.append(f"({key} not in {var} or (({value} := {var}[{key}]) is {value} "
+                             f"and {test}))")
+        if not tests:
+            return "True"
+        return f"(type({var}) is not dict or (" + " and ".join(tests) + "))"
 
 
 def compile_check(schema: Any) -> Check | None:
     """A fast predicate equivalent to ``schema`` for the keyword subset tool schemas use.
 
-    Returns None when the schema uses anything else; callers then keep the full
-    validator. A differential test holds the two to the same verdicts.
+    The schema becomes the source of one Python function, so that a check costs a few
+    comparisons and no calls. Returns None when the schema uses anything else; callers
+    then keep the full validator. A differential test holds the two to the same verdicts.
     """
-    if schema is True:
-        return lambda _v: True
-    if type(schema) is not dict or not set(schema) <= _COMPILABLE:
+    compiler = _Compiler()
+    test = compiler.expression(schema, "value")
+    if test is None:
         return None
-    checks: list[Check] = []
-    kind = schema.get("type")
-    if kind is not None:
-        kinds = [kind] if type(kind) is str else kind
-        if type(kinds) is not list or not all(k in _TYPES for k in kinds):
-            return None
-        tests = [_TYPES[k] for k in kinds]
-        checks.append(tests[0] if len(tests) == 1 else (lambda v: any(t(v) for t in tests)))
-    limits = _limit_checks(schema)
-    if limits is None:
-        return None
-    checks += limits
-    if "enum" in schema:
-        options = schema["enum"]
-        if type(options) is not list or not all(type(o) in (str, int) for o in options):
-            return None
-        allowed = frozenset((type(o), o) for o in options)
-        checks.append(lambda v: (type(v), v) in allowed if type(v) in (str, int) else False)
-    if "items" in schema:
-        item = compile_check(schema["items"])
-        if item is None:
-            return None
-        checks.append(lambda v: type(v) is not list or all(item(x) for x in v))
-    if "properties" in schema or "required" in schema:
-        props: dict[str, Check] = {}
-        for name, sub in (schema.get("properties") or {}).items():
-            check = compile_check(sub)
-            if check is None:
-                return None
-            props[name] = check
-        required = tuple(schema.get("required") or ())
+    namespace: dict[str, Any] = dict(compiler.constants)
+    exec(f"def check(value):\n    return bool({test})\n", namespace)
+    check: Check = namespace["check"]
+    return check
 
-        def members(v: Any) -> bool:
-            if type(v) is not dict:
-                return True
-            for name in required:
-                if name not in v:
-                    return False
-            for name, check in props.items():  # noqa: SIM110 (a loop is faster here)
-                if name in v and not check(v[name]):
-                    return False
-            return True
 
-        checks.append(members)
-    if len(checks) == 1:
-        return checks[0]
-    if len(checks) == 2:
-        first, second = checks
-        return lambda v: first(v) and second(v)
-    return lambda v: all(c(v) for c in checks)
+def _anything(_value: Any) -> bool:
+    return True
+
+
+def _nothing(_value: Any) -> bool:
+    return False
 
 
 @dataclass
@@ -185,6 +188,7 @@ class ToolCatalog:
     sub_agent_only: frozenset[str]
     protocol: frozenset[str]
     _schemas: dict[str, list[_Schema]] = field(default_factory=dict)
+    _passes: dict[str, Check] = field(default_factory=dict)
 
     def _load(self, tool: str) -> list[_Schema]:
         loaded = self._schemas.get(tool)
@@ -200,6 +204,21 @@ class ToolCatalog:
         self._schemas[tool] = loaded
         return loaded
 
+    def _pass_check(self, tool: str) -> Check:
+        """A test passing arguments some compiled schema of ``tool`` accepts (and anything
+        for a tool without schemas); what it fails, the full validators judge."""
+        if tool not in self.protocol:
+            return _anything
+        loaded = self._load(tool)
+        if not loaded:
+            return _anything
+        checks = [schema.check for schema in loaded if schema.check is not None]
+        if not checks:
+            return _nothing
+        if len(checks) == 1:
+            return checks[0]
+        return lambda v: any(check(v) for check in checks)
+
     def validator(self, tool: str) -> Draft202012Validator | None:
         """The arguments validator of protocol tool ``tool`` in this profile's own form."""
         loaded = self._load(tool) if tool in self.protocol else []
@@ -207,12 +226,12 @@ class ToolCatalog:
 
     def argument_errors(self, tool: str, arguments: Any, limit: int = 3) -> list[str]:
         """Up to ``limit`` reasons why ``arguments`` fit no schema of ``tool``; [] if one fits."""
-        if tool not in self.protocol:
+        passes = self._passes.get(tool)
+        if passes is None:
+            passes = self._passes[tool] = self._pass_check(tool)
+        if passes(arguments):
             return []
         loaded = self._load(tool)
-        for schema in loaded:
-            if schema.check is not None and schema.check(arguments):
-                return []
         if not loaded or any(schema.validator.is_valid(arguments) for schema in loaded):
             return []
         validator = loaded[0].validator
