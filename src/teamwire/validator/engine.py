@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
@@ -32,6 +33,12 @@ _SUPPORTED_MAJOR = "1"
 _READ_CHUNK = 1 << 20
 
 
+@functools.cache
+def default_options() -> LintOptions:
+    """The options of a run that sets none (built once: they list every rule)."""
+    return LintOptions()
+
+
 def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None = None,
                jsonl: bool | None = None) -> FileReport:
     """Lint the bytes of one input file.
@@ -39,7 +46,7 @@ def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None =
     ``jsonl`` says whether the input is JSON Lines; None decides by content (a
     document followed by more documents is JSON Lines).
     """
-    options = options or LintOptions()
+    options = options or default_options()
     emitter = Emitter(name, options.policy_for(name))
     report = FileReport(name)
     if data.startswith(_BOM):
@@ -64,7 +71,7 @@ def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None =
 def lint_value(value: Any, name: str = "<input>",
                options: LintOptions | None = None) -> FileReport:
     """Lint an already decoded input: a bundle, or one conversation as a list of messages."""
-    options = options or LintOptions()
+    options = options or default_options()
     emitter = Emitter(name, options.policy_for(name))
     report = FileReport(name)
     report.messages = _lint_value(value, emitter, options)
@@ -74,7 +81,7 @@ def lint_value(value: Any, name: str = "<input>",
 
 def lint_file(path: str, options: LintOptions | None = None) -> FileReport:
     """Lint one file; ``.jsonl`` files are streamed record by record."""
-    options = options or LintOptions()
+    options = options or default_options()
     try:
         if path.endswith(".jsonl"):
             emitter = Emitter(path, options.policy_for(path))
@@ -385,10 +392,11 @@ def _leader_creates(messages: list[Any], profile: Profile) -> list[tuple[str, in
     keys: list[tuple[str, int]] = []
     per_role: dict[str, int] = {}
     for message in messages:
-        if type(message) is not dict or message.get("role") != "assistant":
+        # Only assistant messages have tool calls; testing for them first skips the rest.
+        calls = message.get("tool_calls") if type(message) is dict else None
+        if type(calls) is not list or message.get("role") != "assistant":
             continue
-        calls = message.get("tool_calls")
-        for call in calls if type(calls) is list else ():
+        for call in calls:
             function = call.get("function") if type(call) is dict else None
             if type(function) is not dict or function.get("name") != "create_sub_agent":
                 continue

@@ -302,12 +302,6 @@ def fields_of(envelope: Envelope) -> Fields:
             envelope.attributes, envelope.content)
 
 
-def envelope_of(fields: Fields) -> Envelope:
-    """The Envelope of parts ``scan`` gave."""
-    sender, receiver, label, message_id, tag, attributes, content = fields
-    return Envelope(sender, label, message_id, tag, content, attributes, receiver)
-
-
 _ID_PATTERNS: dict[str, IdTest] = {}
 _SHARED_PLANS: dict[tuple[object, ...], Plan] = {}
 """Plans of every conversation linted in this process (a plan holds no finding)."""

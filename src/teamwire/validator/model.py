@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from teamwire.envelope import LEADER_NAME, Envelope, MessageType
+from teamwire.envelope import LEADER_NAME, MessageType
 
 
 class AgentKind(enum.Enum):
@@ -54,13 +54,22 @@ class Delivery:
 
 
 @dataclass(slots=True)
+class Answer:
+    """What the checks need of an Answer envelope an ask tool returned."""
+
+    sender: str
+    question_id: str | None
+    content: str
+
+
+@dataclass(slots=True)
 class Result:
     """The tool result of one call."""
 
     index: int
     rejected: bool
     """True for the common error result (``"success": false``)."""
-    answer: Envelope | None = None
+    answer: Answer | None = None
     """The Answer envelope an ask tool returned, if the result is one."""
     error_code: str | None = None
     malformed: bool = False

@@ -24,6 +24,8 @@ _MESSAGE_ONLY = (MessageType.MESSAGE,)
 _TASK_ONLY = (MessageType.TASK,)
 _MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
 Types = tuple[MessageType, ...]
+_PROGRESS = MessageType.PROGRESS
+_COMPLETION = MessageType.COMPLETION
 
 
 @dataclass(slots=True)
@@ -381,7 +383,8 @@ class SessionChecker:
             for (_index, text, has_calls), d in zip(texts, outputs, strict=False):
                 if d.content != text:
                     break
-                self._output_type(name, leader, d, has_calls)
+                if d.mtype is not (_PROGRESS if has_calls else _COMPLETION):
+                    self._output_type(name, leader, d, has_calls)
                 matched += 1
             if matched == len(texts):
                 continue
@@ -400,7 +403,7 @@ class SessionChecker:
                                "the Team Leader as an Output", facts, index, "/content")
 
     def _output_type(self, name: str, leader: Facts, d: Delivery, has_calls: bool) -> None:
-        wanted = MessageType.PROGRESS if has_calls else MessageType.COMPLETION
+        wanted = _PROGRESS if has_calls else _COMPLETION
         if d.mtype is not wanted and self.emitter.on("TW513"):
             self._emit("TW513", f"output of {name} with{'' if has_calls else 'out'} "
                        f"tool calls is delivered as {d.mtype.label} ({d.id})",

@@ -9,14 +9,24 @@ from typing import Any
 import orjson
 
 from teamwire.envelope import LEADER_NAME, MessageType, id_problem
-from teamwire.envelope.fast_parser import scan
+from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID
-from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks, envelope_of
-from teamwire.validator.model import Call, Result
+from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
+from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
 from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
 
 _TEXT_ARGUMENTS = ("task", "message", "question", "content", "answer")
+
+
+def answer_of(fields: Fields) -> Answer:
+    """The Answer of an Answer envelope's parts."""
+    question_id = None
+    for name, value in fields[5]:
+        if name == "question_id":
+            question_id = value
+            break  # a parsed envelope never holds an attribute twice
+    return Answer(fields[0], question_id, fields[6])
 # (strict, an Ask) → a test passing ids that id_problem finds no problem with
 _CHOSEN_OK = {
     (strict, ask): re.compile(("ask" if ask else "msg") + "_[a-z0-9]+_[0-9]{3,}"
@@ -136,7 +146,7 @@ class ToolChecks(EnvelopeChecks):
                         self.emit("TW209", f"an Answer is the result of {tool}, which is not an "
                                   "ask tool", index, CONTENT, text, 0)
                     self.record_id(index, fields, text)
-                    return Result(index, rejected=False, answer=envelope_of(fields))
+                    return Result(index, False, answer_of(fields))
                 if mtype is not None:
                     self.emit("TW210", f"a {fields[4]} envelope is returned as a tool result; "
                               "only Answers travel as tool results", index, CONTENT, text, 0)
