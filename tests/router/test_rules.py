@@ -21,6 +21,7 @@ from teamwire.router import (
     OutputEmitted,
     PersistMessage,
     ResolveToolCall,
+    RoutingCore,
     StartTimer,
     StartTurn,
     TargetError,
@@ -29,6 +30,7 @@ from teamwire.router import (
     TurnEnded,
 )
 from teamwire.router.events import TurnFailed
+from teamwire.router.runtime import ScriptedAgent, Session, VirtualClock
 from tests.router.helpers import FSE, LEADER, UIO, UIO2, feed, of_type, team
 
 
@@ -103,6 +105,18 @@ def test_round_limit_between_sub_agents() -> None:
     feed(core, MessageSent(LEADER, UIO, MessageType.TASK, "new task"), ModelCallStarted(UIO))
     assert not of_type(core.handle(ToolCallBlocked(UIO, "u4", FSE, "ask_uio_004", "?")),
                        FailToolCall)
+
+
+@pytest.mark.parametrize("limit", [0, -1, 1.0, 2.5, True, "8", None])
+def test_round_limit_must_be_an_integer_of_at_least_one(limit: object) -> None:
+    """TW-MSG-011: the core and the session refuse any other round limit at construction."""
+    with pytest.raises(ValueError):
+        RoutingCore(max_ask_rounds=limit)  # type: ignore[arg-type]
+    clock = VirtualClock()
+    with pytest.raises(ValueError):
+        Session(leader=ScriptedAgent([], clock), drivers=lambda n, r: ScriptedAgent([], clock),
+                clock=clock, max_ask_rounds=limit)  # type: ignore[arg-type]
+    assert RoutingCore(max_ask_rounds=1).max_ask_rounds == 1
 
 
 def test_ambiguous_agent_id_names_candidates() -> None:

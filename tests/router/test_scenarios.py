@@ -80,6 +80,22 @@ def test_scenario_3_4_message_during_the_final_turn() -> None:
     assert core.state(UIO) is AgentState.RUNNING and not core.pending(UIO)
 
 
+def test_a_message_to_a_receiver_ending_its_turn_is_acknowledged_inline() -> None:
+    """TW-TOOL-012: delivery describes the state the receiver is reported in. During its
+    final model call (internally closing) a receiver is running, so the send says inline,
+    not queued (which means waiting); the message starts the next turn (TW-ROUTE-011)."""
+    core = team()
+    feed(core, ModelCallStarted(UIO), OutputEmitted(UIO, "Design finished.", final=True))
+    assert core.state(UIO).status == "running"
+    for event in (MessageSent(LEADER, UIO, MessageType.MESSAGE, "fast path", call_id="s1"),
+                  MessageSent(LEADER, UIO, MessageType.MESSAGE, "own id", message_id="msg_x_1",
+                              call_id="s2")):
+        [ack] = of_type(core.handle(event), AcknowledgeSend)
+        assert ack.delivery == "inline"
+    [turn] = of_type(core.handle(TurnEnded(UIO)), StartTurn)
+    assert [m.content for m in turn.messages] == ["fast path", "own id"]
+
+
 def test_scenario_3_5_sub_agent_asks_a_running_sub_agent() -> None:
     """TW-ROUTE-007, TW-TOOL-021, TW-TOOL-022: A asks running B; B's answer_other_agent
     returns to A's ask_other_agent call."""

@@ -14,6 +14,7 @@ identity, and envelope text is rendered only when a host reads it.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -146,9 +147,14 @@ class RoutingCore:
     unknown target, a duplicate id, a wait-for cycle, ...) is not illegal: it
     yields a ``FailToolCall`` with the error code of the common error result.
 
-    ``max_ask_rounds`` is the round limit: an ask_other_agent call whose
+    ``max_ask_rounds`` is the round limit, an integer of at least 1
+    (``ValueError`` otherwise, TW-MSG-011): an ask_other_agent call whose
     message would get a round number above it fails with ``round-limit``, so
     two sub-agents cannot ask each other forever (TW-MSG-010).
+
+    ``checkpoint()`` and ``rollback()`` undo events whose store actions could
+    not be committed, so that the core never runs ahead of its store
+    (TW-DUR-007).
 
     Every message carries its correlation id (the TASK it belongs to) and its
     round number (TW-MSG-008, TW-MSG-009), and the tool call that produced it.
@@ -157,17 +163,21 @@ class RoutingCore:
     """
 
     def __init__(self, *, max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS) -> None:
+        if type(max_ask_rounds) is not int or max_ask_rounds < 1:
+            raise ValueError(f"the round limit must be an integer of at least 1 (TW-MSG-011), "
+                             f"not {max_ask_rounds!r}")
         self.max_ask_rounds = max_ask_rounds
         self._agents: dict[str, _Agent] = {}
         self._role_names: dict[str, str] = {}
-        self._ids: set[str] = set()
+        self._ids: dict[str, None] = {}
+        """Every id used in the session. A dict for its order: ``rollback`` drops the newest."""
         self._alloc = IdAllocator()
         self._seq = 1
         self._asks_by_question: dict[str, str] = {}
         self._awaiting_output: dict[str, deque[str]] = {}
         self._questions: dict[str, tuple[str, str]] = {}
         """Every accepted ask's id → (asker, answerer), for unknown-question vs not-waiting."""
-        self._received: set[str] = set()
+        self._received: dict[str, None] = {}
         """Ids of accepted asks whose message has reached the answerer's conversation."""
         methods: dict[type[Any], Callable[[Any, _Agent | None], None]] = {
             AgentCreated: self._agent_created,
@@ -233,6 +243,27 @@ class RoutingCore:
         for event in events:
             actions.extend(self.handle(event))
         return actions
+
+    # ------------------------------------------------------------ rollback
+
+    def checkpoint(self) -> Checkpoint:
+        """Remember the core's state, to ``rollback`` to if a commit fails.
+
+        Costs one copy of each agent's small fields and open queue; the
+        collections that only grow (ids, tool-call results, asks) are
+        remembered by their length.
+        """
+        return Checkpoint(self)
+
+    def rollback(self, checkpoint: Checkpoint) -> None:
+        """Return to the state of ``checkpoint``, forgetting every event handled since.
+
+        A host calls it when the store actions of those events failed to
+        commit: the messages they accepted then never existed (TW-DUR-007).
+        Valid for the latest checkpoint, or an earlier one taken since the
+        last rollback to an older one.
+        """
+        checkpoint.restore(self)
 
     # ------------------------------------------------------------- inspection
 
@@ -534,7 +565,7 @@ class RoutingCore:
         name = receiver.name
         message = RoutedMessage(message_id, _MESSAGE, LEADER_NAME, name, event.content, seq,
                                 None, receiver.task_id or message_id, 0, call_id)
-        ids.add(message_id)
+        ids[message_id] = None
         receiver.queue.append(message)
         sender.tool_calls += 1
         if call_id is None:
@@ -664,12 +695,12 @@ class RoutingCore:
             self._agents[message.receiver].queue.append(message)
             self._touched[message.receiver] = None  # re-checked by _settle
         for message_id in snap.ids:
-            self._ids.add(message_id)
+            self._ids[message_id] = None
             self._alloc.observe(message_id)
         for question_id, asker, answerer, received in snap.questions:
             self._questions[question_id] = (asker, answerer)
             if received:
-                self._received.add(question_id)
+                self._received[question_id] = None
         for result in snap.results:
             owner = self._agents.get(result.agent)
             if result.call_id is not None and owner is not None:
@@ -682,7 +713,7 @@ class RoutingCore:
             self._asks_by_question[ask.question_id] = agent.name
             self._questions[ask.question_id] = (agent.name, ask.target)
             if ask.delivered:
-                self._received.add(ask.question_id)
+                self._received[ask.question_id] = None
             if ask.delivered and ask.answered_by_output:
                 self._awaiting_output.setdefault(ask.target, deque()).append(agent.name)
             if ask.timeout is not None:
@@ -709,7 +740,7 @@ class RoutingCore:
 
     def _enqueue(self, message: RoutedMessage, ack: str | None = None) -> None:
         """Persist ``message`` and queue it for its receiver (routing by receiver state)."""
-        self._ids.add(message.id)
+        self._ids[message.id] = None
         self._store.append(PersistMessage(message, ack))
         receiver = self._agents[message.receiver]
         receiver.queue.append(message)
@@ -730,7 +761,7 @@ class RoutingCore:
                     agent.rounds.clear()
                     self._touched[agent.name] = None
             elif message.id in questions and (kind is _ASK or kind is _MESSAGE):
-                self._received.add(message.id)
+                self._received[message.id] = None
                 if message.id in asks:
                     self._mark_delivered(message)
         return messages
@@ -766,7 +797,7 @@ class RoutingCore:
         answer = RoutedMessage(self._allocate(_ANSWER, self._agents[sender]), _ANSWER, sender,
                                asker.name, content, self._next_seq(), ask.question_id,
                                ask.correlation_id, ask.round, call_id)
-        self._ids.add(answer.id)
+        self._ids[answer.id] = None
         self._store.append(PersistMessage(answer, "tool_result" if call_id is not None else None))
         self._store.append(ConsumeMessages(asker.name, (answer.id,)))
         self._close_ask(asker)
@@ -817,6 +848,60 @@ class RoutingCore:
         seq = self._seq
         self._seq = seq + 1
         return seq
+
+
+class Checkpoint:
+    """The state of a ``RoutingCore`` at one moment (see ``RoutingCore.checkpoint``)."""
+
+    __slots__ = ("_agents", "_alloc", "_asks", "_awaiting", "_ids", "_questions",
+                 "_received", "_role_names", "_seq")
+
+    def __init__(self, core: RoutingCore) -> None:
+        self._agents = [(a, a.state, a.ask, tuple(a.rounds.items()), a.turns, a.tool_calls,
+                         a.task_id, tuple(a.queue), len(a.results))
+                        for a in core._agents.values()]
+        self._role_names = tuple(core._role_names.items())
+        self._ids = len(core._ids)
+        self._questions = len(core._questions)
+        self._received = len(core._received)
+        self._alloc = _copy_allocator(core._alloc)
+        self._seq = core._seq
+        self._asks = tuple(core._asks_by_question.items())
+        self._awaiting = tuple((k, tuple(v)) for k, v in core._awaiting_output.items())
+
+    def restore(self, core: RoutingCore) -> None:
+        """Put ``core`` back into this state."""
+        agents = core._agents
+        while len(agents) > len(self._agents):  # agents are only ever added
+            agents.popitem()
+        for (agent, state, ask, rounds, turns, tool_calls, task_id, queue,
+             results) in self._agents:
+            agent.state, agent.ask, agent.rounds = state, ask, dict(rounds)
+            agent.turns, agent.tool_calls, agent.task_id = turns, tool_calls, task_id
+            agent.queue = deque(queue)
+            _truncate(agent.results, results)
+        core._role_names = dict(self._role_names)
+        _truncate(core._ids, self._ids)
+        _truncate(core._questions, self._questions)
+        _truncate(core._received, self._received)
+        core._alloc = _copy_allocator(self._alloc)
+        core._seq = self._seq
+        core._asks_by_question = dict(self._asks)
+        core._awaiting_output = {k: deque(v) for k, v in self._awaiting}
+
+
+def _truncate(grown: dict[Any, Any], length: int) -> None:
+    """Drop the newest entries of an insertion-ordered dict that only ever gains keys."""
+    while len(grown) > length:
+        grown.popitem()
+
+
+def _copy_allocator(alloc: IdAllocator) -> IdAllocator:
+    """A copy of ``alloc`` whose counters move independently (its attributes are small)."""
+    copied = copy.copy(alloc)
+    for name, value in vars(alloc).items():
+        setattr(copied, name, copy.copy(value))
+    return copied
 
 
 Router = RoutingCore

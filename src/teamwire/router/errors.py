@@ -28,3 +28,16 @@ class TargetError(Exception):
         self.message = message
         self.candidates = candidates
         """(agent_id, role_id, display_name) for each candidate."""
+
+
+class StoreFailure(Exception):
+    """The store could not commit a transaction; the session was rolled back to its last commit.
+
+    Nothing of the failed transaction happened: the core, the conversations
+    and the event log are as they were after the last successful commit
+    (TW-DUR-007). ``__cause__`` is the store's own exception.
+    """
+
+
+STORE_FAILED = "store-failed"
+"""Error code of a tool call whose effects could not be stored (TW-DUR-007)."""

@@ -35,8 +35,9 @@ class Delivery(str, enum.Enum):
     NEW_TURN = "new_turn"
     """The receiver was idle or completed: the message starts a turn."""
     INLINE = "inline"
-    """The receiver is running: the message joins its conversation before its next model call."""
+    """The receiver is running: the message joins its conversation before its next model call
+    (or, if the running turn is ending, starts the next turn)."""
     QUEUED = "queued"
-    """The receiver waits in an ask or is ending its turn: the message waits in its queue."""
+    """The receiver waits in an ask: the message waits in its queue until the ask resolves."""
     REJECTED = "rejected"
     """The receiver is terminated: the sender gets an error result."""

@@ -74,7 +74,9 @@ DELIVERY: dict[AgentState, tuple[Delivery, AgentState]] = {
     I: (Delivery.NEW_TURN, R),
     D: (Delivery.NEW_TURN, R),
     R: (Delivery.INLINE, R),
-    C: (Delivery.QUEUED, C),
+    # closing is reported as running, so its delivery reads inline (TW-TOOL-012); the message
+    # waits in the queue and starts a new turn when this one ends (TW-ROUTE-011)
+    C: (Delivery.INLINE, C),
     W: (Delivery.QUEUED, W),
     T: (Delivery.REJECTED, T),
 }

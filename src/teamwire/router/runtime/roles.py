@@ -5,6 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from teamwire.envelope import LEADER_NAME, LEADER_ROLE_ID, is_role_id, name_problem
+
+
+def role_problem(role_id: str, name: str) -> str | None:
+    """Why a role with this id and name may not exist (TW-NAME rules), or None.
+
+    The role name is checked as it will be used, in the display name of its
+    first instance, so that no name an envelope cannot carry is ever created
+    (TW-SEC-006).
+    """
+    if not is_role_id(role_id) or role_id == LEADER_ROLE_ID:
+        return f"role id {role_id!r} is not allowed (^[a-z0-9][a-z0-9_-]{{0,63}}$, not " \
+               f"{LEADER_ROLE_ID!r})"
+    if name == LEADER_NAME:
+        return f"role name {name!r} is reserved for the leader"
+    problem = name_problem(f"{name}_1")
+    if problem is not None:
+        return f"role name {name!r} is not allowed: {problem}"
+    return None
+
 
 @dataclass(frozen=True)
 class RoleInfo:

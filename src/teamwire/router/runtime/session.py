@@ -11,6 +11,14 @@ commit with its tool result, so after a crash a tool call either has its
 result and its effects or neither; an ask's result commits with the answer
 that resolves it. ``Session.resume`` reopens a session from its store after a
 restart (TW-DUR-004, TW-DUR-005).
+
+A commit that the store refuses changes nothing: the core, the conversations,
+the event log and the catalog go back to where the last commit left them, so
+they never run ahead of the store (TW-DUR-007). A tool call whose commit
+failed returns an error result instead (code ``store-failed``); any other
+failed commit, or a second failure in a row, stops the session, and
+``run_until_idle`` raises ``StoreFailure``. ``Session.resume`` continues from
+the store.
 """
 
 from __future__ import annotations
@@ -19,8 +27,9 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamwire.envelope import LEADER_NAME, LEADER_ROLE_ID, parse_display_name
 from teamwire.router.actions import (
@@ -34,7 +43,8 @@ from teamwire.router.actions import (
     StartTimer,
     StartTurn,
 )
-from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS, RoutingCore
+from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS, Checkpoint, RoutingCore
+from teamwire.router.errors import StoreFailure
 from teamwire.router.events import (
     AgentCreated,
     AgentTerminated,
@@ -50,11 +60,14 @@ from teamwire.router.events import (
 )
 from teamwire.router.runtime.clock import Clock, RealClock, Timer
 from teamwire.router.runtime.driver import AgentDriver, DriverError, Reply, ToolCall
-from teamwire.router.runtime.roles import DEFAULT_ROLES, LEADER_PROMPT, RoleInfo
+from teamwire.router.runtime.roles import DEFAULT_ROLES, LEADER_PROMPT, RoleInfo, role_problem
 from teamwire.router.serialize import log_entry
 from teamwire.router.states import AgentState
 from teamwire.router.store.base import Store
 from teamwire.router.store.memory import MemoryStore
+
+if TYPE_CHECKING:
+    from teamwire.router.runtime.tools import ToolResult
 
 DriverFactory = Callable[[str, str], AgentDriver]
 """Makes the driver of a new sub-agent from its display name and role id."""
@@ -66,6 +79,22 @@ DEFAULT_ASK_TIMEOUT = 600.0
 DEFAULT_TURN_TIMEOUT = 600.0
 
 _ACTIVE = (AgentState.RUNNING, AgentState.CLOSING, AgentState.WAITING)
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """What a session looked like right after its last successful commit."""
+
+    core: Checkpoint
+    events: int
+    conversations: dict[str, int]
+    rows: list[Action]
+    roles: dict[str, RoleInfo]
+    custom_roles: list[RoleInfo]
+    drivers: dict[str, AgentDriver]
+    turn_timeouts: dict[str, float]
+    turn_deadlines: dict[str, float]
+    last_output: dict[str, str]
 
 
 def error_result(code: str, message: str,
@@ -84,6 +113,9 @@ class Session:
     ``leader`` drives the Team Leader; ``drivers`` makes a driver for each
     sub-agent the leader creates. With a ``VirtualClock`` nothing ever
     sleeps: ``run_until_idle`` jumps time forward whenever every agent waits.
+    Every role of ``roles`` must have a valid role id and role name
+    (``ValueError`` otherwise, TW-SEC-006); ``max_ask_rounds`` is an integer of
+    at least 1 (TW-MSG-011).
     """
 
     def __init__(self, *, leader: AgentDriver, drivers: DriverFactory,
@@ -93,6 +125,11 @@ class Session:
                  max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS,
                  session_id: str | None = None, listener: Listener | None = None) -> None:
         self.core = RoutingCore(max_ask_rounds=max_ask_rounds)
+        roles = tuple(roles)
+        for role in roles:
+            problem = role_problem(role.role_id, role.name)
+            if problem is not None:
+                raise ValueError(problem)
         self.store: Store = store if store is not None else MemoryStore()
         self.clock: Clock = clock if clock is not None else RealClock()
         self.roles: dict[str, RoleInfo] = {r.role_id: r for r in roles}
@@ -115,9 +152,14 @@ class Session:
         self._staged: list[list[Action]] = []
         self._rows: list[Action] = []
         """Host store actions (conversation entries, settings) for the next commit."""
+        self._deferred: list[Callable[[], None]] = []
+        """Effects of staged events that only the commit may perform (stopping a turn)."""
+        self.failure: StoreFailure | None = None
+        """Why the session stopped, if a commit failed where no tool call could report it."""
         from teamwire.router.runtime.tools import ToolRunner  # circular at import time
 
         self.tools = ToolRunner(self)
+        self._mark = self._take_mark()
 
     # ----------------------------------------------------------------- public
 
@@ -177,6 +219,7 @@ class Session:
             ask = record.ask
             if record.state is AgentState.WAITING and ask is not None:
                 session.register_ask(record.name, ask.call_id)  # before anything can answer
+        session._mark = session._take_mark()
         session.stage(Restarted(snapshot, now=session.clock.now()))
         started = {a.agent for a in session._staged[-1] if isinstance(a, StartTurn)}
         session.commit()
@@ -192,6 +235,8 @@ class Session:
         """Run until every agent is idle, completed or waits with no timer left to fire."""
         while True:
             await self.clock.activity.wait_idle()
+            if self.failure is not None:
+                raise self.failure
             if not self.clock.advance():
                 return
             await asyncio.sleep(0)
@@ -209,6 +254,7 @@ class Session:
         self._turn_timers.clear()
         self._staged.clear()
         self._rows.clear()
+        self._deferred.clear()
 
     def add_sub_agent(self, name: str, role_id: str) -> None:
         """Register a sub-agent (create_sub_agent does this before sending its TASK)."""
@@ -234,13 +280,16 @@ class Session:
         self._rows.append(PersistSetting(key, value))
 
     def terminate(self, name: str) -> list[Action]:
-        """Terminate a sub-agent: route the termination (staged), abandon its turn."""
+        """Terminate a sub-agent: route the termination (staged); its turn stops on commit."""
         actions = self.stage(AgentTerminated(name))
+        self._deferred.append(lambda: self._abandon(name))
+        return actions
+
+    def _abandon(self, name: str) -> None:
         task = self._tasks.pop(name, None)
         if task is not None and not task.done():
             task.cancel()
         self._cancel_turn_timer(name)
-        return actions
 
     def bundle(self) -> dict[str, Any]:
         """The session bundle: every agent's conversation in chat-completions form."""
@@ -302,13 +351,63 @@ class Session:
         return actions
 
     def commit(self) -> None:
-        """Commit what was staged in one transaction, then perform its effects."""
+        """Commit what was staged in one transaction, then perform its effects.
+
+        If the store raises, everything since the last commit is undone and
+        ``StoreFailure`` is raised (TW-DUR-007).
+        """
         staged, self._staged = self._staged, []
         rows, self._rows = self._rows, []
         rows.append(PersistSetting("time", self.clock.now()))
-        self.store.apply_batch([*staged, rows])
+        try:
+            self.store.apply_batch([*staged, rows])
+        except Exception as exc:  # any backend's error: nothing of the batch may stand
+            self._roll_back()
+            raise StoreFailure(f"the store could not commit: {exc}") from exc
+        deferred, self._deferred = self._deferred, []
         for actions in staged:
             self._perform(actions)
+        for effect in deferred:
+            effect()
+        self._mark = self._take_mark()
+
+    def _take_mark(self) -> _Mark:
+        return _Mark(self.core.checkpoint(), len(self.events),
+                     {name: len(c) for name, c in self.conversations.items()},
+                     list(self._rows), dict(self.roles), list(self._custom_roles),
+                     dict(self._drivers), dict(self.turn_timeouts),
+                     dict(self._turn_deadlines), dict(self.last_output))
+
+    def _roll_back(self) -> None:
+        """Return to the mark of the last commit (the store still holds exactly that)."""
+        mark = self._mark
+        self.core.rollback(mark.core)
+        del self.events[mark.events:]
+        for name in list(self.conversations):
+            if name in mark.conversations:
+                del self.conversations[name][mark.conversations[name]:]
+            else:
+                del self.conversations[name]
+        self._staged, self._rows, self._deferred = [], list(mark.rows), []
+        self.roles, self._custom_roles = dict(mark.roles), list(mark.custom_roles)
+        self._drivers = dict(mark.drivers)
+        self.turn_timeouts = dict(mark.turn_timeouts)
+        self._turn_deadlines = dict(mark.turn_deadlines)
+        self.last_output = dict(mark.last_output)
+
+    def _fail(self, failure: StoreFailure) -> None:
+        """Stop the session after a commit that no tool call could report (see the module)."""
+        if self.failure is None:
+            self.failure = failure
+        current = asyncio.current_task()
+        for task in list(self._tasks.values()):
+            if task is not current:
+                task.cancel()
+        self._tasks.clear()
+        for timer in [*self._timers.values(), *self._turn_timers.values()]:
+            timer.cancel()
+        self._timers.clear()
+        self._turn_timers.clear()
 
     def _call_outcome(self, action: Action) -> str | None:
         """The tool-message text that resolves a blocked ask, or None if no ask waits on it."""
@@ -353,7 +452,10 @@ class Session:
 
     def _fire(self, agent: str, call_id: str) -> None:
         self._timers.pop((agent, call_id), None)
-        self.feed(TimerFired(agent, call_id))
+        try:
+            self.feed(TimerFired(agent, call_id))
+        except StoreFailure as exc:
+            self._fail(exc)
 
     def _notify(self, kind: str, data: dict[str, Any]) -> None:
         if self.listener is not None:
@@ -392,6 +494,10 @@ class Session:
         if (agent, call_id) not in self._waiters:
             self._waiters[(agent, call_id)] = asyncio.get_running_loop().create_future()
 
+    def forget_ask(self, agent: str, call_id: str) -> None:
+        """Drop a registered ask that was never accepted (its commit failed)."""
+        self._waiters.pop((agent, call_id), None)
+
     # ------------------------------------------------------------------ turns
 
     def _spawn(self, agent: str, *, resume: bool = False, limit: float | None = None) -> None:
@@ -421,12 +527,18 @@ class Session:
         if task is not None and not task.done():
             task.cancel()
         if self.core.state(agent) in _ACTIVE:
-            self.feed(TurnFailed(agent, "timeout", f"turn stopped after {limit:g} seconds"))
+            try:
+                self.feed(TurnFailed(agent, "timeout", f"turn stopped after {limit:g} seconds"))
+            except StoreFailure as exc:
+                self._fail(exc)
 
     async def _turn(self, agent: str, resume: bool) -> None:
         # cancelled: terminated, timed out or stopped; the router has already been told
         with contextlib.suppress(asyncio.CancelledError):
-            await self._turn_body(agent, resume)
+            try:
+                await self._turn_body(agent, resume)
+            except StoreFailure as exc:
+                self._fail(exc)
 
     def _turn_done(self, task: asyncio.Task[None]) -> None:
         self.clock.activity.stop()
@@ -470,18 +582,36 @@ class Session:
         return False
 
     async def _run_calls(self, agent: str, calls: Iterable[ToolCall]) -> None:
-        """Execute tool calls one after another; each result commits with the call's events."""
+        """Execute tool calls one after another; each result commits with the call's events.
+
+        A call whose commit fails did nothing (rolled back) and returns the
+        ``store-failed`` error result instead (TW-DUR-007); if that cannot be
+        committed either, ``StoreFailure`` stops the turn.
+        """
         for call in calls:
-            result = await self.tools.run(agent, call)
-            if not result.recorded:
-                self._append(agent, {"role": "tool", "tool_call_id": call.id,
-                                     "content": result.text})
-            if not result.counted and self.core.state(agent) is AgentState.RUNNING:
-                self.stage(ToolCallReturned(agent, call.id))
-            self.commit()
+            try:
+                result = await self.tools.run(agent, call)
+            except StoreFailure as exc:  # an ask that could not be stored: rolled back
+                result = self.tools.store_failed(exc)
+            try:
+                self._finish_call(agent, call, result)
+            except StoreFailure as exc:
+                if result.recorded or result.stored_nothing:
+                    raise  # an ask's result stands; or the store failed twice in a row
+                result = self.tools.store_failed(exc)
+                self._finish_call(agent, call, result)
             if result.error is not None:
                 self._notify("tool-error", {"agent": agent, "tool": call.name,
                                             "error": result.error})
+
+    def _finish_call(self, agent: str, call: ToolCall, result: ToolResult) -> None:
+        """Record the tool message of ``call`` and commit it with the call's events."""
+        if not result.recorded:
+            self._append(agent, {"role": "tool", "tool_call_id": call.id,
+                                 "content": result.text})
+        if not result.counted and self.core.state(agent) is AgentState.RUNNING:
+            self.stage(ToolCallReturned(agent, call.id))
+        self.commit()
 
     async def _resume_turn(self, agent: str) -> bool:
         """Pick up a turn that a restart interrupted; False if that ended it."""

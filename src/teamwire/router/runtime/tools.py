@@ -6,19 +6,23 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from teamwire.envelope import LEADER_NAME, MessageType, is_role_id, name_problem
+from teamwire.envelope import LEADER_NAME, InvalidNameError, MessageType, format_display_name
 from teamwire.router.actions import AcknowledgeSend, Action, FailToolCall
-from teamwire.router.errors import TargetError
+from teamwire.router.errors import STORE_FAILED, StoreFailure, TargetError
 from teamwire.router.events import AnswerGiven, MessageSent, ToolCallBlocked
 from teamwire.router.runtime.arguments import argument_problem, tool_definitions
 from teamwire.router.runtime.driver import ToolCall
-from teamwire.router.runtime.roles import RoleInfo
+from teamwire.router.runtime.roles import RoleInfo, role_problem
 from teamwire.router.states import AgentState
 
 if TYPE_CHECKING:
     from teamwire.router.runtime.session import Session
 
 ACCEPTANCE_HEADING = "验收标准："
+
+MAX_TURN_TIMEOUT = 1e9
+"""Seconds; a larger timeout_seconds (valid: any integer >= 1) is held to this, which is
+finite, so that a deadline stays a number that the clock and the store can keep."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,11 @@ class ToolResult:
     recorded: bool = False
     counted: bool = False
     error: dict[str, Any] | None = None
+
+    @property
+    def stored_nothing(self) -> bool:
+        """True for the result of a call whose effects the store refused (TW-DUR-007)."""
+        return self.error is not None and self.error.get("code") == STORE_FAILED
 
 
 def _ok(*, counted: bool = False, **fields: Any) -> ToolResult:
@@ -80,6 +89,11 @@ class ToolRunner:
             return _error(exc.code, exc.message, exc.candidates)
         return result
 
+    @staticmethod
+    def store_failed(failure: StoreFailure) -> ToolResult:
+        """The result of a call whose effects could not be stored: it did nothing (TW-DUR-007)."""
+        return _error(STORE_FAILED, f"{failure}; the call had no effect, it may be repeated")
+
     # ------------------------------------------------------------- helpers
 
     def _target(self, caller: str, agent_id: int, role_id: str | None, *,
@@ -113,8 +127,12 @@ class ToolRunner:
         session = self.session
         session.register_ask(agent, call_id)
         # committed before the caller blocks: the ask is acknowledged by waiting
-        session.feed(ToolCallBlocked(agent, call_id, target, question_id, content,
-                                     timeout=session.ask_timeout, now=session.clock.now()))
+        try:
+            session.feed(ToolCallBlocked(agent, call_id, target, question_id, content,
+                                         timeout=session.ask_timeout, now=session.clock.now()))
+        except StoreFailure:
+            session.forget_ask(agent, call_id)
+            raise
         text = await session.wait_for_answer(agent, call_id)
         error = json.loads(text)["error"] if text.startswith("{") else None
         return ToolResult(text, recorded=True, counted=True, error=error)
@@ -127,9 +145,10 @@ class ToolRunner:
         if role is None:
             return _error("unknown-role", f"no role {args['role_id']!r} in the catalog")
         agent_id = args["agent_id"]
-        if agent_id < 1:
-            return _error("invalid-arguments", "agent_id starts at 1")
-        name = f"{role.name}_{agent_id}"
+        try:
+            name = format_display_name(role.name, agent_id)
+        except InvalidNameError as exc:  # agent_id < 1 (the schema says so too)
+            return _error("invalid-arguments", str(exc))
         if session.core.state(name) is not AgentState.ABSENT:
             return _error("duplicate-id", f"{role.role_id} already has agent_id {agent_id}")
         task = args["task"]
@@ -138,7 +157,8 @@ class ToolRunner:
             task = "\n".join([task, "", ACCEPTANCE_HEADING, *(f"- {c}" for c in acceptance)])
         session.add_sub_agent(name, role.role_id)
         if "timeout_seconds" in args:
-            session.set_turn_timeout(name, float(args["timeout_seconds"]))
+            session.set_turn_timeout(name, float(min(args["timeout_seconds"],
+                                                     MAX_TURN_TIMEOUT)))
         actions = session.stage(MessageSent(agent, name, MessageType.TASK, task, call_id=call_id))
         ack = self._ack(actions, call_id)
         return _ok(**self._agent_json(name), status=session.core.state(name).status,
@@ -206,9 +226,9 @@ class ToolRunner:
     async def _create_custom_agent(self, agent: str, call_id: str,
                                    args: dict[str, Any]) -> ToolResult:
         role_id, name = args["role_id"], args["name"]
-        if not is_role_id(role_id) or role_id == "team-leader" or name == LEADER_NAME \
-                or name_problem(f"{name}_1") is not None:
-            return _error("invalid-name", f"role id {role_id!r} or name {name!r} is not allowed")
+        problem = role_problem(role_id, name)
+        if problem is not None:  # TW-TOOL-018, TW-SEC-006
+            return _error("invalid-name", problem)
         roles = self.session.roles
         if role_id in roles or any(r.name == name for r in roles.values()):
             return _error("role-exists", f"a role {role_id!r} or named {name!r} exists")
