@@ -42,3 +42,16 @@ def of_type(actions: Iterable[Action], kind: type) -> list:  # type: ignore[type
 def feed(core: RoutingCore, *events: Event) -> list[Action]:
     """Handle ``events`` in order and return all actions."""
     return core.handle_all(events)
+
+
+def fingerprint(core: RoutingCore) -> tuple[object, ...]:
+    """Everything the core holds, in comparable form (its private state, on purpose)."""
+    agents = tuple((a.name, a.role_id, a.role_name, a.agent_id, a.state, a.ask,
+                    tuple(a.rounds.items()), a.turns, a.tool_calls, a.task_id, tuple(a.queue),
+                    tuple(a.results.items()))
+                   for a in core._agents.values())
+    counters = {k: v for k, v in vars(core._alloc)["_counters"].items() if v}
+    return (agents, tuple(core._role_names.items()), tuple(core._ids), core._seq,
+            tuple(core._asks_by_question.items()),
+            tuple((k, tuple(v)) for k, v in core._awaiting_output.items() if v),
+            tuple(core._questions.items()), tuple(core._received), counters)

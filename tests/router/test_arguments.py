@@ -110,7 +110,7 @@ def test_argument_texts_that_are_not_json() -> None:
                  "[" * 100_000, '"just a string"', "[]", "null"):
         arguments, problem = argument_problem("send_message_to_sub_agent", text)
         assert arguments is None and problem, text
-    assert argument_problem("send_message_to_sub_agent", 1)[0] is None  # type: ignore[arg-type]
+    assert argument_problem("send_message_to_sub_agent", 1)[0] is None
     assert argument_problem("send_message_to_sub_agent", '{"agent_id": 1, "message": "m"}')[0] \
         == {"agent_id": 1, "message": "m"}
 
@@ -164,7 +164,7 @@ SUB_TOOLS = [d["function"]["name"] for d in tool_definitions()["sub_agent"]]
 PARAMETERS = {d["function"]["name"]: list(d["function"]["parameters"].get("properties", {}))
               for key in ("leader", "sub_agent") for d in tool_definitions()[key]}
 
-VALID = {
+VALID: dict[str, dict[str, Any]] = {
     "create_sub_agent": {"agent_id": 2, "role_id": "ui-operator", "task": "t",
                          "timeout_seconds": 60, "acceptance": ["ok"]},
     "terminate_sub_agent": {"agent_id": 1, "role_id": "ui-operator"},
@@ -207,7 +207,7 @@ def _arguments(draw: st.DrawFn, tool: str) -> str:
         return json.dumps(draw(JSON))
     if shape == 1:
         return draw(st.text(max_size=12))
-    arguments: dict[str, Any] = dict(VALID[tool])
+    arguments = dict(VALID[tool])
     for name in PARAMETERS[tool]:
         change = draw(st.sampled_from(["keep", "keep", "near", "near", "any", "drop"]))
         if change == "near":

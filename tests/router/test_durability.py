@@ -26,6 +26,7 @@ from teamwire.router import (
     Restarted,
     RoutingCore,
     Snapshot,
+    StartTimer,
     TimerFired,
     ToolCallBlocked,
 )
@@ -138,7 +139,7 @@ def test_restart_keeps_the_time_an_ask_has_left() -> None:
                                       now=100.0))
     restored = RoutingCore()
     actions = restored.handle(Restarted(store.load(), now=125.0))
-    [timer] = [a for a in actions if type(a).__name__ == "StartTimer"]
+    [timer] = [a for a in actions if isinstance(a, StartTimer)]
     assert timer.seconds == 35.0
 
 

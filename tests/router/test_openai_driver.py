@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -53,7 +53,8 @@ def stub() -> Iterator[tuple[_Stub, str]]:
         server.server_close()
 
 
-def _message(content: str | None, calls: list[tuple[str, str, dict[str, Any]]] = ()) -> Any:
+def _message(content: str | None,
+             calls: Sequence[tuple[str, str, dict[str, Any]]] = ()) -> Any:
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
         message["tool_calls"] = [{"id": i, "type": "function",
@@ -121,6 +122,7 @@ def test_http_error_ends_the_turn_with_an_error_result(stub: tuple[_Stub, str]) 
 
 
 def test_parse_completion_rejects_garbage() -> None:
+    bad: Any
     for bad in ({}, {"choices": []}, {"choices": [{"message": {"content": 3}}]}, None):
         with pytest.raises(DriverError):
             parse_completion(bad)

@@ -36,7 +36,8 @@ from tests.router.helpers import FSE, LEADER, UIO, UIO2, feed, of_type, team
 
 def _fail_code(actions: list) -> str:  # type: ignore[type-arg]
     [fail] = of_type(actions, FailToolCall)
-    return fail.code
+    code: str = fail.code
+    return code
 
 
 def test_wait_cycle_leader_asks_a_sub_agent_that_waits_on_it() -> None:

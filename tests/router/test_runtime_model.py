@@ -52,7 +52,8 @@ class Puppet:
         pending = self.pending = asyncio.get_running_loop().create_future()
         self.clock.activity.stop()  # a model call in progress waits for the test
         try:
-            return await pending
+            reply: Reply = await pending
+            return reply
         except asyncio.CancelledError:
             if not pending.done():
                 self.clock.activity.start()  # the task ends and counts itself out

@@ -8,6 +8,7 @@ import pytest
 
 from teamwire.envelope import MessageType
 from teamwire.router import (
+    AcknowledgeSend,
     AgentState,
     MessageSent,
     ModelCallStarted,
@@ -60,7 +61,7 @@ def test_restart_restores_agents_states_asks_and_queues(store: Store) -> None:
     nxt = restored.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "after restart",
                                       call_id="c9"))
     ids = {m.id for m in store.load().pending} | {h.message_id for h in store.history()}
-    new = next(a for a in nxt if type(a).__name__ == "AcknowledgeSend")
+    new = next(a for a in nxt if isinstance(a, AcknowledgeSend))
     assert new.message_id not in ids
 
 
