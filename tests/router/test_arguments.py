@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from teamwire.envelope import is_envelope, parse
 from teamwire.router.runtime import RoleInfo, ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.arguments import argument_problem, tool_definitions
 from teamwire.router.runtime.driver import AgentDriver
+from teamwire.router.store import SQLiteStore
 from tests.router.helpers import LEADER, UIO
 
 CREATE_UIO = ("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": "design"})
@@ -261,3 +263,24 @@ def test_any_arguments_to_a_sub_agent_tool_get_a_tool_result(tool: str,
     for n in range(len(calls)):
         _check_result(_result(session, UIO, f"call_ui-_{1 + n}"))
     assert "after the calls" in _replies(session, UIO)
+
+
+def test_lone_surrogates_from_a_model_are_replaced_before_anything_is_stored(
+        tmp_path: Path) -> None:
+    """Bad model output is no traceback either: a lone surrogate (which SQLite and JSON files
+    refuse) in a reply's text or raw arguments becomes U+FFFD; one written as a JSON escape
+    in the arguments is invalid-arguments (TW-TOOL-023)."""
+    store = SQLiteStore(tmp_path / "r.db", synchronous="normal")
+    session = _run([Step("plan \ud800", (
+        CREATE_UIO,
+        ("send_message_to_sub_agent", '{"agent_id": 1, "message": "raw \ud800"}'),
+        ("send_message_to_sub_agent", '{"agent_id": 1, "message": "escaped \\ud800"}'),
+    )), Step("done")], {UIO: [Step("fine", delay=5.0)]}, store=store)
+    assert session.failure is None
+    assert session.conversations[LEADER][2]["content"] == "plan \ufffd"
+    assert json.loads(_result(session, LEADER, "call_tl_2"))["success"] is True
+    assert _code(_result(session, LEADER, "call_tl_3")) == "invalid-arguments"
+    assert "raw \ufffd" in [parse(m["content"]).content for m in session.conversations[UIO]
+                            if m["role"] == "user"]
+    assert session.conversations == store.conversations()
+    store.close()

@@ -33,7 +33,7 @@ def stub() -> Iterator[tuple[_Stub, str]]:
                                    "auth": self.headers.get("Authorization"),
                                    "body": json.loads(self.rfile.read(length))})
             status, reply = state.replies.pop(0) if state.replies else (500, {"error": "none"})
-            data = json.dumps(reply).encode()
+            data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -127,3 +127,14 @@ def test_parse_completion_rejects_garbage() -> None:
         with pytest.raises(DriverError):
             parse_completion(bad)
     assert parse_completion(_message("hi")).content == "hi"
+
+
+@pytest.mark.parametrize("body", [b"{", b"\xff", b'{"n": 1' + b"0" * 5000 + b"}", b"[" * 100_000])
+def test_a_response_that_is_not_json_is_a_driver_error(stub: tuple[_Stub, str],
+                                                       body: bytes) -> None:
+    """Not JSON, not UTF-8, a number too long for the parser, nesting too deep: each is a
+    DriverError (the turn ends with an error result), never another exception."""
+    state, url = stub
+    state.replies = [(200, body)]
+    with pytest.raises(DriverError):
+        asyncio.run(OpenAIChatDriver(url, "m").complete(UIO, [], []))

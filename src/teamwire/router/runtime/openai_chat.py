@@ -49,7 +49,7 @@ class OpenAIChatDriver:
             raise DriverError(f"HTTP {exc.code} from {self.url}: {detail}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             raise DriverError(f"cannot reach {self.url}: {exc}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, a 5000-digit number
             raise DriverError(f"response from {self.url} is not JSON: {exc}") from None
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -561,6 +562,7 @@ class Session:
 
     async def _take_reply(self, agent: str, reply: Reply) -> bool:
         """Record ``reply``, route its text, run its tool calls; True if the turn ended."""
+        reply = _valid_unicode(reply)
         final = not reply.tool_calls
         text = reply.content or ""
         if final:
@@ -650,6 +652,26 @@ class Session:
         self._cancel_turn_timer(agent)
         if self._turn_deadlines.pop(agent, None) is not None:
             self.set_setting("turn_deadlines", dict(self._turn_deadlines))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_unicode(reply: Reply) -> Reply:
+    """``reply`` with every lone surrogate (a model's ``"\\ud800"``, which no store or file can
+    hold) replaced by U+FFFD; the same object when there is none, which is the usual case."""
+    texts = [reply.content or ""]
+    for call in reply.tool_calls:
+        texts.extend((call.id, call.name, call.arguments))
+    if not any(_SURROGATE.search(text) for text in texts):
+        return reply
+
+    def clean(text: str) -> str:
+        return _SURROGATE.sub("\ufffd", text)
+
+    return Reply(None if reply.content is None else clean(reply.content),
+                 tuple(ToolCall(clean(c.id), clean(c.name), clean(c.arguments))
+                       for c in reply.tool_calls))
 
 
 def _bind(function: Callable[[str, str], None], agent: str, call_id: str) -> Callable[[], None]:
