@@ -195,12 +195,37 @@ def input_cases() -> list[dict[str, Any]]:
             {"teamwire": "1.3", "agents": {TL: {"role_id": "team-leader", "messages": []}}},
             [],
         ),
+        *(
+            case(
+                f"TW006 version {version!r} is not major.minor without leading zeros",
+                {"teamwire": version, "agents": {TL: {"role_id": "team-leader", "messages": []}}},
+                [("TW006", None, None)],
+            )
+            for version in ("1", "1.", "1.01", "1.2.3", "1.\u00b2")
+        ),
+        case(
+            "TW006 near miss: a two-digit minor version is read",
+            {"teamwire": "1.10", "agents": {TL: {"role_id": "team-leader", "messages": []}}},
+            [],
+        ),
         case(
             "TW007 agent_id differs from the number in the display name",
             bundle_with(lambda b: b["agents"][UIO].update(agent_id=2)),
             [("TW007", UIO, None)],
         ),
         case("TW007 near miss: the clean session", small_session(), []),
+        case(
+            "TW007 a display name ending in a superscript digit has no agent number",
+            bundle_with(lambda b: b["agents"].update(
+                {"Coder_\u00b2": {"role_id": "coder", "agent_id": 2, "messages": []}})),
+            [("TW112", "Coder_\u00b2", None), ("TW007", "Coder_\u00b2", None)],
+        ),
+        case(
+            "TW007 near miss: the same entry named with an ASCII digit",
+            bundle_with(lambda b: b["agents"].update(
+                {"Coder_2": {"role_id": "coder", "agent_id": 2, "messages": []}})),
+            [],
+        ),
         case(
             "TW008 a JSONL line over the configured limit",
             [user("x" * 300)],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -30,6 +31,9 @@ from teamwire.validator.tooling import ToolCatalog, tool_catalog
 
 _BOM = b"\xef\xbb\xbf"
 _SUPPORTED_MAJOR = "1"
+# ASCII digits only: str.isdigit() also takes "²" or "١", which int() then rejects or misreads.
+_VERSION = re.compile(r"(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)")
+_NUMBER_SUFFIX = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)
 _READ_CHUNK = 1 << 20
 
 
@@ -254,9 +258,8 @@ def agent_for_name(name: str) -> Agent:
     """The agent a display name given on the command line stands for."""
     if name == LEADER_NAME:
         return LEADER
-    cut = name.rfind("_")
-    number = name[cut + 1:] if cut > 0 else ""
-    agent_id = int(number) if number.isdigit() and number[0] != "0" else None
+    number = _NUMBER_SUFFIX.search(name)
+    agent_id = int(number[1]) if number is not None and number[1][0] != "0" else None
     return Agent(name, AgentKind.SUB_AGENT, None, agent_id)
 
 
@@ -313,7 +316,10 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
     if type(version) is not str:
         emitter.emit("TW006", "bundle has no 'teamwire' version string", pointer="/teamwire"
                      if "teamwire" in bundle else "")
-    elif version.split(".", 1)[0] != _SUPPORTED_MAJOR or not version.replace(".", "").isdigit():
+    elif _VERSION.fullmatch(version) is None:
+        emitter.emit("TW006", f"bundle version {shorten(version)!r} is not major.minor, both "
+                     "decimal without leading zeros", pointer="/teamwire")
+    elif version.split(".", 1)[0] != _SUPPORTED_MAJOR:
         emitter.emit("TW006", f"bundle version {shorten(version)!r} is not 1.x", pointer="/teamwire")
     agents_value = bundle.get("agents")
     if type(agents_value) is not dict:
@@ -372,9 +378,8 @@ def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agen
             emitter.emit("TW007", "the Team Leader's entry must have role_id 'team-leader' and "
                          "no agent_id", agent=name, pointer=pointer)
         return LEADER
-    cut = name.rfind("_")
-    suffix = name[cut + 1:] if cut > 0 else ""
-    number = int(suffix) if suffix.isdigit() else None
+    match = _NUMBER_SUFFIX.search(name)
+    number = int(match[1]) if match is not None else None
     if type(role_id) is not str or not is_role_id(role_id) or role_id == LEADER_ROLE_ID:
         emitter.emit("TW007", f"role_id of {shorten(name)} is missing or not a sub-agent role id",
                      agent=name, pointer=pointer + "/role_id")

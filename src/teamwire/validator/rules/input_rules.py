@@ -55,12 +55,14 @@ checked; a router never produces it for protocol messages.""",
      bad='{"role": "user", "content": [{"type": "text", "text": "来自 Team Leader 的任务发布…"}]}',
      good='{"role": "user", "content": "来自 Team Leader 的任务发布\\nid: task_001\\n…"}')
 
-rule("TW006", "unsupported-version", E, "The bundle's 'teamwire' version is missing or not 1.x.",
+rule("TW006", "unsupported-version", E, "The bundle's 'teamwire' version is missing, "
+     "malformed or not 1.x.",
      requirements=("TW-VER-001", "TW-VER-002", "TW-VER-003"), scope="file",
      rationale="""
-A bundle names the protocol version it follows in its 'teamwire' member. Readers of spec 1.0
-accept any 1.x (minor versions only add optional features) and must reject other major
-versions.""",
+A bundle names the protocol version it follows in its 'teamwire' member: a major number, '.',
+and a minor number, both ASCII decimal without leading zeros ('1', '1.01' and '1.2.3' are
+malformed). Readers of spec 1.0 accept any 1.x (minor versions only add optional features) and
+must reject other major versions.""",
      bad='{"teamwire": "2.0", "agents": {…}}',
      good='{"teamwire": "1.0", "agents": {…}}')
 

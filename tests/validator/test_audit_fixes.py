@@ -1,0 +1,58 @@
+"""Spec conformance of individual checks: names with non-ASCII digits, version strings, ids
+chosen by agents, verbatim content, blank text arguments and round counts per target."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from teamwire.validator import LintOptions, lint_value
+from teamwire.validator.engine import agent_for_name
+from tests.validator.builders import small_session
+
+TL, UIO = "Team Leader", "UI Operator_1"
+
+
+def codes(value: Any, options: LintOptions | None = None) -> list[str]:
+    return [f.rule for f in lint_value(value, "x", options or LintOptions()).findings]
+
+
+@pytest.mark.parametrize("suffix", ["²", "١", "٣", "𝟙", "1²"])
+def test_non_ascii_digits_are_not_agent_numbers(suffix: str) -> None:
+    name = f"UI Operator_{suffix}"
+    assert agent_for_name(name).agent_id is None
+    codes([{"role": "user", "content": "hi"}], LintOptions(agent=name))
+    bundle = copy.deepcopy(small_session())
+    bundle["agents"][name] = {"role_id": "ui-operator", "agent_id": 1, "messages": []}
+    found = codes(bundle)
+    assert "TW007" in found and "TW112" in found
+
+
+def test_ascii_agent_numbers_still_read() -> None:
+    assert agent_for_name("UI Operator_12").agent_id == 12
+    assert agent_for_name("UI Operator_012").agent_id is None
+    assert agent_for_name("UI Operator_" + "9" * 5000).agent_id is None
+
+
+@pytest.mark.parametrize("version", ["1", "1.", "1.01", "01.0", "1.2.3", "1.²", "１.0", ".1",
+                                     "1.0 ", "", "1.0\n", "+1.0", "1.-0"])
+def test_malformed_versions_are_rejected(version: str) -> None:
+    bundle = copy.deepcopy(small_session())
+    bundle["teamwire"] = version
+    assert codes(bundle) == ["TW006"]
+
+
+@pytest.mark.parametrize("version", ["1.0", "1.3", "1.10", "1.0"])
+def test_well_formed_1x_versions_are_read(version: str) -> None:
+    bundle = copy.deepcopy(small_session())
+    bundle["teamwire"] = version
+    assert codes(bundle) == []
+
+
+@pytest.mark.parametrize("version", ["2.0", "0.9", "10.0"])
+def test_other_majors_are_rejected(version: str) -> None:
+    bundle = copy.deepcopy(small_session())
+    bundle["teamwire"] = version
+    assert codes(bundle) == ["TW006"]
