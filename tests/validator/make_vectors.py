@@ -302,16 +302,46 @@ def envelope_cases() -> list[dict[str, Any]]:
         ),
         case("TW105 near miss: the Task tag", [user(TASK)], [], agent=UIO),
         case(
-            "TW106 an Ask with a msg_ id",
-            [user(env(UIO, "提问", "msg_uio_001", "Ask", "Which blue?"))],
+            "TW106 a progress report with an ask_ id",
+            [user(env(UIO, "任务进度输出", "ask_uio_001", "Output", "Reviewing the styles."))],
             [("TW106", TL, 0)],
             agent=TL,
         ),
-        case("TW106 near miss: the ask_ id", [user(ASK_TL)], [], agent=TL),
+        case("TW106 near miss: the out_ id", [user(OUT1)], [], agent=TL),
+        case(
+            "TW106 near miss: an Ask's id is chosen by the agent, so a msg_ id is TW304 only",
+            [user(env(UIO, "提问", "msg_uio_001", "Ask", "Which blue?"))],
+            [("TW304", TL, 0)],
+            agent=TL,
+        ),
         case(
             "TW107 a task id of the wrong shape",
             [user(env(TL, "任务发布", "T-1", "Task", "Design the palette."))],
             [("TW107", UIO, 0)],
+            agent=UIO,
+        ),
+        case(
+            "TW107 a task counter of zero",
+            [user(env(TL, "任务发布", "task_000", "Task", "Design the palette."))],
+            [("TW107", UIO, 0)],
+            agent=UIO,
+        ),
+        case(
+            "TW107 a task counter padded to four digits",
+            [user(env(TL, "任务发布", "task_0001", "Task", "Design the palette."))],
+            [("TW107", UIO, 0)],
+            agent=UIO,
+        ),
+        case(
+            "TW107 a report counter of zero",
+            [user(env(UIO, "任务进度输出", "out_uio_000", "Output", "Reviewing the styles."))],
+            [("TW107", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW107 near miss: a counter over 999 is not padded",
+            [user(env(TL, "任务发布", "task_1000", "Task", "Design the palette."))],
+            [],
             agent=UIO,
         ),
         case("TW107 near miss: task_001", [user(TASK)], [], agent=UIO),
@@ -360,6 +390,24 @@ def envelope_cases() -> list[dict[str, Any]]:
             "TW112 an instance number with a leading zero",
             [user(env("UI Operator_01", "提问", "ask_uio_001", "Ask", "Which blue?"))],
             [("TW112", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW112 a role name ending in white space",
+            [user(env("Coder _1", "提问", "ask_c_001", "Ask", "Which blue?"))],
+            [("TW112", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW112 a bundle key whose role name ends in white space",
+            bundle_with(lambda b: b["agents"].update(
+                {"Coder _1": {"role_id": "coder", "agent_id": 1, "messages": []}})),
+            [("TW112", "Coder _1", None)],
+        ),
+        case(
+            "TW112 near miss: the role name without the space",
+            [user(env("Coder_1", "提问", "ask_c_001", "Ask", "Which blue?"))],
+            [],
             agent=TL,
         ),
         case("TW112 near miss: UI Operator_1", [user(ASK_TL)], [], agent=TL),
@@ -605,6 +653,22 @@ def id_cases() -> list[dict[str, Any]]:
             [calls("ask_master", {"question": "Which blue?", "question_id": "q1"}), result(error("timeout"))],
             [("TW304", UIO, 0)],
             agent=UIO,
+        ),
+        case(
+            "TW304 ask_master with a question_id of the msg_ prefix, and the Ask it became",
+            {
+                "teamwire": "1.0",
+                "agents": {
+                    TL: {"role_id": "team-leader", "messages": [
+                        user(env(UIO, "提问", "msg_uio_001", "Ask", "Which blue?")),
+                    ]},
+                    UIO: {"role_id": "ui-operator", "agent_id": 1, "messages": [
+                        calls("ask_master", {"question": "Which blue?", "question_id": "msg_uio_001"}),
+                        result(error("timeout")),
+                    ]},
+                },
+            },
+            [("TW304", UIO, 0), ("TW304", TL, 0)],
         ),
         case(
             "TW304 near miss: ask_uio_001",
@@ -1125,9 +1189,15 @@ def security_cases() -> list[dict[str, Any]]:
         ),
         case("TW601 near miss: the phrase inside a line", [user(inline)], [], agent=TL),
         case(
-            "TW602 a bidi override in a sender name",
-            [user(env("UI\u202eOperator_1", "提问", "ask_uio_001", "Ask", "Hi"))],
+            "TW602 a C1 control character (NEL) in a sender name",
+            [user(env("UI\u0085Operator_1", "提问", "ask_uio_001", "Ask", "Hi"))],
             [("TW602", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW602 near miss: a bidi override, which the name rules do not forbid",
+            [user(env("UI\u202eOperator_1", "提问", "ask_uio_001", "Ask", "Hi"))],
+            [],
             agent=TL,
         ),
         case(

@@ -56,3 +56,26 @@ def test_other_majors_are_rejected(version: str) -> None:
     bundle = copy.deepcopy(small_session())
     bundle["teamwire"] = version
     assert codes(bundle) == ["TW006"]
+
+
+def test_fast_id_counter_agrees_with_strict_id() -> None:
+    import re
+
+    from teamwire.envelope.ids import STRICT_ID
+    from teamwire.validator.envelope_checks import _COUNTER
+
+    fast = re.compile("task_" + _COUNTER)
+    for n in ["0", "00", "000", "001", "010", "099", "100", "999", "0999", "1000", "0001",
+              "12345", "0100", "01000"]:
+        assert (fast.fullmatch("task_" + n) is None) == (STRICT_ID.fullmatch("task_" + n) is None)
+
+
+@pytest.mark.parametrize("task_id", ["task_000", "task_0001", "task_0999"])
+def test_zero_and_overpadded_counters_are_tw107_on_every_path(task_id: str) -> None:
+    from tests.validator.make_vectors import TASK, env, user
+
+    # The second envelope takes the remembered (fast) path of the first.
+    conversation = [user(TASK), user(env(TL, "任务发布", task_id, "Task", "More."))]
+    report = lint_value(conversation, "x", LintOptions(agent=UIO))
+    assert [(f.rule, f.index) for f in report.findings if f.rule.startswith("TW1")] == [
+        ("TW107", 1)]

@@ -36,6 +36,9 @@ _SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
     "ask_master": (MessageType.ASK, True),
     "ask_other": (MessageType.ASK, False),
 }
+# A counter as STRICT_ID takes it (from 001, padded to three digits below 1000, TW-ID-005/007),
+# for the fast id tests; a test checks both agree.
+_COUNTER = "(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2,})"
 _ANSWER = MessageType.ANSWER
 _ASK = MessageType.ASK
 _MESSAGE = MessageType.MESSAGE
@@ -141,10 +144,10 @@ class EnvelopeChecks(LinterState):
         """A test that an id of this prefix from ``sender`` is one ``_check_id`` accepts
         without a finding (it may reject some that are fine; those get the full check)."""
         if prefix == "task":
-            pattern = "task_[0-9]{3,}"
+            pattern = "task_" + _COUNTER
         else:
             abbr = self._abbreviation(sender) if self.check_abbreviations else None
-            pattern = prefix + "_" + (re.escape(abbr) if abbr else "[a-z0-9]+") + "_[0-9]{3,}"
+            pattern = prefix + "_" + (re.escape(abbr) if abbr else "[a-z0-9]+") + "_" + _COUNTER
         if not self.strict:
             pattern += "|" + ASTRION_ID.pattern
         compiled = _ID_PATTERNS.get(pattern)
@@ -228,19 +231,21 @@ class EnvelopeChecks(LinterState):
                   wanted: str | None, text: str) -> None:
         sender, message_id, tag, label = fields[0], fields[3], fields[4], fields[2]
         match = STRICT_ID.fullmatch(message_id)
+        # Asks and sub-agents' messages carry ids the agent chose, whose shape is only a SHOULD
+        # (TW-ID-012); the MUST of TW-ID-003 binds the ids the router allocates.
+        chosen = mtype is _ASK or (mtype is _MESSAGE and sender != LEADER_NAME)
         if match is None:
             if not self.strict and ASTRION_ID.fullmatch(message_id):
                 return
             at = text.find("\n") + 5
-            chosen = mtype is _ASK or (mtype is _MESSAGE and sender != LEADER_NAME)
             self.emit("TW304" if chosen else "TW107", f"id {shorten(message_id)!r} is not "
                       "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text, at)
             return
         prefix = match.group("prefix") or "task"
         if wanted is not None and prefix != wanted:
-            self.emit("TW106", f"id {message_id!r} has prefix {prefix + '_'!r}; a {tag} "
-                      f"({label}) takes {wanted + '_'!r}", index, CONTENT, text,
-                      text.find("\n") + 5)
+            self.emit("TW304" if chosen else "TW106", f"id {message_id!r} has prefix "
+                      f"{prefix + '_'!r}; a {tag} ({label}) takes {wanted + '_'!r}", index,
+                      CONTENT, text, text.find("\n") + 5)
             return
         if self.check_abbreviations and prefix != "task":
             expected = self._abbreviation(sender)

@@ -73,16 +73,16 @@ def shorten(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# Exactly the characters TW-NAME-004 forbids; bidi controls are not among them.
 _UNSAFE_NAME_CHARS = frozenset(
     [chr(c) for c in range(0x20)] + [chr(c) for c in range(0x7F, 0xA0)]
-    + ["<", ">", '"', "\u2028", "\u2029", "\u200e", "\u200f", "\u061c"]
-    + [chr(c) for c in range(0x202A, 0x202F)] + [chr(c) for c in range(0x2066, 0x206A)])
+    + ["<", ">", '"', "\u2028", "\u2029"])
 
 
 def unsafe_name_char(name: str) -> str | None:
-    """The first character of ``name`` that could break an envelope or hide text, or None.
+    """The first character of ``name`` that could break an envelope, or None.
 
-    Control characters, line and paragraph separators, bidi controls, ``<``, ``>``, ``"``.
+    Control characters, line and paragraph separators, ``<``, ``>``, ``"`` (TW-NAME-004).
     """
     for ch in name:
         if ch in _UNSAFE_NAME_CHARS:

@@ -56,13 +56,18 @@ Label and tag must agree: 任务发布/Task, 任务进度输出 and 任务完成
      bad=user(env("Team Leader", "任务发布", "task_001", "Message", "Design the palette.")),
      good=user(env("Team Leader", "任务发布", "task_001", "Task", "Design the palette.")))
 
-rule("TW106", "id-prefix-mismatch", E, "The id's prefix is not the prefix of the message type.",
+rule("TW106", "id-prefix-mismatch", E,
+     "A router-allocated id's prefix is not the prefix of the message type.",
      requirements=("TW-ID-003",),
      rationale="""
-Ids start with the prefix of their type: task_, out_, ask_, msg_ or ans_, so that a reader can
-tell from an id alone what it names.""",
-     bad=user(env("UI Operator_1", "提问", "msg_uio_001", "Ask", "Is the API final?")),
-     good=user(_ASK))
+Ids the router allocates (tasks, reports, answers, the leader's messages) start with the prefix
+of their type: task_, out_, msg_ or ans_, so that a reader can tell from an id alone what it
+names. Ids chosen by agents (asks, sub-agents' messages) only should have that shape; a wrong
+prefix there is reported by TW304, a warning.""",
+     bad=user(env("UI Operator_1", "任务进度输出", "ask_uio_001", "Output", "Working."),
+              "Team Leader"),
+     good=user(env("UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Working."),
+               "Team Leader"))
 
 rule("TW107", "id-shape", E,
      "A router-allocated id is not 'task_NNN' or '{prefix}_{abbr}_NNN'.",

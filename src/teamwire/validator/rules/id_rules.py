@@ -37,10 +37,13 @@ message was delivered to an agent it was not addressed to.""",
 
 rule("TW304", "agent-chosen-id-shape", W,
      "An agent-chosen id (question_id, message_id) does not have the id shape.",
-     requirements=("TW-ID-012", "TW-ID-001"),
+     requirements=("TW-ID-012",),
      rationale="""
 Ids that agents choose for their asks become the ids of the delivered messages; they should look
-like router ids (ask_fse_003, msg_uio_002) so that they never collide with other kinds.""",
+like router ids (ask_fse_003, msg_uio_002) so that they never collide with other kinds. The
+shape, prefix included, is a recommendation for agent-chosen ids, hence a warning; the syntax
+every id must have (TW-ID-001) is checked with the tool's arguments. Checked in ask tool calls
+and in the Ask and sub-agent Message envelopes that carry such ids.""",
      bad=call("ask_master", '{"question": "Which branch model?", "question_id": "q1"}'),
      good=call("ask_master", '{"question": "Which branch model?", "question_id": "ask_fse_001"}'))
 

@@ -24,11 +24,13 @@ results.""",
                    "Done. The leader said to approve it."), "Team Leader"))
 
 rule("TW602", "unsafe-display-name", E,
-     "A display name holds control characters, bidi controls, '<', '>' or '\"'.",
+     "A display name holds control characters, U+2028, U+2029, '<', '>' or '\"'.",
      requirements=("TW-NAME-004", "TW-SEC-006", "TW-SEC-007"),
      rationale="""
-Names are written into header lines and tag names; such characters could close an element early,
-fake a header or hide text from a human reader.""",
+Names are written into header lines and tag names; such characters could close an element early
+or fake a header. The rule flags exactly the characters the name rules forbid: C0 and C1
+control characters, the line and paragraph separators, '<', '>' and '"'. Bidi controls are not
+among them and are not flagged.""",
      bad=user(env("UI<b>_1", "提问", "ask_ub_001", "Ask", "Hi")),
      good=user(env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Hi")))
 
