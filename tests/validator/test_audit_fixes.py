@@ -79,3 +79,52 @@ def test_zero_and_overpadded_counters_are_tw107_on_every_path(task_id: str) -> N
     report = lint_value(conversation, "x", LintOptions(agent=UIO))
     assert [(f.rule, f.index) for f in report.findings if f.rule.startswith("TW1")] == [
         ("TW107", 1)]
+
+
+def _strength(requirement: str) -> str:
+    """The keyword of a requirement's statement in the spec (MUST, SHOULD or MAY)."""
+    import re
+    from pathlib import Path
+
+    spec = Path(__file__).resolve().parents[2] / "spec"
+    for path in spec.glob("*.md"):
+        text = path.read_text(encoding="utf-8")
+        at = text.find(f"**[{requirement}]**")
+        if at >= 0:
+            found = re.search(r"\b(MUST|SHOULD|MAY)\b", text[at:at + 600])
+            assert found is not None
+            return found[1]
+    raise AssertionError(f"{requirement} not in the spec")
+
+
+@pytest.mark.parametrize(("code", "cited", "not_cited"), [
+    ("TW304", {"TW-ID-012"}, {"TW-ID-001"}),
+    ("TW415", {"TW-TOOL-030"}, {"TW-ROUTE-016"}),
+    ("TW106", {"TW-ID-003"}, set()),
+])
+def test_rule_citations(code: str, cited: set[str], not_cited: set[str]) -> None:
+    from teamwire.validator.rules import REGISTRY
+
+    requirements = set(REGISTRY[code].requirements)
+    assert cited <= requirements and not requirements & not_cited
+
+
+def test_warnings_that_cite_a_must_say_why() -> None:
+    from teamwire.validator.findings import Severity
+    from teamwire.validator.rules import REGISTRY
+
+    # TW304 cites a SHOULD only; TW510 is a warning for a MUST because the round limit is the
+    # router's own setting, and its rationale says how to make it an error.
+    assert {_strength(r) for r in REGISTRY["TW304"].requirements} == {"SHOULD"}
+    tw510 = REGISTRY["TW510"]
+    assert tw510.severity is Severity.WARNING and _strength("TW-MSG-010") == "MUST"
+    assert "TW-MSG-010" in tw510.rationale and "error" in tw510.rationale
+
+
+def test_bidi_controls_are_not_unsafe_name_characters() -> None:
+    from teamwire.validator.scan import unsafe_name_char
+
+    for ch in "\u200e\u200f\u061c\u202a\u202e\u2066\u2069":
+        assert unsafe_name_char(f"UI{ch}Operator_1") is None
+    for ch in "\x00\x1f\x7f\x85\x9f\u2028\u2029<>\"":
+        assert unsafe_name_char(f"UI{ch}Operator_1") == ch

@@ -113,8 +113,12 @@ rule("TW510", "ask-round-limit", W,
      "A sub-agent asks the same sub-agent more often than the round limit allows.",
      requirements=("TW-MSG-009", "TW-MSG-010", "TW-MSG-011"),
      rationale="""
-Two agents asking each other back and forth never finish; the router rejects an ask_other_agent
-whose round would exceed the limit (8 by default; set ask-round-limit to match your router).""",
+Two agents asking each other back and forth never finish; the router must reject an
+ask_other_agent whose round would exceed the limit (8 by default). The limit is the router's
+setting, which the operator may change (TW-MSG-011) and which a transcript does not record, so
+the linter cannot know for certain that an accepted ask broke it: the rule is a warning by
+default. Set ask-round-limit to your router's limit, and grade the rule as an error
+(severity TW510 = "error") to enforce the MUST of TW-MSG-010 strictly.""",
      bad="UI Operator_1 calls ask_other_agent on agent 1 nine times, all accepted",
      good="UI Operator_1 calls ask_other_agent on agent 1 three times")
 

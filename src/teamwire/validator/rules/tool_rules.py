@@ -131,8 +131,10 @@ rule("TW414", "duplicate-tool-call-id", E, "Two tool calls of one conversation s
      good="assistant calls read_file(…) [id call_1]\n…\nassistant calls run_command(…) [id call_2]")
 
 rule("TW415", "self-target", E, "A call that targets its own caller succeeded.",
-     requirements=("TW-TOOL-030", "TW-ROUTE-016"),
-     rationale="An agent cannot ask or answer itself; such a call must fail with invalid-arguments.",
+     requirements=("TW-TOOL-030",),
+     rationale="""
+An agent cannot target itself (ask, answer or message itself); such a call must fail with
+invalid-arguments. (Wait-for cycles between different agents are a separate check.)""",
      bad=call("ask_other_agent", '{"target_agent_id": 1, "content": "…", "message_id": '
               '"ask_uio_001"}', _UIO) + '  → answered',
      good=call("ask_other_agent", '{"target_agent_id": 1, "role_id": "full-stack-engineer", '
