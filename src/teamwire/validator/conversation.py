@@ -59,18 +59,85 @@ class ConversationLinter(ToolChecks):
                       "/role")
 
     def feed_all(self, messages: list[Any]) -> None:
-        """Check every message of a conversation held in memory, in order (``feed`` for each,
-        without its per-message dispatch cost)."""
+        """Check every message of a conversation held in memory, in order.
+
+        Does what ``feed`` does for each message. The messages nearly every conversation
+        is made of (an ordinary tool call, its result, a delivered envelope no check
+        reports) are taken here inline; anything else, or anything about them a check
+        might report, goes to the handler ``feed`` uses, before any state has changed.
+        """
         self.file_line = None
-        assistant, tool, user, feed = self._assistant, self._tool, self._user, self.feed
+        assistant, user, feed = self._assistant, self._user, self.feed
+        pending, call_ids, special = self.pending, self.call_ids, self.special_tools
+        quiet, ids, texts, hash_ids = self.quiet, self.ids, self.texts, self.hash_ids
+        marked = has_mark
+        protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         for index, message in enumerate(messages):
             role = message.get("role") if type(message) is dict else None
             if role == "assistant":
+                content = message.get("content")
+                if pending or type(content) is not str \
+                        or (content and (content[0] == "<" or marked(content))):
+                    assistant(index, message)
+                    continue
+                calls = message.get("tool_calls")
+                has_text = bool(content) and not content.isspace()
+                if calls is None:
+                    if has_text and texts is not None:
+                        texts.append((index, content, False))
+                    continue
+                if type(calls) is list and len(calls) == 1:
+                    call = calls[0]
+                    if type(call) is dict:
+                        call_id = call.get("id")
+                        function = call.get("function")
+                        if type(call_id) is str and call_id and type(function) is dict \
+                                and call_id not in call_ids:
+                            name = function.get("name")
+                            if type(name) is str and name not in special:
+                                if has_text and texts is not None:
+                                    texts.append((index, content, True))
+                                call_ids.add(call_id)
+                                pending[call_id] = (name, index)
+                                continue
+                            if name in protocol_plain:
+                                if has_text and texts is not None:
+                                    texts.append((index, content, True))
+                                call_ids.add(call_id)
+                                protocol_call(index, 0, call_id, name, function.get("arguments"),
+                                              has_text)
+                                continue
                 assistant(index, message)
             elif role == "tool":
-                tool(index, message)
+                call_id = message.get("tool_call_id")
+                entry = pending.pop(call_id, None) if type(call_id) is str else None
+                if type(entry) is tuple:
+                    content = message.get("content")
+                    if type(content) is str and not marked(content):
+                        continue  # an ordinary tool's output, without forged headers
+                self._result(index, message, call_id, entry)
             elif role == "user":
-                user(index, message)
+                content = message.get("content")
+                if pending or type(content) is not str or not content.startswith(HEADER_MARK):
+                    user(index, message)
+                    continue
+                fields = scan(content)
+                if fields is None:
+                    user(index, message)
+                    continue
+                sender, receiver, label, message_id, tag, attributes, body = fields
+                plan = quiet.get((label, tag, sender))
+                if plan is None or receiver is not None or attributes \
+                        or content[-1] == "\n" or plan[1](message_id) is None \
+                        or message_id in ids or marked(body):
+                    self._delivered(index, content, fields)
+                    continue
+                # A delivery no check reports: only remembered.
+                delivered = (sender, label, tag, body)
+                ids[message_id] = (hash(delivered) if hash_ids else delivered, index)
+                if plan[2] is not None:
+                    plan[2].append(Delivery(index, message_id, sender, plan[0], body))
+                self.protocol_seen = True
             else:
                 feed(index, message)
 
@@ -113,8 +180,7 @@ class ConversationLinter(ToolChecks):
         if content.startswith(HEADER_MARK):
             fields = scan(content)
             if fields is not None:
-                if not self._quiet_delivery(index, content, fields):
-                    self._delivered(index, content, fields)
+                self._delivered(index, content, fields)
                 return
             parsed = self.parse_envelope(index, content)
             if type(parsed) is tuple:
@@ -132,25 +198,6 @@ class ConversationLinter(ToolChecks):
             return
         if has_mark(content):
             self.forged(index, content, "a user message")
-
-    def _quiet_delivery(self, index: int, text: str, fields: Fields) -> bool:
-        """Take a delivered envelope that no check reports, the common case, at the least
-        cost; False (having changed nothing) when some check may report it."""
-        sender, receiver, label, message_id, tag, attributes, content = fields
-        plan = self.quiet.get((label, tag, sender))
-        if plan is None or receiver is not None or attributes or text[-1] == "\n" \
-                or plan[1](message_id) is None or has_mark(content):
-            return False
-        ids = self.ids
-        if message_id in ids:
-            return False
-        message = (sender, label, tag, content)
-        ids[message_id] = (hash(message) if self.hash_ids else message, index)
-        collected = plan[2]
-        if collected is not None:
-            collected.append(Delivery(index, message_id, sender, plan[0], content))
-        self.protocol_seen = True
-        return True
 
     def _delivered(self, index: int, text: str, fields: Fields) -> None:
         mtype = self.check_envelope(index, text, fields)
@@ -272,8 +319,13 @@ class ConversationLinter(ToolChecks):
 
     def _tool(self, index: int, message: dict[str, Any]) -> None:
         call_id = message.get("tool_call_id")
-        content = message.get("content")
         entry = self.pending.pop(call_id, None) if type(call_id) is str else None
+        self._result(index, message, call_id, entry)
+
+    def _result(self, index: int, message: dict[str, Any], call_id: Any,
+                entry: Call | tuple[str, int] | None) -> None:
+        """Check a tool message whose call (``entry``, now no longer pending) is known."""
+        content = message.get("content")
         if entry is None:
             self._unmatched_result(index, call_id)
             tool = None

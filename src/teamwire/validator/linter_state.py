@@ -27,6 +27,7 @@ class _Tables:
     labels: dict[str, tuple[MessageType, str, str]]
     verdicts: dict[str, tuple[str, str]]
     special: frozenset[str]
+    protocol_plain: frozenset[str]
 
 
 _TABLES: dict[tuple[int, bool, bool], tuple[ToolCatalog, _Tables]] = {}
@@ -53,7 +54,8 @@ def _tables(profile: Profile, tools: ToolCatalog, is_leader: bool, is_sub: bool)
         verdicts[name] = ("TW406", "is forbidden: a sub-agent reports by natural output")
     for name in tools.removed:
         verdicts[name] = ("TW405", "was removed in multi-agent mode")
-    tables = _Tables(labels, verdicts, tools.protocol | verdicts.keys())
+    tables = _Tables(labels, verdicts, tools.protocol | verdicts.keys(),
+                     tools.protocol - verdicts.keys())
     _TABLES[key] = (tools, tables)
     return tables
 
@@ -87,6 +89,8 @@ class LinterState:
         self.tool_verdicts = tables.verdicts
         # tools some check looks into: protocol tools and those with a verdict
         self.special_tools = tables.special
+        # protocol tools without a verdict here: checked, but call by call as usual
+        self.protocol_plain = tables.protocol_plain
         self.pending: dict[str, Call | tuple[str, int]] = {}
         """Open tool calls: a Call for protocol tools, (name, message index) for others."""
         self.late: set[str] = set()

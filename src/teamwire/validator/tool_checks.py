@@ -17,6 +17,7 @@ from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
 from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
 
 _TEXT_ARGUMENTS = ("task", "message", "question", "content", "answer")
+_TEXT_KEYS = frozenset(_TEXT_ARGUMENTS)
 
 
 def answer_of(fields: Fields) -> Answer:
@@ -27,6 +28,8 @@ def answer_of(fields: Fields) -> Answer:
             question_id = value
             break  # a parsed envelope never holds an attribute twice
     return Answer(fields[0], question_id, fields[6])
+
+
 # (strict, an Ask) → a test passing ids that id_problem finds no problem with
 _CHOSEN_OK = {
     (strict, ask): re.compile(("ask" if ask else "msg") + "_[a-z0-9]+_[0-9]{3,}"
@@ -58,7 +61,7 @@ class ToolChecks(EnvelopeChecks):
                         self.emit(verdict[0], f"{name} {verdict[1]}", index,
                                   f"/tool_calls/{position}")
                     if name in self.protocol:
-                        self._protocol_call(index, position, call_id, name,
+                        self.protocol_call(index, position, call_id, name,
                                             function.get("arguments"), has_text)
                     else:
                         self.pending[call_id] = (name, index)
@@ -72,10 +75,11 @@ class ToolChecks(EnvelopeChecks):
         self.emit("TW004", f"tool call is {json_type(call)}, not an object", index,
                   f"/tool_calls/{position}")
 
-    def _protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
-                       has_text: bool) -> None:
+    def protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
+                      has_text: bool) -> None:
+        """Check a call of protocol tool ``name`` and remember it as pending."""
         arguments = self._arguments(index, name, raw, position)
-        record = Call(index, call_id, position, name, arguments, text_in_turn=has_text)
+        record = Call(index, call_id, position, name, arguments, None, has_text)
         self.pending[call_id] = record
         if arguments is not None and name in ASK_TOOLS:
             self._on_ask(record, arguments)
@@ -100,7 +104,9 @@ class ToolChecks(EnvelopeChecks):
         if self.check_arguments:
             for problem in self.tools.argument_errors(name, value):
                 self.emit("TW402", f"{name}: {problem}", index, tail)
-            for key in _TEXT_ARGUMENTS:
+            # Most arguments hold one text, if any: look only at those present.
+            texts = _TEXT_KEYS.intersection(value)
+            for key in _TEXT_ARGUMENTS if len(texts) > 1 else texts:
                 text = value.get(key)
                 if type(text) is str and (not text or text.isspace()):
                     self.emit("TW402", f"{name}: {key} is blank", index, tail)
