@@ -536,6 +536,7 @@ def test_known_error_codes() -> None:
         "wait-cycle",
         "timeout",
         "round-limit",
+        "store-failed",
     )
     description = schemas.schema("tool-results")["description"]
     for code in schemas.known_error_codes():
