@@ -1104,6 +1104,36 @@ def flow_cases() -> list[dict[str, Any]]:
         lambda m: m["role"] == "user" and "任务完成汇报" in m["content"] and "Reviewing" in m["content"],
     )
 
+    section = "\n\n验收标准：\n- design.md exists"
+
+    def extend_message(b: dict[str, Any]) -> None:
+        j = find(b, UIO, is_delivery(f"{TL} 的消息"))
+        content = messages(b, UIO)[j]["content"]
+        extra = "Prefer the blue range.\nAlso use teal."
+        messages(b, UIO)[j]["content"] = content.replace("Prefer the blue range.", extra)
+
+    def extend_task(b: dict[str, Any]) -> None:
+        j = find(b, UIO, is_delivery(f"{TL} 的任务发布"))
+        content = messages(b, UIO)[j]["content"]
+        messages(b, UIO)[j]["content"] = content.replace("write design.md.", "write design.md." + section)
+
+    def with_acceptance(b: dict[str, Any]) -> None:
+        extend_task(b)
+        for m in messages(b, TL):
+            for c in m.get("tool_calls") or ():
+                arguments = json.loads(c["function"]["arguments"])
+                if c["function"]["name"] == "create_sub_agent" and arguments["role_id"] == "ui-operator":
+                    arguments["acceptance"] = ["design.md exists"]
+                    c["function"]["arguments"] = json.dumps(arguments, ensure_ascii=False)
+
+    extended = bundle_with(extend_message)
+    extended_sent = find(extended, TL, is_call("send_message_to_sub_agent"))
+    extended_at = find(extended, UIO, is_delivery(f"{TL} 的消息"))
+    unasked = bundle_with(extend_task)
+    unasked_sent = find(unasked, TL, is_call("create_sub_agent"))
+    unasked_at = find(unasked, UIO, is_delivery(f"{TL} 的任务发布"))
+    accepted = bundle_with(with_acceptance)
+
     rounds = [
         calls(
             "ask_other_agent",
@@ -1162,6 +1192,21 @@ def flow_cases() -> list[dict[str, Any]]:
         case("TW510 near miss: within the limit", three, [], agent=UIO, config={"ask-round-limit": 3}),
         case("TW511 a Message nobody sent", forged, [("TW511", UIO, len(messages(forged, UIO)) - 1)]),
         case("TW511 near miss: the clean session", small_session(), []),
+        case(
+            "TW511 a Message whose content extends the sent text after a line feed",
+            extended,
+            [("TW505", TL, extended_sent), ("TW511", UIO, extended_at)],
+        ),
+        case(
+            "TW511 a Task with an acceptance section the call did not give",
+            unasked,
+            [("TW506", TL, unasked_sent), ("TW511", UIO, unasked_at)],
+        ),
+        case(
+            "TW511 near miss: the acceptance section rendered from the call's acceptance",
+            accepted,
+            [],
+        ),
         case("TW512 a completion that never reaches the leader", lost, [("TW512", UIO, lost_text)]),
         case("TW512 near miss: the clean session", small_session(), []),
         case("TW513 a progress report labelled as completion", kind, [("TW513", TL, kind_at)]),

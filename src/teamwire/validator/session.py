@@ -22,6 +22,7 @@ _ASK_OR_MESSAGE = (MessageType.ASK, MessageType.MESSAGE)
 _ASK_ONLY = (MessageType.ASK,)
 _MESSAGE_ONLY = (MessageType.MESSAGE,)
 _TASK_ONLY = (MessageType.TASK,)
+_ACCEPTANCE_HEADING = "验收标准："
 _MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
 Types = tuple[MessageType, ...]
 _PROGRESS = MessageType.PROGRESS
@@ -47,17 +48,9 @@ class _Inbox:
 
     def __init__(self, deliveries: list[Delivery]) -> None:
         self.deliveries = deliveries
-        self._by_sender: dict[str, list[Delivery]] | None = None
         self._by_id: dict[tuple[str, str], list[Delivery]] | None = None
         self._by_content: dict[tuple[str, str], list[Delivery]] | None = None
         self._by_plain_id: dict[str, list[Delivery]] | None = None
-
-    def by_sender(self) -> dict[str, list[Delivery]]:
-        if self._by_sender is None:
-            self._by_sender = {}
-            for d in self.deliveries:
-                self._by_sender.setdefault(d.sender, []).append(d)
-        return self._by_sender
 
     def by_id(self) -> dict[tuple[str, str], list[Delivery]]:
         if self._by_id is None:
@@ -97,12 +90,7 @@ class _Inbox:
     def take_content(self, sender: str, content: str,
                      types: Types) -> Delivery | None:
         """The first unmatched delivery from ``sender`` carrying ``content``, marked matched."""
-        found = self._first(self.by_content().get((sender, content)), types)
-        if found is not None:
-            return found
-        # A task may carry its acceptance section after the text: a slower prefix match.
-        return self._first((d for d in self.by_sender().get(sender, ())
-                            if _same_content(d.content, content)), types)
+        return self._first(self.by_content().get((sender, content)), types)
 
 
 class SessionChecker:
@@ -221,7 +209,7 @@ class SessionChecker:
                     self._call_emit("TW505", f"create_sub_agent made {role_id} #{agent_id}, but "
                                     "the bundle has no conversation for it", facts, call)
                 return None
-            return _Send(facts, call, agent.name, _TASK_ONLY, None, _text(arguments, "task"))
+            return _Send(facts, call, agent.name, _TASK_ONLY, None, _task_content(arguments))
         return None
 
     def _numbered(self, facts: Facts, call: Call, role_id: str) -> Any:
@@ -425,7 +413,12 @@ def _text(arguments: dict[str, Any], key: str) -> str | None:
     return value if type(value) is str else None
 
 
-def _same_content(delivered: str, sent: str) -> bool:
-    # A task may be followed by its acceptance section (the spec's structured message).
-    return delivered == sent or (delivered.startswith(sent)
-                                 and delivered[len(sent):len(sent) + 1] == "\n")
+def _task_content(arguments: dict[str, Any]) -> str | None:
+    """The content of the TASK a create_sub_agent call sends: its task text verbatim, followed
+    by the acceptance section when acceptance criteria are given (TW-TYPE-015, TW-MSG-012)."""
+    task = _text(arguments, "task")
+    acceptance = arguments.get("acceptance")
+    if task is None or type(acceptance) is not list or not acceptance \
+            or any(type(c) is not str for c in acceptance):
+        return task
+    return "\n".join([task, "", _ACCEPTANCE_HEADING, *(f"- {c}" for c in acceptance)])
