@@ -1134,6 +1134,28 @@ def flow_cases() -> list[dict[str, Any]]:
     unasked_at = find(unasked, UIO, is_delivery(f"{TL} 的任务发布"))
     accepted = bundle_with(with_acceptance)
 
+    def asks_with_and_without_role(second_target: str) -> tuple[dict[str, Any], int]:
+        """UI Operator_1 asks Full-Stack Engineer_1 naming its role, then agent 1 or Tester_2
+        without a role_id."""
+        b = SessionBuilder()
+        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+        fse = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+        tester = b.create("tester", "Tester", 2, "Test the API.")
+        b.answer_other(b.ask_other(ui, fse, "Is the API final?", "Asking about the API."), "Yes.")
+        second = b.ask_other(ui, fse if second_target == "fse" else tester, "Any more fields?",
+                             "Asking again.")
+        b.answer_other(second, "No.")
+        bundle = b.bundle()
+        at = [i for i, m in enumerate(messages(bundle, UIO)) if is_call("ask_other_agent")(m)][1]
+        call = messages(bundle, UIO)[at]["tool_calls"][0]["function"]
+        arguments = json.loads(call["arguments"])
+        del arguments["role_id"]
+        call["arguments"] = json.dumps(arguments, ensure_ascii=False)
+        return bundle, at
+
+    same_peer, same_peer_at = asks_with_and_without_role("fse")
+    other_peer, _ = asks_with_and_without_role("tester")
+
     rounds = [
         calls(
             "ask_other_agent",
@@ -1190,6 +1212,18 @@ def flow_cases() -> list[dict[str, Any]]:
             config={"ask-round-limit": 2},
         ),
         case("TW510 near miss: within the limit", three, [], agent=UIO, config={"ask-round-limit": 3}),
+        case(
+            "TW510 two asks of one peer, named with and without role_id, over a round limit of 1",
+            same_peer,
+            [("TW510", UIO, same_peer_at)],
+            config={"ask-round-limit": 1},
+        ),
+        case(
+            "TW510 near miss: the second ask goes to another peer",
+            other_peer,
+            [],
+            config={"ask-round-limit": 1},
+        ),
         case("TW511 a Message nobody sent", forged, [("TW511", UIO, len(messages(forged, UIO)) - 1)]),
         case("TW511 near miss: the clean session", small_session(), []),
         case(

@@ -128,3 +128,28 @@ def test_bidi_controls_are_not_unsafe_name_characters() -> None:
         assert unsafe_name_char(f"UI{ch}Operator_1") is None
     for ch in "\x00\x1f\x7f\x85\x9f\u2028\u2029<>\"":
         assert unsafe_name_char(f"UI{ch}Operator_1") == ch
+
+
+def _tw402(arguments: dict[str, Any], tool: str = "send_message_to_sub_agent") -> list[str]:
+    import json
+
+    conversation = [
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+         "function": {"name": tool, "arguments": json.dumps(arguments)}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(
+            {"success": False, "error": {"code": "invalid-arguments", "message": "blank"}})},
+    ]
+    report = lint_value(conversation, "x", LintOptions(agent=TL))
+    return [f.message for f in report.findings if f.rule == "TW402"]
+
+
+def test_empty_text_gives_one_tw402() -> None:
+    assert len(_tw402({"agent_id": 1, "message": ""})) == 1
+
+
+def test_white_space_text_gives_one_tw402() -> None:
+    assert len(_tw402({"agent_id": 1, "message": " \n "})) == 1
+
+
+def test_text_gives_no_tw402() -> None:
+    assert _tw402({"agent_id": 1, "message": "Use blue."}) == []

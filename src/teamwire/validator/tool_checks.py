@@ -102,13 +102,16 @@ class ToolChecks(EnvelopeChecks):
                       "object", index, tail)
             return None
         if self.check_arguments:
-            for problem in self.tools.argument_errors(name, value):
+            problems = list(self.tools.argument_errors(name, value))
+            for problem in problems:
                 self.emit("TW402", f"{name}: {problem}", index, tail)
             # Most arguments hold one text, if any: look only at those present.
             texts = _TEXT_KEYS.intersection(value)
             for key in _TEXT_ARGUMENTS if len(texts) > 1 else texts:
                 text = value.get(key)
-                if type(text) is str and (not text or text.isspace()):
+                # An empty text is already a schema problem (minLength): one finding per text.
+                if type(text) is str and (not text or text.isspace()) and not any(
+                        p.startswith(key + ":") for p in problems):
                     self.emit("TW402", f"{name}: {key} is blank", index, tail)
         return value
 
@@ -258,7 +261,14 @@ class ToolChecks(EnvelopeChecks):
         if others is not None:
             self._check_target(call, agent_id, role_id, others)
         if call.name == "ask_other_agent" and "TW510" in self.emitter.policy.enabled:
-            key = (agent_id, role_id if type(role_id) is str else None)
+            # Count per target agent: one peer named with and without role_id is one peer, so
+            # in a bundle the key takes the role id of the agent the call resolves to.
+            role = role_id if type(role_id) is str else None
+            if role is None and self.session is not None \
+                    and self.target_of(agent_id, None) is not None:
+                role = next(m.role_id for m in self.session.subs_with(agent_id)
+                            if m.name != self.name)
+            key = (agent_id, role)
             count = self.rounds.get(key, 0) + 1
             self.rounds[key] = count
             if count == self.round_limit + 1:
