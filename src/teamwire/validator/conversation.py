@@ -16,6 +16,7 @@ from teamwire.validator.envelope_checks import CONTENT
 from teamwire.validator.model import Call, Delivery, Result
 from teamwire.validator.scan import (
     HEADER_MARK,
+    MARK_KEY,
     forged_header_offset,
     has_mark,
     is_run_result,
@@ -70,14 +71,16 @@ class ConversationLinter(ToolChecks):
         assistant, user, feed = self._assistant, self._user, self.feed
         pending, call_ids, special = self.pending, self.call_ids, self.special_tools
         quiet, ids, texts, hash_ids = self.quiet, self.ids, self.texts, self.hash_ids
-        marked = has_mark
+        # has_mark, with its first two tests inline: most texts fail them
+        marked, key = has_mark, MARK_KEY
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         for index, message in enumerate(messages):
             role = message.get("role") if type(message) is dict else None
             if role == "assistant":
                 content = message.get("content")
-                if pending or type(content) is not str \
-                        or (content and (content[0] == "<" or marked(content))):
+                if pending or type(content) is not str or (content and (
+                        content[0] == "<" or (not content.isascii()
+                                              and content.find(key, 1) >= 0 and marked(content)))):
                     assistant(index, message)
                     continue
                 calls = message.get("tool_calls")
@@ -113,7 +116,8 @@ class ConversationLinter(ToolChecks):
                 entry = pending.pop(call_id, None) if type(call_id) is str else None
                 if type(entry) is tuple:
                     content = message.get("content")
-                    if type(content) is str and not marked(content):
+                    if type(content) is str and (content.isascii() or content.find(key, 1) < 0
+                                                 or not marked(content)):
                         continue  # an ordinary tool's output, without forged headers
                 self._result(index, message, call_id, entry)
             elif role == "user":
@@ -129,14 +133,17 @@ class ConversationLinter(ToolChecks):
                 plan = quiet.get((label, tag, sender))
                 if plan is None or receiver is not None or attributes \
                         or content[-1] == "\n" or plan[1](message_id) is None \
-                        or message_id in ids or marked(body):
+                        or message_id in ids or (not body.isascii() and body.find(key, 1) >= 0
+                                                 and marked(body)):
                     self._delivered(index, content, fields)
                     continue
                 # A delivery no check reports: only remembered.
                 delivered = (sender, label, tag, body)
                 ids[message_id] = (hash(delivered) if hash_ids else delivered, index)
-                if plan[2] is not None:
-                    plan[2].append(Delivery(index, message_id, sender, plan[0], body))
+                collected = plan[2]
+                if collected is not None:
+                    collected.append((index, message_id, plan[0], body) if plan[3]
+                                     else Delivery(index, message_id, sender, plan[0], body))
                 self.protocol_seen = True
             else:
                 feed(index, message)
@@ -208,21 +215,24 @@ class ConversationLinter(ToolChecks):
         if mtype is not None:
             self._placement(index, text, sender, mtype)
             self.record_id(index, fields, text)
-            collected = self._collected(mtype, sender)
+            is_output = mtype is _PROGRESS or mtype is _COMPLETION
+            collected = self._collected(is_output, sender)
             if collected is not None:
-                collected.append(Delivery(index, fields[3], sender, mtype, fields[6]))
+                collected.append((index, fields[3], mtype, fields[6]) if is_output
+                                 else Delivery(index, fields[3], sender, mtype, fields[6]))
             key = (fields[2], fields[4], sender)
             plan = self.plans.get(key)
             if plan is not None and sender != self.name and self._placement_quiet(mtype, sender):
-                self.quiet[key] = (plan[0], plan[1], collected)
+                self.quiet[key] = (plan[0], plan[1], collected, is_output)
         self.protocol_seen = True
 
-    def _collected(self, mtype: MessageType, sender: str) -> list[Delivery] | None:
-        """The list a delivery of ``mtype`` from ``sender`` is collected in, if collecting."""
+    def _collected(self, is_output: bool, sender: str) -> list[Any] | None:
+        """The list a delivery from ``sender`` is collected in (its outputs, or the other
+        deliveries), if collecting."""
         facts = self.facts
         if facts is None:
             return None
-        if mtype is _PROGRESS or mtype is _COMPLETION:
+        if is_output:
             return facts.outputs.setdefault(sender, [])
         return facts.deliveries
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
 from teamwire.validator.context import Emitter
-from teamwire.validator.model import Agent, AgentKind, Call, Delivery, Facts
+from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.scan import locate
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog
@@ -105,8 +106,10 @@ class LinterState:
         # (label, tag, sender) → (type, id test) for envelope heads already found fine
         self.plans: dict[tuple[str, str, str], Plan] = {}
         # the same, for heads that no placement rule reports as a user message here, with
-        # the list their deliveries are collected in (None when not collecting)
-        self.quiet: dict[tuple[str, str, str], tuple[MessageType, IdTest, list[Delivery] | None]] = {}
+        # the list their deliveries are collected in (None when not collecting) and whether
+        # they are Outputs (collected as Output tuples, others as Delivery records)
+        self.quiet: dict[tuple[str, str, str],
+                         tuple[MessageType, IdTest, list[Any] | None, bool]] = {}
         self.texts = self.facts.texts if self.facts is not None and self.is_sub else None
         self.abbreviations: dict[str, str | None] = {}
         self.rounds: dict[tuple[int, str | None], int] = {}

@@ -53,6 +53,10 @@ class Delivery:
     """Set when a send in the sender's conversation is matched to it."""
 
 
+Output = tuple[int, str, MessageType, str]
+"""An Output delivered as a user message: (index, id, type, content); only ever read."""
+
+
 @dataclass(slots=True)
 class Answer:
     """What the checks need of an Answer envelope an ask tool returned."""
@@ -118,7 +122,7 @@ class Facts:
     agent: Agent
     deliveries: list[Delivery] = field(default_factory=list)
     """Tasks, Messages, Asks and Answers delivered as user messages, in order."""
-    outputs: dict[str, list[Delivery]] = field(default_factory=dict)
+    outputs: dict[str, list[Output]] = field(default_factory=dict)
     """Outputs (progress and completion reports) delivered, by sender, in order."""
     calls: list[Call] = field(default_factory=list)
     texts: list[tuple[int, str, bool]] = field(default_factory=list)

@@ -21,7 +21,7 @@ HEADER_MARK = "来自 "
 """Every header starts so; a cheap substring test before the regular expression."""
 
 _search_mark = re.compile(HEADER_MARK).search
-_MARK_KEY = HEADER_MARK[1]
+MARK_KEY = HEADER_MARK[1]
 """自: rarer than 来 and, unlike it, no ASCII character shares its low byte, so that
 ``str.find`` (memchr on that byte) skips ASCII-heavy text fast."""
 
@@ -34,7 +34,7 @@ def has_mark(text: str, start: int = 0) -> bool:
     """
     if text.isascii():
         return False
-    at = text.find(_MARK_KEY, start + 1)
+    at = text.find(MARK_KEY, start + 1)
     return at >= 0 and _search_mark(text, at - 1) is not None
 
 

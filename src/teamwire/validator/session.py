@@ -8,7 +8,7 @@ from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
 from teamwire.validator.context import Emitter
-from teamwire.validator.model import Call, Delivery, Facts
+from teamwire.validator.model import Call, Delivery, Facts, Output
 from teamwire.validator.scan import shorten
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import answered_id, ask_other_form
@@ -368,17 +368,17 @@ class SessionChecker:
             # Outputs arrive in the order they were said: match them pairwise while that
             # holds, then the rest by content, each text to the first output that carries it.
             matched = 0
-            for (_index, text, has_calls), d in zip(texts, outputs, strict=False):
-                if d.content != text:
+            for (_index, text, has_calls), output in zip(texts, outputs, strict=False):
+                if output[3] != text:
                     break
-                if d.mtype is not (_PROGRESS if has_calls else _COMPLETION):
-                    self._output_type(name, leader, d, has_calls)
+                if output[2] is not (_PROGRESS if has_calls else _COMPLETION):
+                    self._output_type(name, leader, output, has_calls)
                 matched += 1
             if matched == len(texts):
                 continue
-            pool: dict[str, list[Delivery]] = {}
-            for d in outputs[matched:]:
-                pool.setdefault(d.content, []).append(d)
+            pool: dict[str, list[Output]] = {}
+            for output in outputs[matched:]:
+                pool.setdefault(output[3], []).append(output)
             for index, text, has_calls in texts[matched:]:
                 delivered = pool.get(text)
                 if delivered:
@@ -390,12 +390,13 @@ class SessionChecker:
                     self._emit("TW512", f"output {shorten(text, 40)!r} of {name} never reached "
                                "the Team Leader as an Output", facts, index, "/content")
 
-    def _output_type(self, name: str, leader: Facts, d: Delivery, has_calls: bool) -> None:
+    def _output_type(self, name: str, leader: Facts, output: Output, has_calls: bool) -> None:
+        index, output_id, mtype, _content = output
         wanted = _PROGRESS if has_calls else _COMPLETION
-        if d.mtype is not wanted and self.emitter.on("TW513"):
+        if mtype is not wanted and self.emitter.on("TW513"):
             self._emit("TW513", f"output of {name} with{'' if has_calls else 'out'} "
-                       f"tool calls is delivered as {d.mtype.label} ({d.id})",
-                       leader, d.index, "/content")
+                       f"tool calls is delivered as {mtype.label} ({output_id})",
+                       leader, index, "/content")
 
     def _answer_texts(self) -> set[tuple[str, str]]:
         """(sender, content) of every Answer an ask tool returned in the session."""
