@@ -119,6 +119,8 @@ class LinterState:
         self.known: dict[int, set[str]] = {}
         self.terminated: set[tuple[str, int]] = set()
         self.check_arguments = emitter.on("TW402")
+        # tool name → a test passing the arguments its schemas accept
+        self.argument_tests: dict[str, Callable[[Any], bool]] = {}
         self.targets: dict[tuple[int, str | None], str | None] = {}
         self.others: dict[int, set[str]] | None = None
         if self.is_leader and session is not None:

@@ -78,11 +78,36 @@ class ToolChecks(EnvelopeChecks):
     def protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
                       has_text: bool) -> None:
         """Check a call of protocol tool ``name`` and remember it as pending."""
-        arguments = self._arguments(index, name, raw, position)
+        arguments = self._fine_arguments(name, raw)
+        if arguments is None:
+            arguments = self._arguments(index, name, raw, position)
         record = Call(index, call_id, position, name, arguments, None, has_text)
         self.pending[call_id] = record
         if arguments is not None and name in ASK_TOOLS:
             self._on_ask(record, arguments)
+
+    def _fine_arguments(self, name: str, raw: Any) -> dict[str, Any] | None:
+        """The arguments of a call of ``name`` when no argument check reports them (the
+        common case, told at the least cost); else None, and ``_arguments`` tells why."""
+        if type(raw) is not str:
+            return None
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return None
+        if type(value) is not dict:
+            return None
+        if self.check_arguments:
+            passes = self.argument_tests.get(name)
+            if passes is None:
+                passes = self.argument_tests[name] = self.tools.pass_check(name)
+            if not passes(value):
+                return None
+            for key in _TEXT_KEYS.intersection(value):
+                text = value[key]
+                if type(text) is str and (not text or text.isspace()):
+                    return None
+        return value
 
     def _arguments(self, index: int, name: str, raw: Any,
                    position: int) -> dict[str, Any] | None:
@@ -294,7 +319,7 @@ class ToolChecks(EnvelopeChecks):
 
     def _leader_state(self, call: Call, arguments: dict[str, Any]) -> None:
         name = call.name
-        accepted = call.accepted
+        accepted = call.result is None or not call.result.rejected  # Call.accepted, inline
         if name == "create_sub_agent":
             role_id = arguments.get("role_id")
             agent_id = arguments.get("agent_id")

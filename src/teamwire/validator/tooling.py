@@ -204,9 +204,15 @@ class ToolCatalog:
         self._schemas[tool] = loaded
         return loaded
 
-    def _pass_check(self, tool: str) -> Check:
+    def pass_check(self, tool: str) -> Check:
         """A test passing arguments some compiled schema of ``tool`` accepts (and anything
         for a tool without schemas); what it fails, the full validators judge."""
+        passes = self._passes.get(tool)
+        if passes is None:
+            passes = self._passes[tool] = self._pass_check(tool)
+        return passes
+
+    def _pass_check(self, tool: str) -> Check:
         if tool not in self.protocol:
             return _anything
         loaded = self._load(tool)
@@ -226,10 +232,7 @@ class ToolCatalog:
 
     def argument_errors(self, tool: str, arguments: Any, limit: int = 3) -> list[str]:
         """Up to ``limit`` reasons why ``arguments`` fit no schema of ``tool``; [] if one fits."""
-        passes = self._passes.get(tool)
-        if passes is None:
-            passes = self._passes[tool] = self._pass_check(tool)
-        if passes(arguments):
+        if self.pass_check(tool)(arguments):
             return []
         loaded = self._load(tool)
         if not loaded or any(schema.validator.is_valid(arguments) for schema in loaded):
