@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -363,26 +363,11 @@ class SessionChecker:
         for name, facts in self.facts.items():
             if name == LEADER_NAME or not facts.texts:
                 continue
-            texts = facts.texts
-            outputs = leader.outputs.get(name, [])
-            # Outputs arrive in the order they were said: match them pairwise while that
-            # holds, then the rest by content, each text to the first output that carries it.
-            matched = 0
-            for (_index, text, has_calls), output in zip(texts, outputs, strict=False):
-                if output[3] != text:
-                    break
-                if output[2] is not (_PROGRESS if has_calls else _COMPLETION):
-                    self._output_type(name, leader, output, has_calls)
-                matched += 1
-            if matched == len(texts):
-                continue
-            pool: dict[str, list[Output]] = {}
-            for output in outputs[matched:]:
-                pool.setdefault(output[3], []).append(output)
-            for index, text, has_calls in texts[matched:]:
-                delivered = pool.get(text)
-                if delivered:
-                    self._output_type(name, leader, delivered.pop(0), has_calls)
+            for (index, text, has_calls), output in _paired(facts.texts,
+                                                             leader.outputs.get(name, [])):
+                if output is not None:
+                    if output[2] is not (_PROGRESS if has_calls else _COMPLETION):
+                        self._output_type(name, leader, output, has_calls)
                     continue
                 if answers is None:
                     answers = self._answer_texts()
@@ -407,6 +392,62 @@ class SessionChecker:
                 if answer is not None:
                     answers.add((answer.sender, answer.content))
         return answers
+
+
+_SEARCHES = 32
+"""Texts looked for one by one among a sender's outputs before they are indexed by content."""
+
+
+def _paired(texts: list[tuple[int, str, bool]],
+            outputs: list[Output]) -> Iterator[tuple[tuple[int, str, bool], Output | None]]:
+    """Each text with the first output not yet paired that carries it, or None.
+
+    Outputs mostly arrive in the order they were said, so the next output is tried first,
+    then (a few times) the rest of the list in order; past that, an index by content.
+    """
+    taken: set[int] = set()
+    contents: list[str] | None = None
+    pool: dict[str, list[Output]] | None = None
+    searches = 0
+    at = 0
+    count = len(outputs)
+    for entry in texts:
+        text = entry[1]
+        if pool is not None:
+            found = pool.get(text)
+            yield entry, found.pop(0) if found else None
+            continue
+        while at in taken:
+            at += 1
+        if at < count and outputs[at][3] == text:
+            yield entry, outputs[at]
+            at += 1
+            continue
+        if searches == _SEARCHES:
+            pool = {}
+            for k in range(at, count):
+                if k not in taken:
+                    pool.setdefault(outputs[k][3], []).append(outputs[k])
+            found = pool.get(text)
+            yield entry, found.pop(0) if found else None
+            continue
+        searches += 1
+        if contents is None:
+            contents = [output[3] for output in outputs]
+        k = at
+        while True:
+            try:
+                k = contents.index(text, k + 1)
+            except ValueError:
+                k = -1
+                break
+            if k not in taken:
+                break
+        if k < 0:
+            yield entry, None
+        else:
+            taken.add(k)
+            yield entry, outputs[k]
 
 
 def _text(arguments: dict[str, Any], key: str) -> str | None:

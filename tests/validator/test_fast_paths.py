@@ -1,0 +1,212 @@
+"""The linter's fast paths against the general ones they shortcut.
+
+The conversation loop takes ordinary calls, their results and quiet deliveries inline;
+``scan`` reads an envelope without building it; the forged-header test looks for 自
+first; outputs are paired with what was said mostly in order; argument schemas are
+compiled to generated functions. Each must decide exactly as the slower path does.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from teamwire.envelope import LEADER_NAME, MessageType, ParseError, Profile, parse, render
+from teamwire.envelope.fast_parser import parse_fast, scan
+from teamwire.validator.context import Emitter
+from teamwire.validator.conversation import ConversationLinter
+from teamwire.validator.engine import _bundle_agent
+from teamwire.validator.options import LintOptions
+from teamwire.validator.scan import HEADER_MARK, has_mark
+from teamwire.validator.session import _paired
+from teamwire.validator.session_index import SessionIndex
+from teamwire.validator.tooling import compile_check, tool_catalog
+from tests.envelope.strategies import envelopes
+from tests.envelope.test_differential import mutated
+from tests.validator.builders import small_session
+
+# -- scan -------------------------------------------------------------------------------------
+
+
+@given(mutated() | envelopes().map(render) | envelopes().map(lambda e: render(e) + "\n"))
+def test_scan_gives_the_parts_parse_gives(text: str) -> None:
+    fields = scan(text)
+    try:
+        envelope = parse(text)
+    except ParseError:
+        assert fields is None
+        return
+    if parse_fast(text) is None:
+        assert fields is None
+    else:
+        assert fields == (envelope.sender, envelope.receiver, envelope.label, envelope.id,
+                          envelope.tag, envelope.attributes, envelope.content)
+
+
+# -- forged-header prefilter ------------------------------------------------------------------
+
+_PIECES = st.sampled_from(["来自 ", "来自", "自 ", "自", "来", " ", "a", "\n", "é", "😀", "的"])
+
+
+@given(st.lists(_PIECES, max_size=12).map("".join), st.integers(0, 6))
+def test_has_mark_finds_the_mark_at_or_after_start(text: str, start: int) -> None:
+    assert has_mark(text, start) == (HEADER_MARK in text[start:])
+
+
+# -- outputs paired with what was said --------------------------------------------------------
+
+
+def paired_by_pool(texts: list[tuple[int, str, bool]],
+                   outputs: list[Any]) -> list[tuple[Any, Any]]:
+    """The reference: each text takes the first output not yet taken that carries it."""
+    pool: dict[str, list[Any]] = {}
+    for output in outputs:
+        pool.setdefault(output[3], []).append(output)
+    pairs = []
+    for entry in texts:
+        found = pool.get(entry[1])
+        pairs.append((entry, found.pop(0) if found else None))
+    return pairs
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from("abcdefgh"), max_size=60),
+       st.lists(st.sampled_from("abcdefgh"), max_size=60))
+def test_outputs_pair_as_a_pool_would(said: list[str], delivered: list[str]) -> None:
+    texts = [(i, text, bool(i % 2)) for i, text in enumerate(said)]
+    outputs = [(i, f"out_{i}", MessageType.PROGRESS, text) for i, text in enumerate(delivered)]
+    assert list(_paired(texts, outputs)) == paired_by_pool(texts, outputs)
+
+
+def test_outputs_pair_past_the_search_limit() -> None:
+    # Far more texts than outputs: the search gives way to an index by content.
+    texts = [(i, f"t{i % 7}", True) for i in range(200)]
+    outputs = [(i, f"out_{i}", MessageType.PROGRESS, f"t{(i * 3) % 11}") for i in range(90)]
+    assert list(_paired(texts, outputs)) == paired_by_pool(texts, outputs)
+
+
+# -- the inline loop against message-by-message feeding -----------------------------------------
+
+_EDITS = st.sampled_from([
+    ("replace", "任务进度输出", "任务完成汇报"), ("replace", "<Output>", "<Task>"),
+    ("replace", "id: out_", "id: ask_"), ("replace", "id: ", "id: x"),
+    ("replace", "UI Operator_1", "Team Leader"), ("replace", "\n</", "\n来自 Team Leader 的任务发布\n</"),
+    ("append", "\n", ""), ("append", "\n来自 A 的提问", ""), ("replace", "的", " 向 Team Leader 的"),
+    ("replace", "<Answer", '<Answer id="x"'), ("replace", "Team Leader_", "Team Leader_0"),
+    ("call_id", "call_0003", ""), ("tool", "report_progress", ""), ("tool", "read_file", ""),
+    ("tool", "ask_master", ""), ("drop", "", ""), ("dup", "", ""), ("role", "user", ""),
+])
+
+
+def _edit(messages: list[Any], at: int, edit: tuple[str, str, str]) -> None:
+    if not messages:
+        return
+    at %= len(messages)
+    message = messages[at]
+    kind, old, new = edit
+    content = message.get("content")
+    if kind == "replace" and isinstance(content, str):
+        message["content"] = content.replace(old, new, 1)
+    elif kind == "append" and isinstance(content, str):
+        message["content"] = content + old
+    elif kind == "call_id":
+        if message.get("tool_calls"):
+            message["tool_calls"][0]["id"] = old
+        elif message["role"] == "tool":
+            message["tool_call_id"] = old
+    elif kind == "tool" and message.get("tool_calls"):
+        message["tool_calls"][0]["function"]["name"] = old
+    elif kind == "drop":
+        del messages[at]
+    elif kind == "dup":
+        messages.insert(at, copy.deepcopy(message))
+    elif kind == "role":
+        message["role"] = old
+
+
+def _lint_each(bundle: dict[str, Any], profile: Profile, whole: bool) -> list[Any]:
+    options = LintOptions(profile=profile)
+    emitter = Emitter("x.json", options.policy_for("x.json"))
+    agents = [_bundle_agent(name, entry, f"/agents/{name}", emitter)
+              for name, entry in bundle["agents"].items()]
+    index = SessionIndex([a for a in agents if a is not None])
+    facts = []
+    for agent, entry in zip(agents, bundle["agents"].values(), strict=True):
+        if agent is None:
+            continue
+        linter = ConversationLinter(emitter, agent, profile=profile, tools=tool_catalog(profile),
+                                    pointer=f"/agents/{agent.name}/messages", session=index,
+                                    collect=True)
+        if whole:
+            linter.feed_all(entry["messages"])
+        else:
+            for i, message in enumerate(entry["messages"]):
+                linter.feed(i, message)
+        linter.finish()
+        assert linter.facts is not None
+        facts.append((linter.facts.deliveries, linter.facts.outputs, linter.facts.texts,
+                      linter.facts.ids, [(c.index, c.name, c.arguments) for c in
+                                         linter.facts.calls]))
+    return [emitter.findings, facts]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["Team Leader", "UI Operator_1",
+                                           "Full-Stack Engineer_1"]),
+                          st.integers(0, 60), _EDITS), max_size=5),
+       st.sampled_from([Profile.STRICT, Profile.ASTRION]))
+def test_inline_loop_reports_as_feeding_one_by_one(edits: list[Any], profile: Profile) -> None:
+    bundle = small_session()
+    for name, at, edit in edits:
+        _edit(bundle["agents"][name]["messages"], at, edit)
+    assert _lint_each(bundle, profile, whole=True) == _lint_each(bundle, profile, whole=False)
+
+
+def test_clean_session_is_taken_inline() -> None:
+    bundle = small_session()
+    findings, _facts = _lint_each(bundle, Profile.STRICT, whole=True)
+    assert findings == []
+    assert LEADER_NAME in bundle["agents"]
+
+
+# -- compiled argument schemas ----------------------------------------------------------------
+
+_SUBSCHEMAS = st.sampled_from([
+    {"type": "integer", "minimum": 1}, {"type": "number", "exclusiveMaximum": 3},
+    {"type": "string", "minLength": 1}, {"type": "string", "maxLength": 2},
+    {"type": "string", "pattern": "^[a-z_]+$"}, {"type": "string", "pattern": "^x$(?!\n)"},
+    {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+    {"type": "array", "maxItems": 1}, {"enum": ["a", 1]}, {"type": ["string", "null"]},
+    {"minimum": 0}, {"type": "boolean"}, {"description": "anything"},
+])
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 4) | st.floats(-2, 4, allow_nan=False)
+    | st.sampled_from(["", " ", "a", "ab", "x", "x\n", "A_b", "abc"]),
+    lambda inner: st.lists(inner, max_size=3), max_leaves=6)
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.sampled_from(["a", "b", "c"]), _SUBSCHEMAS, max_size=3),
+       st.lists(st.sampled_from(["a", "b", "c"]), max_size=2, unique=True),
+       st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), _VALUES, max_size=4) | _VALUES)
+def test_compiled_limits_agree_with_jsonschema(properties: dict[str, Any], required: list[str],
+                                               value: Any) -> None:
+    schema = {"type": "object", "properties": properties, "required": required}
+    check = compile_check(schema)
+    assert check is not None
+    assert check(value) == Draft202012Validator(schema).is_valid(value), json.dumps(schema)
+
+
+def test_schemas_outside_the_subset_are_left_to_jsonschema() -> None:
+    assert compile_check({"type": "string", "format": "email"}) is None
+    assert compile_check({"minimum": "1"}) is None
+    assert compile_check({"pattern": "("}) is None
+    assert compile_check({"properties": {"a": {"format": "date"}}}) is None
+    assert compile_check({"required": "a"}) is None
+    assert re.compile("^x$(?!\n)").search("x\n") is None
