@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -34,7 +34,14 @@ from tests.validator.builders import small_session
 # -- scan -------------------------------------------------------------------------------------
 
 
+_ODD = "来自 a<b 的提问\nid: ask_a_001\n\n<a<b>\n<Ask>\nx\n</Ask>\n</a<b>"
+
+
 @given(mutated() | envelopes().map(render) | envelopes().map(lambda e: render(e) + "\n"))
+@example(_ODD)
+@example(_ODD.replace("a<b", "a>b"))
+@example(_ODD + "\n")
+@example(_ODD.replace("<Ask>\nx", "<Ask>"))
 def test_scan_gives_the_parts_parse_gives(text: str) -> None:
     fields = scan(text)
     try:

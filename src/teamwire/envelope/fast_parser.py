@@ -29,6 +29,20 @@ _HEAD = re.compile(
 )
 _TAIL = re.compile(r"\n</(?P<ctag>[A-Za-z][A-Za-z0-9_-]*)>\n</(?P<couter>[^<>\n]+)>\n?")
 _ATTR = re.compile(r" ([A-Za-z_][A-Za-z0-9_.-]*)=\"([^\"\n]*)\"")
+# The whole of an envelope whose names agree, in one match: the head as above with the
+# outer tag required to repeat the sender, then the content and the closing lines. Names
+# hold no line break, so the closing lines can only be the text's last two (a single
+# final line break aside); the greedy content reaches the end at once and backs up to
+# them.
+_WHOLE = re.compile(
+    r"来自 (?P<sender>" + _HEADER_NAME + r")(?: 向 (?P<receiver>" + _HEADER_NAME + r"))?"
+    r" 的(?P<label>[^\n]+)\n"
+    r"id: (?P<id>[^\s<>\"]+)\n"
+    r"\n"
+    r"<(?P=sender)>\n"
+    r"<(?P<tag>[A-Za-z][A-Za-z0-9_-]*)(?P<attrs>(?: [A-Za-z_][A-Za-z0-9_.-]*=\"[^\"\n]*\")*)>\n"
+    r"(?P<content>(?s:.*))\n</(?P=tag)>\n</(?P=sender)>\n?\Z"
+)
 
 
 Fields = tuple[str, str | None, str, str, str, tuple[tuple[str, str], ...], str]
@@ -42,30 +56,18 @@ def scan(text: str) -> Fields | None:
     pass (names agree, no attribute twice); ``parse_fast`` or ``parse`` then give
     the envelope or the error. The result equals the fields of ``parse(text)``.
     """
-    head = _HEAD.match(text)
-    if head is None:
+    whole = _WHOLE.match(text)
+    if whole is None:
         return None
-    sender, receiver, label, id_, outer, tag, attrs = head.groups()
-    if outer != sender:
-        return None
-    # Names hold no line break, so a text ending in the expected closing lines has
-    # them as its last two lines (a single final line break aside).
-    tail = f"\n</{tag}>\n</{sender}>"
-    if text.endswith(tail):
-        end = len(text) - len(tail)
-    elif text.endswith("\n") and text.endswith(tail, 0, len(text) - 1):
-        end = len(text) - len(tail) - 1
-    else:
-        return None
-    body_at = head.end()
-    if end < body_at:
-        return None
+    sender, receiver, label, id_, tag, attrs, content = whole.groups()
+    if "<" in sender or ">" in sender:
+        return None  # a tag name holds neither, so the outer tags cannot repeat the sender
     attributes: tuple[tuple[str, str], ...] = ()
     if attrs:
         attributes = tuple(_ATTR.findall(attrs))
         if len({name for name, _ in attributes}) != len(attributes):
             return None
-    return sender, receiver, label, id_, tag, attributes, text[body_at:end]
+    return sender, receiver, label, id_, tag, attributes, content
 
 
 def parse_fast(text: str) -> Envelope | None:
