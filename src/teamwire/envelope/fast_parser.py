@@ -1,11 +1,10 @@
-"""The fast path: accepts exactly the grammar's language without scanning the content.
+"""The fast path: one anchored regular expression that accepts exactly the grammar's language.
 
-The head (header, id line, the two open tags) is matched by one anchored
-regular expression; the tail is the message's last two lines, found from the
-end with ``rfind``; the content is what lies between. It only ever accepts:
-when it does not match, the caller asks the Lark parser for the error, so
-positions and messages come from the reference grammar. A differential
-property test keeps the two in agreement.
+The content is matched greedily and gives back only the last two lines, so it
+is never scanned forward. The fast path only ever accepts: when it does not
+match, the caller asks the Lark parser for the error, so positions and messages
+come from the reference grammar. A differential property test keeps the two in
+agreement.
 """
 
 from __future__ import annotations
