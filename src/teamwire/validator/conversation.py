@@ -25,6 +25,8 @@ from teamwire.validator.scan import (
 from teamwire.validator.tool_checks import ToolChecks
 
 _ROLES = ("system", "user", "assistant", "tool")
+_HEADS = 256
+"""Header lines of quiet deliveries remembered per conversation (a handful in practice)."""
 _TASK = MessageType.TASK
 _PROGRESS = MessageType.PROGRESS
 _COMPLETION = MessageType.COMPLETION
@@ -71,6 +73,7 @@ class ConversationLinter(ToolChecks):
         assistant, user, feed = self._assistant, self._user, self.feed
         pending, call_ids, special = self.pending, self.call_ids, self.special_tools
         quiet, ids, texts, hash_ids = self.quiet, self.ids, self.texts, self.hash_ids
+        heads = self.heads
         # has_mark, with its first two tests inline: most texts fail them
         marked, key = has_mark, MARK_KEY
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
@@ -125,6 +128,32 @@ class ConversationLinter(ToolChecks):
                 if pending or type(content) is not str or not content.startswith(HEADER_MARK):
                     user(index, message)
                     continue
+                # A header line seen before in a quiet delivery: its sender, label and tag are
+                # known, so the rest of the head and the closing lines are plain strings, and
+                # no regular expression is needed (what the match would have checked of the
+                # id, the id test checks more strictly).
+                nl = content.find("\n")
+                head = heads.get(content[:nl]) if nl > 0 else None
+                if head is not None:
+                    sender, label, tag, middle, tail, quiet_plan = head
+                    id_end = content.find("\n", nl + 1)
+                    body_at = id_end + len(middle)
+                    body_end = len(content) - len(tail)
+                    if id_end > 0 and body_end >= body_at and content.startswith("id: ", nl + 1) \
+                            and content.startswith(middle, id_end) and content.endswith(tail):
+                        message_id = content[nl + 5:id_end]
+                        body = content[body_at:body_end]
+                        if quiet_plan[1](message_id) is not None and message_id not in ids and (
+                                body.isascii() or body.find(key, 1) < 0 or not marked(body)):
+                            delivered = (sender, label, tag, body)
+                            ids[message_id] = (hash(delivered) if hash_ids else delivered, index)
+                            collected = quiet_plan[2]
+                            if collected is not None:
+                                collected.append(
+                                    (index, message_id, quiet_plan[0], body) if quiet_plan[3]
+                                    else Delivery(index, message_id, sender, quiet_plan[0], body))
+                            self.protocol_seen = True
+                            continue
                 fields = scan(content)
                 if fields is None:
                     user(index, message)
@@ -145,6 +174,9 @@ class ConversationLinter(ToolChecks):
                     collected.append((index, message_id, plan[0], body) if plan[3]
                                      else Delivery(index, message_id, sender, plan[0], body))
                 self.protocol_seen = True
+                if nl > 0 and len(heads) < _HEADS:
+                    heads[content[:nl]] = (sender, label, tag, f"\n\n<{sender}>\n<{tag}>\n",
+                                           f"\n</{tag}>\n</{sender}>", plan)
             else:
                 feed(index, message)
 

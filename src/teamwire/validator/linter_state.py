@@ -110,6 +110,10 @@ class LinterState:
         # they are Outputs (collected as Output tuples, others as Delivery records)
         self.quiet: dict[tuple[str, str, str],
                          tuple[MessageType, IdTest, list[Any] | None, bool]] = {}
+        # header line of a quiet delivery → (sender, label, tag, the head's lines after the
+        # id, the closing lines, the quiet plan)
+        self.heads: dict[str, tuple[str, str, str, str, str,
+                                    tuple[MessageType, IdTest, list[Any] | None, bool]]] = {}
         self.texts = self.facts.texts if self.facts is not None and self.is_sub else None
         self.abbreviations: dict[str, str | None] = {}
         self.rounds: dict[tuple[int, str | None], int] = {}
