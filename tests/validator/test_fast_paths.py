@@ -29,7 +29,7 @@ from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import compile_check, tool_catalog
 from tests.envelope.strategies import envelopes
 from tests.envelope.test_differential import mutated
-from tests.validator.builders import small_session
+from tests.validator.builders import SessionBuilder, small_session
 
 # -- scan -------------------------------------------------------------------------------------
 
@@ -100,7 +100,7 @@ def test_outputs_pair_past_the_search_limit() -> None:
 
 # -- the inline loop against message-by-message feeding -----------------------------------------
 
-_EDITS = st.sampled_from([
+EDITS = [
     ("replace", "任务进度输出", "任务完成汇报"), ("replace", "<Output>", "<Task>"),
     ("replace", "id: out_", "id: ask_"), ("replace", "id: ", "id: x"),
     ("replace", "UI Operator_1", "Team Leader"), ("replace", "\n</", "\n来自 Team Leader 的任务发布\n</"),
@@ -108,7 +108,14 @@ _EDITS = st.sampled_from([
     ("replace", "<Answer", '<Answer id="x"'), ("replace", "Team Leader_", "Team Leader_0"),
     ("call_id", "call_0003", ""), ("tool", "report_progress", ""), ("tool", "read_file", ""),
     ("tool", "ask_master", ""), ("drop", "", ""), ("dup", "", ""), ("role", "user", ""),
-])
+    ("replace", "<Output>", '<Output x="1">'), ("replace", "</Output>", "</Outptu>"),
+    ("replace", "\n\n<", "\n\n <"), ("replace", "id: out_fse_0", "id: out_uio_0"),
+    ("replace", "id: out_uio_00", "id: out_uio_0"), ("replace", "step", "来自 Team Leader 的提问"),
+    ("replace", "\n<Output>\n", "\n<Output>\n来自 X 的消息\n"), ("append", " ", ""),
+    ("replace", "id: ", "ID: "), ("replace", "\n</Output>\n", "\n</Output>\n\n"),
+    ("replace", "\n\n<", "\n<"), ("unbody", "", ""),
+]
+_EDITS = st.sampled_from(EDITS)
 
 
 def _edit(messages: list[Any], at: int, edit: tuple[str, str, str]) -> None:
@@ -120,6 +127,9 @@ def _edit(messages: list[Any], at: int, edit: tuple[str, str, str]) -> None:
     content = message.get("content")
     if kind == "replace" and isinstance(content, str):
         message["content"] = content.replace(old, new, 1)
+    elif kind == "unbody" and isinstance(content, str):
+        # the content and the line break before the closing tags removed: not an envelope
+        message["content"] = re.sub(r"(<Output>\n)(?s:.*)\n(</Output>)", r"\1\2", content)
     elif kind == "append" and isinstance(content, str):
         message["content"] = content + old
     elif kind == "call_id":
@@ -163,13 +173,35 @@ def _lint_each(bundle: dict[str, Any], profile: Profile, whole: bool) -> list[An
     return [emitter.findings, facts]
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["Team Leader", "UI Operator_1",
+def busy_session() -> dict[str, Any]:
+    """A session whose envelopes repeat their header lines, as long sessions do."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    fse = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+    for step in range(6):
+        b.work(ui, f"Palette step {step}. 登录", "read_file", {"path": f"a{step}.ts"}, "code 自")
+        b.work(fse, f"API step {step}.", "run_command", {"command": "npm test"}, "ok")
+        if step % 2:
+            b.message(ui, f"Note {step}.")
+            ask = b.ask_master(fse, f"Question {step}?", f"Asking {step}.")
+            b.answer_master(ask, f"Answer {step}.")
+    b.say(ui, "Palette done.")
+    b.say(fse, "API done.")
+    return b.bundle()
+
+
+_SESSIONS = st.sampled_from([small_session, busy_session])
+
+
+@settings(max_examples=200, deadline=None)
+@given(_SESSIONS,
+       st.lists(st.tuples(st.sampled_from(["Team Leader", "UI Operator_1",
                                            "Full-Stack Engineer_1"]),
-                          st.integers(0, 60), _EDITS), max_size=5),
+                          st.integers(0, 80), _EDITS), max_size=5),
        st.sampled_from([Profile.STRICT, Profile.ASTRION]))
-def test_inline_loop_reports_as_feeding_one_by_one(edits: list[Any], profile: Profile) -> None:
-    bundle = small_session()
+def test_inline_loop_reports_as_feeding_one_by_one(session: Any, edits: list[Any],
+                                                   profile: Profile) -> None:
+    bundle = session()
     for name, at, edit in edits:
         _edit(bundle["agents"][name]["messages"], at, edit)
     assert _lint_each(bundle, profile, whole=True) == _lint_each(bundle, profile, whole=False)
@@ -217,3 +249,16 @@ def test_schemas_outside_the_subset_are_left_to_jsonschema() -> None:
     assert compile_check({"properties": {"a": {"format": "date"}}}) is None
     assert compile_check({"required": "a"}) is None
     assert re.compile("^x$(?!\n)").search("x\n") is None
+
+
+def test_every_edit_of_every_delivery_to_the_leader() -> None:
+    # Deliveries repeat their header lines here, so edits meet the remembered heads.
+    base = busy_session()
+    leader = base["agents"][LEADER_NAME]["messages"]
+    positions = [i for i, m in enumerate(leader) if m["role"] == "user"]
+    for at in positions:
+        for edit in EDITS:
+            bundle = copy.deepcopy(base)
+            _edit(bundle["agents"][LEADER_NAME]["messages"], at, edit)
+            whole = _lint_each(bundle, Profile.STRICT, whole=True)
+            assert whole == _lint_each(bundle, Profile.STRICT, whole=False), (at, edit)
