@@ -363,11 +363,22 @@ class SessionChecker:
         for name, facts in self.facts.items():
             if name == LEADER_NAME or not facts.texts:
                 continue
-            for (index, text, has_calls), output in _paired(facts.texts,
-                                                             leader.outputs.get(name, [])):
-                if output is not None:
-                    if output[2] is not (_PROGRESS if has_calls else _COMPLETION):
-                        self._output_type(name, leader, output, has_calls)
+            texts, outputs = facts.texts, leader.outputs.get(name, [])
+            # Outputs mostly arrive in the order they were said: pair them off in step while
+            # that holds, and let _paired search for the rest.
+            matched = 0
+            for (_index, text, has_calls), output in zip(texts, outputs, strict=False):
+                if output[3] != text:
+                    break
+                if output[2] is not (_PROGRESS if has_calls else _COMPLETION):
+                    self._output_type(name, leader, output, has_calls)
+                matched += 1
+            if matched == len(texts):
+                continue
+            for (index, text, has_calls), paired in _paired(texts[matched:], outputs[matched:]):
+                if paired is not None:
+                    if paired[2] is not (_PROGRESS if has_calls else _COMPLETION):
+                        self._output_type(name, leader, paired, has_calls)
                     continue
                 if answers is None:
                     answers = self._answer_texts()
