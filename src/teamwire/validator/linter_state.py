@@ -55,8 +55,8 @@ def _tables(profile: Profile, tools: ToolCatalog, is_leader: bool, is_sub: bool)
         verdicts[name] = ("TW406", "is forbidden: a sub-agent reports by natural output")
     for name in tools.removed:
         verdicts[name] = ("TW405", "was removed in multi-agent mode")
-    tables = _Tables(labels, verdicts, tools.protocol | verdicts.keys(),
-                     tools.protocol - verdicts.keys())
+    tables = _Tables(labels, verdicts, tools.protocol.union(verdicts),
+                     tools.protocol.difference(verdicts))
     _TABLES[key] = (tools, tables)
     return tables
 
