@@ -6,6 +6,7 @@ import functools
 import io
 import re
 from collections.abc import Iterable, Iterator
+from itertools import compress, repeat
 from typing import IO, Any
 
 import orjson
@@ -396,8 +397,14 @@ def _leader_creates(messages: list[Any], profile: Profile) -> list[tuple[str, in
     """(role_id, agent_id) of every create_sub_agent call in the leader's conversation."""
     keys: list[tuple[str, int]] = []
     per_role: dict[str, int] = {}
-    for message in messages:
-        # Only assistant messages have tool calls; testing for them first skips the rest.
+    # Only assistant messages have tool calls: select them in one go when every message is
+    # an object (dict.get refuses anything else).
+    try:
+        with_calls: Iterable[Any] = list(compress(messages, map(dict.get, messages,
+                                                                repeat("tool_calls"))))
+    except TypeError:
+        with_calls = messages
+    for message in with_calls:
         calls = message.get("tool_calls") if type(message) is dict else None
         if type(calls) is not list or message.get("role") != "assistant":
             continue
