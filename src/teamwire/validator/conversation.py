@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from orjson import JSONDecodeError, loads
+
 from teamwire.envelope import LEADER_NAME, MessageType
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.envelope_checks import CONTENT
@@ -77,6 +79,7 @@ class ConversationLinter(ToolChecks):
         # has_mark, with its first two tests inline: most texts fail them
         marked, key = has_mark, MARK_KEY
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
+        settle = self.settle
         for index, message in enumerate(messages):
             role = message.get("role") if type(message) is dict else None
             if role == "assistant":
@@ -122,6 +125,21 @@ class ConversationLinter(ToolChecks):
                     if type(content) is str and (content.isascii() or content.find(key, 1) < 0
                                                  or not marked(content)):
                         continue  # an ordinary tool's output, without forged headers
+                elif type(entry) is Call:
+                    # A protocol tool's success result, the common case: a JSON object with
+                    # "success": true (what check_result_text would find, without its steps).
+                    content = message.get("content")
+                    if type(content) is str and content[:1] == "{" and (
+                            content.isascii() or content.find(key, 1) < 0
+                            or not marked(content)):
+                        try:
+                            value = loads(content)
+                        except JSONDecodeError:
+                            value = None
+                        if type(value) is dict and value.get("success") is True:
+                            entry.result = Result(index, False)
+                            settle(entry)
+                            continue
                 self._result(index, message, call_id, entry)
             elif role == "user":
                 content = message.get("content")
@@ -387,7 +405,7 @@ class ConversationLinter(ToolChecks):
             self._bad_content(index, content, "a tool message")
             result = None
         if isinstance(entry, Call):
-            entry.result = result or Result(index, rejected=False)
+            entry.result = result or Result(index, False)
             self.settle(entry)
 
     def _unmatched_result(self, index: int, call_id: Any) -> None:

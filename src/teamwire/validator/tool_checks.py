@@ -184,7 +184,7 @@ class ToolChecks(EnvelopeChecks):
                 if mtype is not None:
                     self.emit("TW210", f"a {fields[4]} envelope is returned as a tool result; "
                               "only Answers travel as tool results", index, CONTENT, text, 0)
-                return Result(index, rejected=False)
+                return Result(index, False)
         if has_mark(text):
             self.forged(index, text, "a tool result")
         if tool is None or tool not in self.protocol:
@@ -207,7 +207,7 @@ class ToolChecks(EnvelopeChecks):
         if success is not True and tool not in ASK_TOOLS:
             self.emit("TW416", f"result of {tool} is not a JSON object with \"success\": true "
                       "or false", index, CONTENT)
-        return Result(index, rejected=False)
+        return Result(index, False)
 
     # -- settled calls: checks that depend on the result -----------------------------------------
 
@@ -223,7 +223,7 @@ class ToolChecks(EnvelopeChecks):
             self._check_answer(call, arguments, result)
         if self.is_leader:
             self._leader_state(call, arguments)
-        elif self.is_sub and call.accepted:
+        elif self.is_sub and (result is None or not result.rejected):  # call.accepted
             key = "target_agent_id" if name == "ask_other_agent" else (
                 "source_agent_id" if name == "answer_other_agent" else None)
             if key is not None:
