@@ -16,6 +16,7 @@ from teamwire.validator.tooling import answered_id, ask_other_form
 _SENDS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent", "create_sub_agent",
                     "send_message_to_sub_agent"})
 _ASKS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent"})
+_ANSWER_TOOLS = frozenset({"answer_sub_agent_question", "answer_other_agent"})
 # Tuples of types rather than sets: a tuple tests members by identity first, while a set
 # hashes enum members, which is slow.
 _ASK_OR_MESSAGE = (MessageType.ASK, MessageType.MESSAGE)
@@ -227,8 +228,11 @@ class SessionChecker:
         sends: list[_Send] = []
         for facts in self.facts.values():
             for call in facts.calls:
-                if call.name not in _SENDS or call.arguments is None or call.sent is False:
+                if call.name not in _SENDS or call.arguments is None:
                     continue
+                result = call.result
+                if result is not None and result.rejected and call.sent is False:
+                    continue  # (an accepted call was sent: the property's first test, inline)
                 send = self._expected(facts, call)
                 if send is None or send.target not in self.facts:
                     continue
@@ -307,8 +311,8 @@ class SessionChecker:
         answered: set[tuple[str, str, str]] = set()
         for facts in self.facts.values():
             for call in facts.calls:
-                if call.name not in ("answer_sub_agent_question", "answer_other_agent") \
-                        or not call.accepted or call.arguments is None:
+                if call.name not in _ANSWER_TOOLS or call.arguments is None \
+                        or (call.result is not None and call.result.rejected):  # not accepted
                     continue
                 self._answer(facts, call, call.arguments, answered)
 
