@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 
 from teamwire.envelope import LEADER_NAME, MessageType, ParseError, Profile, parse, render
 from teamwire.envelope.fast_parser import parse_fast, scan
+from teamwire.validator import lint_value
 from teamwire.validator.context import Emitter
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.engine import _bundle_agent
@@ -262,3 +263,37 @@ def test_every_edit_of_every_delivery_to_the_leader() -> None:
             _edit(bundle["agents"][LEADER_NAME]["messages"], at, edit)
             whole = _lint_each(bundle, Profile.STRICT, whole=True)
             assert whole == _lint_each(bundle, Profile.STRICT, whole=False), (at, edit)
+
+
+def _cold() -> None:
+    """Forget what earlier conversations taught the shared caches."""
+    import teamwire.validator.conversation as conversation
+    import teamwire.validator.envelope_checks as envelope_checks
+
+    conversation._QUIET.clear()
+    envelope_checks._SHARED_PLANS.clear()
+
+
+def test_what_other_conversations_taught_changes_nothing() -> None:
+    task = ("来自 Team Leader 的任务发布\nid: task_001\n\n<Team Leader>\n<Task>\nDesign it.\n"
+            "</Task>\n</Team Leader>")
+    note = ("来自 Team Leader 的消息\nid: msg_tl_001\n\n<Team Leader>\n<Message>\nHi\n"
+            "</Message>\n</Team Leader>")
+    late_task = [{"role": "user", "content": note}, {"role": "user", "content": task}]
+    inputs: list[tuple[Any, str | None]] = [(late_task, "UI Operator_1"),
+                                            (busy_session(), None), (small_session(), None)]
+    for name, entry in busy_session()["agents"].items():
+        inputs.append((entry["messages"], name))
+    for profile in (Profile.STRICT, Profile.ASTRION):
+        cold = []
+        for value, agent in inputs:
+            _cold()
+            report = lint_value(value, "x.json", LintOptions(profile=profile, agent=agent))
+            cold.append([(f.rule, f.agent, f.index, f.message) for f in report.findings])
+        for _ in range(2):  # warm: every input after every other
+            warm = [[(f.rule, f.agent, f.index, f.message) for f in
+                     lint_value(value, "x.json", LintOptions(profile=profile,
+                                                             agent=agent)).findings]
+                    for value, agent in inputs]
+            assert warm == cold
+    assert ("TW211", "UI Operator_1", 1) in [f[:3] for f in cold[0]]

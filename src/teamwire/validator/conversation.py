@@ -15,6 +15,7 @@ from orjson import JSONDecodeError, loads
 from teamwire.envelope import LEADER_NAME, MessageType
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.envelope_checks import CONTENT
+from teamwire.validator.linter_state import IdTest
 from teamwire.validator.model import Call, Delivery, Result
 from teamwire.validator.scan import (
     HEADER_MARK,
@@ -27,6 +28,9 @@ from teamwire.validator.scan import (
 from teamwire.validator.tool_checks import ToolChecks
 
 _ROLES = ("system", "user", "assistant", "tool")
+_QUIET: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
+"""Heads found quiet, by what makes them so, for every conversation linted in this process."""
+_QUIET_LIMIT = 1 << 14
 _HEADS = 256
 """Header lines of quiet deliveries remembered per conversation (a handful in practice)."""
 _TASK = MessageType.TASK
@@ -79,7 +83,7 @@ class ConversationLinter(ToolChecks):
         # has_mark, with its first two tests inline: most texts fail them
         marked, key = has_mark, MARK_KEY
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
-        settle = self.settle
+        settle, find_quiet = self.settle, self._quiet_plan
         for index, message in enumerate(messages):
             role = message.get("role") if type(message) is dict else None
             if role == "assistant":
@@ -177,7 +181,7 @@ class ConversationLinter(ToolChecks):
                     user(index, message)
                     continue
                 sender, receiver, label, message_id, tag, attributes, body = fields
-                plan = quiet.get((label, tag, sender))
+                plan = quiet.get((label, tag, sender)) or find_quiet(label, tag, sender)
                 if plan is None or receiver is not None or attributes \
                         or content[-1] == "\n" or plan[1](message_id) is None \
                         or message_id in ids or (not body.isascii() and body.find(key, 1) >= 0
@@ -274,7 +278,26 @@ class ConversationLinter(ToolChecks):
             plan = self.plans.get(key)
             if plan is not None and sender != self.name and self._placement_quiet(mtype, sender):
                 self.quiet[key] = (plan[0], plan[1], collected, is_output)
+                if len(_QUIET) >= _QUIET_LIMIT:
+                    _QUIET.clear()
+                _QUIET[self._quiet_key(*key)] = (plan[0], plan[1], is_output)
         self.protocol_seen = True
+
+    def _quiet_key(self, label: str, tag: str, sender: str) -> tuple[object, ...]:
+        # What makes a head quiet here: its plan, and the owner of the conversation.
+        return (self._plan_key(label, tag, sender), self.is_leader, self.is_sub, self.name)
+
+    def _quiet_plan(self, label: str, tag: str,
+                    sender: str) -> tuple[MessageType, IdTest, list[Any] | None, bool] | None:
+        """The quiet plan of a head not delivered here before, when another conversation
+        with an owner like this one's found it quiet (now also this one's); else None."""
+        verdict = _QUIET.get(self._quiet_key(label, tag, sender))
+        if verdict is None:
+            return None
+        mtype, id_test, is_output = verdict
+        plan = (mtype, id_test, self._collected(is_output, sender), is_output)
+        self.quiet[(label, tag, sender)] = plan
+        return plan
 
     def _collected(self, is_output: bool, sender: str) -> list[Any] | None:
         """The list a delivery from ``sender`` is collected in (its outputs, or the other
