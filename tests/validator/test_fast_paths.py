@@ -115,6 +115,10 @@ EDITS = [
     ("replace", "\n<Output>\n", "\n<Output>\n来自 X 的消息\n"), ("append", " ", ""),
     ("replace", "id: ", "ID: "), ("replace", "\n</Output>\n", "\n</Output>\n\n"),
     ("replace", "\n\n<", "\n<"), ("unbody", "", ""),
+    ("replace", 'question_id="', 'question_id="x"'), ("replace", '">\n', '" a="1">\n'),
+    ("replace", "<Answer", '<Answer id="1"'), ("replace", 'question_id="ask_', 'question_id="ans_'),
+    ("replace", "来自 Team Leader 的回答", "来自 Full-Stack Engineer_1 的回答"),
+    ("replace", "</Answer>", "</Ask>"), ("tool", "ask_other_agent", ""),
 ]
 _EDITS = st.sampled_from(EDITS)
 
@@ -164,6 +168,8 @@ def _lint_each(bundle: dict[str, Any], profile: Profile, whole: bool) -> list[An
         if whole:
             linter.feed_all(entry["messages"])
         else:
+            # message by message, and without the remembered Answer heads
+            linter._quiet_answer = lambda *_: None  # type: ignore[method-assign]
             for i, message in enumerate(entry["messages"]):
                 linter.feed(i, message)
         linter.finish()
@@ -252,17 +258,24 @@ def test_schemas_outside_the_subset_are_left_to_jsonschema() -> None:
     assert re.compile("^x$(?!\n)").search("x\n") is None
 
 
-def test_every_edit_of_every_delivery_to_the_leader() -> None:
-    # Deliveries repeat their header lines here, so edits meet the remembered heads.
+def test_every_edit_of_every_envelope() -> None:
+    # Envelopes repeat their header lines here, so edits meet the remembered heads: every
+    # delivery to the leader, and the Answers and the last messages of one sub-agent.
     base = busy_session()
-    leader = base["agents"][LEADER_NAME]["messages"]
-    positions = [i for i, m in enumerate(leader) if m["role"] == "user"]
-    for at in positions:
+    places = [(LEADER_NAME, i) for i, m in enumerate(base["agents"][LEADER_NAME]["messages"])
+              if m["role"] == "user"]
+    asker = base["agents"]["Full-Stack Engineer_1"]["messages"]
+    places += [("Full-Stack Engineer_1", i) for i, m in enumerate(asker)
+               if (m["role"] == "tool" and m["content"].startswith(HEADER_MARK))
+               or i >= len(asker) - 4]
+    for name, at in places:
         for edit in EDITS:
-            bundle = copy.deepcopy(base)
-            _edit(bundle["agents"][LEADER_NAME]["messages"], at, edit)
-            whole = _lint_each(bundle, Profile.STRICT, whole=True)
-            assert whole == _lint_each(bundle, Profile.STRICT, whole=False), (at, edit)
+            for profile in (Profile.STRICT, Profile.ASTRION) if name != LEADER_NAME \
+                    else (Profile.STRICT,):
+                bundle = copy.deepcopy(base)
+                _edit(bundle["agents"][name]["messages"], at, edit)
+                whole = _lint_each(bundle, profile, whole=True)
+                assert whole == _lint_each(bundle, profile, whole=False), (name, at, edit)
 
 
 def _cold() -> None:

@@ -114,6 +114,9 @@ class LinterState:
         # id, the closing lines, the quiet plan)
         self.heads: dict[str, tuple[str, str, str, str, str,
                                     tuple[MessageType, IdTest, list[Any] | None, bool]]] = {}
+        # header line of an Answer no check reported → (sender, label, the head's lines after
+        # the id up to the question id, the closing lines, the id test)
+        self.answer_heads: dict[str, tuple[str, str, str, str, IdTest]] = {}
         self.texts = self.facts.texts if self.facts is not None and self.is_sub else None
         self.abbreviations: dict[str, str | None] = {}
         self.rounds: dict[tuple[int, str | None], int] = {}

@@ -36,6 +36,7 @@ _CHOSEN_OK = {
                               + ("" if strict else "|" + ASTRION_ID.pattern)).fullmatch
     for strict in (True, False) for ask in (True, False)}
 _ARGUMENTS = "/function/arguments"
+_ANSWER_HEADS = 256
 
 
 class ToolChecks(EnvelopeChecks):
@@ -163,6 +164,9 @@ class ToolChecks(EnvelopeChecks):
     def check_result_text(self, index: int, text: str, tool: str | None) -> Result | None:
         """Check the content of a tool result; the Result matters for protocol tools only."""
         if text.startswith(HEADER_MARK):
+            quiet = self._quiet_answer(index, text, tool)
+            if quiet is not None:
+                return quiet
             fields = scan(text)
             if fields is None:
                 parsed = self.parse_envelope(index, text)
@@ -180,6 +184,7 @@ class ToolChecks(EnvelopeChecks):
                         self.emit("TW209", f"an Answer is the result of {tool}, which is not an "
                                   "ask tool", index, CONTENT, text, 0)
                     self.record_id(index, fields, text)
+                    self._remember_answer(text, fields)
                     return Result(index, False, answer_of(fields))
                 if mtype is not None:
                     self.emit("TW210", f"a {fields[4]} envelope is returned as a tool result; "
@@ -208,6 +213,50 @@ class ToolChecks(EnvelopeChecks):
             self.emit("TW416", f"result of {tool} is not a JSON object with \"success\": true "
                       "or false", index, CONTENT)
         return Result(index, False)
+
+    def _remember_answer(self, text: str, fields: Fields) -> None:
+        """Remember the header line of an Answer whose head no check reports here."""
+        sender, receiver, label, _id, tag, attributes, _content = fields
+        plan = self.plans.get((label, tag, sender))
+        if plan is None or receiver is not None or tag != "Answer" or sender == self.name \
+                or len(attributes) != 1 or attributes[0][0] != "question_id" \
+                or len(self.answer_heads) >= _ANSWER_HEADS:
+            return
+        self.answer_heads[text[:text.find("\n")]] = (
+            sender, label, f'\n\n<{sender}>\n<Answer question_id="', f"\n</Answer>\n</{sender}>",
+            plan[1])
+
+    def _quiet_answer(self, index: int, text: str, tool: str | None) -> Result | None:
+        """The Result of an Answer no check reports, told with string tests from a header
+        line seen before; None (having changed nothing) otherwise."""
+        nl = text.find("\n")
+        head = self.answer_heads.get(text[:nl]) if nl > 0 else None
+        if head is None or (tool is not None and tool not in ASK_TOOLS):
+            return None
+        sender, label, middle, tail, id_test = head
+        id_end = text.find("\n", nl + 1)
+        if id_end <= 0 or not text.startswith("id: ", nl + 1) \
+                or not text.startswith(middle, id_end):
+            return None
+        value_at = id_end + len(middle)
+        value_end = text.find('">\n', value_at)
+        body_at = value_end + 3
+        body_end = len(text) - len(tail)
+        if value_end < 0 or body_end < body_at or not text.endswith(tail):
+            return None
+        question_id = text[value_at:value_end]
+        message_id = text[nl + 5:id_end]
+        if '"' in question_id or "\n" in question_id or id_test(message_id) is None:
+            return None
+        body = text[body_at:body_end]
+        if has_mark(body):
+            return None
+        if self.strict or message_id != question_id:  # astrion: it may reuse its question's id
+            if message_id in self.ids:
+                return None
+            message = (sender, label, "Answer", body)
+            self.ids[message_id] = (hash(message) if self.hash_ids else message, index)
+        return Result(index, False, Answer(sender, question_id, body))
 
     # -- settled calls: checks that depend on the result -----------------------------------------
 
