@@ -1,8 +1,9 @@
 """Events: what happened, fed to the routing core. Each is a frozen dataclass named as a noun.
 
 Most events have a *subject*, the agent whose state decides whether the event
-is legal (``subject`` below); the transition table in ``teamwire.router.table``
-lists, for each state and event type, the states the subject may end in.
+is legal (``subject``, given by the bases ``AgentSubject`` and ``SenderSubject``); the
+transition table in ``teamwire.router.table`` lists, for each state and event type, the
+states the subject may end in.
 """
 
 from __future__ import annotations
@@ -14,66 +15,63 @@ from teamwire.router.records import Snapshot
 
 
 @dataclass(frozen=True)
-class AgentCreated:
+class AgentSubject:
+    """An event whose subject is ``agent``."""
+
+    agent: str
+
+    @property
+    def subject(self) -> str:
+        """The agent whose state decides whether the event is legal."""
+        return self.agent
+
+
+@dataclass(frozen=True)
+class SenderSubject:
+    """An event whose subject is its ``sender``."""
+
+    sender: str
+
+    @property
+    def subject(self) -> str:
+        """The agent whose state decides whether the event is legal."""
+        return self.sender
+
+
+@dataclass(frozen=True)
+class AgentCreated(AgentSubject):
     """An agent joins the session (the leader first; sub-agents by create_sub_agent)."""
 
-    agent: str
     role_id: str
 
-    @property
-    def subject(self) -> str:
-        return self.agent
-
 
 @dataclass(frozen=True)
-class TurnStarted:
+class TurnStarted(AgentSubject):
     """The application starts a turn of an idle or completed agent (e.g. a human's request)."""
 
-    agent: str
-
-    @property
-    def subject(self) -> str:
-        return self.agent
-
 
 @dataclass(frozen=True)
-class ModelCallStarted:
+class ModelCallStarted(AgentSubject):
     """A running agent is about to call its model: pending messages are drained inline."""
 
-    agent: str
-
-    @property
-    def subject(self) -> str:
-        return self.agent
-
 
 @dataclass(frozen=True)
-class OutputEmitted:
+class OutputEmitted(AgentSubject):
     """The model produced text. ``final`` is true when that reply called no tool (turn ends)."""
 
-    agent: str
     text: str
     final: bool = False
 
-    @property
-    def subject(self) -> str:
-        return self.agent
-
 
 @dataclass(frozen=True)
-class ToolCallReturned:
+class ToolCallReturned(AgentSubject):
     """A non-blocking tool call of a running agent finished (counted, not routed)."""
 
-    agent: str
     call_id: str
-
-    @property
-    def subject(self) -> str:
-        return self.agent
 
 
 @dataclass(frozen=True)
-class ToolCallBlocked:
+class ToolCallBlocked(AgentSubject):
     """A running agent called an ask tool: it waits until ``target`` answers ``question_id``.
 
     The ask tool is implied by who asks whom: the leader asking uses
@@ -83,7 +81,6 @@ class ToolCallBlocked:
     time, if it wants the ask's deadline kept across a restart (``Restarted.now``).
     """
 
-    agent: str
     call_id: str
     target: str
     question_id: str
@@ -91,13 +88,9 @@ class ToolCallBlocked:
     timeout: float | None = None
     now: float | None = None
 
-    @property
-    def subject(self) -> str:
-        return self.agent
-
 
 @dataclass(frozen=True)
-class MessageSent:
+class MessageSent(SenderSubject):
     """The leader sends a Task or a Message to a sub-agent (create_sub_agent, send_message...).
 
     ``message_id`` may be chosen by the caller; a message id already used is
@@ -105,82 +98,50 @@ class MessageSent:
     allocates one.
     """
 
-    sender: str
     receiver: str
     kind: MessageType
     content: str
     message_id: str | None = None
     call_id: str | None = None
 
-    @property
-    def subject(self) -> str:
-        return self.sender
-
 
 @dataclass(frozen=True)
-class AnswerGiven:
+class AnswerGiven(SenderSubject):
     """``sender`` answers the ask ``question_id`` of ``receiver`` (answer tools)."""
 
-    sender: str
     receiver: str
     question_id: str
     content: str
     call_id: str | None = None
 
-    @property
-    def subject(self) -> str:
-        return self.sender
-
 
 @dataclass(frozen=True)
-class TurnEnded:
+class TurnEnded(AgentSubject):
     """A running agent's turn is over (its model stopped calling tools)."""
 
-    agent: str
-
-    @property
-    def subject(self) -> str:
-        return self.agent
-
 
 @dataclass(frozen=True)
-class TurnFailed:
+class TurnFailed(AgentSubject):
     """A turn ends abnormally: ``reason`` is ``"timeout"`` (turn timeout) or ``"error"``.
 
     A pending ask of the agent fails with ``timeout``; a sub-agent's leader
     gets a COMPLETION whose content is a run result with that state.
     """
 
-    agent: str
     reason: str
     detail: str
 
-    @property
-    def subject(self) -> str:
-        return self.agent
-
 
 @dataclass(frozen=True)
-class AgentTerminated:
+class AgentTerminated(AgentSubject):
     """A sub-agent is stopped for good (terminate_sub_agent, or its run timed out)."""
 
-    agent: str
-
-    @property
-    def subject(self) -> str:
-        return self.agent
-
 
 @dataclass(frozen=True)
-class TimerFired:
+class TimerFired(AgentSubject):
     """The time limit of the ask ``call_id`` of ``agent`` ran out (virtual time)."""
 
-    agent: str
     call_id: str
-
-    @property
-    def subject(self) -> str:
-        return self.agent
 
 
 @dataclass(frozen=True)
