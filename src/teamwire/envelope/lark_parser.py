@@ -1,16 +1,22 @@
-"""The reference parser: grammar/envelope.lark through Lark (LALR, contextual lexer)."""
+"""The reference parser: grammar/envelope.lark through Lark (LALR, contextual lexer).
+
+Lark is imported on first use: envelopes the fast path accepts never come here, and
+importing it would add tens of milliseconds to the start of every command.
+"""
 
 from __future__ import annotations
 
 from functools import cache
-
-from lark import Lark, Token, Tree
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from typing import TYPE_CHECKING
 
 from teamwire._resources import data_path
 from teamwire.envelope.checks import check_and_build, error_at
 from teamwire.envelope.errors import ParseError
 from teamwire.envelope.model import Envelope
+
+if TYPE_CHECKING:
+    from lark import Lark, Token, Tree
+    from lark.exceptions import UnexpectedInput
 
 # What a reader should be told instead of a terminal's internal name.
 _FRIENDLY = {
@@ -36,6 +42,8 @@ def grammar_text() -> str:
 
 @cache
 def _parser() -> Lark:
+    from lark import Lark
+
     return Lark(grammar_text(), parser="lalr", lexer="contextual")
 
 
@@ -50,6 +58,8 @@ def _describe(name: str) -> str:
 
 
 def _syntax_error(text: str, exc: UnexpectedInput) -> ParseError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+
     if isinstance(exc, UnexpectedToken):
         start = exc.token.start_pos
         offset = start if isinstance(start, int) else len(text)
@@ -71,12 +81,17 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> ParseError:
 
 
 def _token(tree: Tree[Token], index: int = 0) -> Token:
+    from lark import Token
+
     tokens = [child for child in tree.children if isinstance(child, Token)]
     return tokens[index]
 
 
 def parse_lark(text: str) -> Envelope:
     """Parse ``text`` with the reference grammar; raise ParseError if it is not an envelope."""
+    from lark import Tree
+    from lark.exceptions import LarkError, UnexpectedInput
+
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
