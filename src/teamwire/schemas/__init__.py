@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from teamwire._resources import data_path
 from teamwire.schemas.catalog import BASE_URI, SCHEMA_SUFFIX, SchemaCatalog
@@ -32,6 +30,9 @@ from teamwire.schemas.errors import (
     json_pointer,
 )
 from teamwire.schemas.tool_sets import DEFAULT_PROFILE, RESULT_SCHEMA, ToolSet, ToolSets
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 __all__ = [
     "BASE_URI",
@@ -54,6 +55,7 @@ __all__ = [
     "profiles",
     "schema",
     "title",
+    "tool_arguments_schema",
     "tool_arguments_validator",
     "tool_names",
     "tool_result_validator",
@@ -142,6 +144,12 @@ def tool_arguments_validator(tool_name: str, profile: str = DEFAULT_PROFILE) -> 
     :class:`UnknownProfileError` for unknown profiles.
     """
     return default_catalog().validator(_tool_sets().arguments_ref(tool_name, profile))
+
+
+def tool_arguments_schema(tool_name: str, profile: str = DEFAULT_PROFILE) -> Any:
+    """The schema :func:`tool_arguments_validator` checks against (its ``$ref``\\ s inlined),
+    read without building a validator. Raises as :func:`tool_arguments_validator` does."""
+    return default_catalog().inlined(_tool_sets().arguments_ref(tool_name, profile))
 
 
 def validate_tool_arguments(

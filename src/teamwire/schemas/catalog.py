@@ -1,4 +1,9 @@
-"""The schema catalog: every ``*.schema.json`` of one directory, cross-referenced offline."""
+"""The schema catalog: every ``*.schema.json`` of one directory, cross-referenced offline.
+
+jsonschema and referencing are imported when a validator or the registry is first
+needed: reading a schema, or a copy with its references inlined, needs neither, and
+importing them would add a large share to the start of every command.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,10 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
-from urllib.parse import urljoin
-
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urldefrag, urljoin
 
 from teamwire.schemas.errors import (
     SchemaError,
@@ -24,8 +25,13 @@ from teamwire.schemas.errors import (
 )
 from teamwire.schemas.inlining import inline_refs
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+
 SCHEMA_SUFFIX = ".schema.json"
 BASE_URI = "https://teamwire.dev/schemas/1.0/"
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -80,16 +86,20 @@ class SchemaCatalog:
         self.inline = inline
         paths = sorted(directory.glob("*" + SCHEMA_SUFFIX))
         self._entries = {entry.name: entry for entry in map(_load_entry, paths)}
-        self.registry: Registry[Any] = (
-            Registry()
-            .with_resources(
-                (BASE_URI + e.path.name, Resource.from_contents(e.contents, DRAFT202012))
-                for e in self._entries.values()
-            )
-            .crawl()
-        )
+        self._by_uri = {BASE_URI + e.path.name: e for e in self._entries.values()}
         self._validators: dict[str, Draft202012Validator] = {}
+        self._inlined: dict[str, Any] = {}
         self._lock = threading.Lock()
+
+    @cached_property
+    def registry(self) -> Registry[Any]:
+        """The ``referencing`` registry of every schema of the catalog, crawled."""
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+
+        return Registry().with_resources(
+            (uri, Resource.from_contents(e.contents, DRAFT202012))
+            for uri, e in self._by_uri.items()).crawl()
 
     def names(self) -> list[str]:
         """Names of all schemas, sorted."""
@@ -125,40 +135,90 @@ class SchemaCatalog:
         return copy.deepcopy(found)
 
     def _lookup(self, uri: str) -> Any:
-        return self.registry.resolver().lookup(uri).contents
+        found = self._local(uri)
+        if found is not _MISSING:
+            return found
+        from referencing.exceptions import Unresolvable
+
+        try:
+            return self.registry.resolver().lookup(uri).contents
+        except Unresolvable as exc:
+            raise SchemaLoadError(f"a $ref does not resolve: {exc}") from exc
+
+    def _local(self, uri: str) -> Any:
+        """What ``uri`` names when it is one of the catalog's documents with a JSON pointer
+        fragment (all the shipped schemas use); ``_MISSING`` for anything the registry
+        must resolve."""
+        document, fragment = urldefrag(uri)
+        entry = self._by_uri.get(document)
+        if entry is None or (fragment and not fragment.startswith("/")):
+            return _MISSING
+        node: Any = entry.contents
+        for token in fragment.split("/")[1:]:
+            token = unquote(token).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return _MISSING
+        return node
 
     def _resolve(self, ref: str) -> Any:
         name, _, pointer = ref.partition("#")
         uri = self.uri(name)
+        found = self._local(f"{uri}#{pointer}")
+        if found is not _MISSING:
+            return found
+        from referencing.exceptions import Unresolvable
+
         try:
             return self.registry.resolver().lookup(f"{uri}#{pointer}").contents
         except Unresolvable:
             raise UnknownSchemaError(ref, self.names()) from None
+
+    def _root(self, ref: str) -> dict[str, Any]:
+        name, _, pointer = ref.partition("#")
+        if pointer:
+            contents = self._resolve(ref)
+            if not isinstance(contents, (dict, bool)):
+                raise UnknownSchemaError(ref, self.names())
+            return {"$ref": f"{self.uri(name)}#{pointer}"}
+        return {"$ref": self.uri(name)}
 
     def validator(self, ref: str) -> Draft202012Validator:
         """The validator of a schema ``name`` or subschema ``name#/json/pointer``, built once."""
         cached = self._validators.get(ref)
         if cached is not None:
             return cached
-        name, _, pointer = ref.partition("#")
-        if pointer:
-            contents = self._resolve(ref)
-            if not isinstance(contents, (dict, bool)):
-                raise UnknownSchemaError(ref, self.names())
-            root: dict[str, Any] = {"$ref": f"{self.uri(name)}#{pointer}"}
-        else:
-            root = {"$ref": self.uri(name)}
-        return self.composed(ref, root)
+        return self.composed(ref, self._root(ref))
+
+    def inlined(self, ref: str) -> Any:
+        """The schema a validator of ``ref`` checks against: with ``inline=True``, a copy whose
+        ``$ref``\\ s are replaced by their targets (without importing jsonschema)."""
+        return self._inlined_root(ref, self._root(ref))
+
+    def _inlined_root(self, key: str, root: dict[str, Any]) -> Any:
+        cached = self._inlined.get(key)
+        if cached is None:
+            try:
+                cached = inline_refs(root, self._lookup) if self.inline else root
+            except SchemaLoadError as exc:
+                raise SchemaLoadError(f"{key}: {exc}") from exc
+            with self._lock:
+                cached = self._inlined.setdefault(key, cached)
+        return cached
 
     def composed(self, key: str, root: dict[str, Any]) -> Draft202012Validator:
         """A validator for an ad hoc schema that may ``$ref`` the catalog, cached under ``key``."""
         cached = self._validators.get(key)
         if cached is not None:
             return cached
+        from jsonschema import Draft202012Validator
+        from referencing.exceptions import Unresolvable
+
         try:
-            if self.inline:
-                root = inline_refs(root, self._lookup)
-            built = Draft202012Validator(root, registry=self.registry)
+            built = Draft202012Validator(self._inlined_root(key, root), registry=self.registry)
         except Unresolvable as exc:
             raise SchemaLoadError(f"{key}: a $ref does not resolve: {exc}") from exc
         with self._lock:
@@ -166,6 +226,9 @@ class SchemaCatalog:
 
     def check(self) -> list[str]:
         """Problems in the schema files: metaschema violations, ``$ref``\\ s that do not resolve."""
+        from jsonschema import Draft202012Validator
+        from referencing.exceptions import Unresolvable
+
         problems = []
         for entry in self._entries.values():
             for error in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(entry.contents):

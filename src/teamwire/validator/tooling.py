@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from teamwire import schemas
 from teamwire.envelope import Profile
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 ASK_TOOLS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent"})
 """Tools whose successful result is an Answer envelope."""
@@ -164,10 +165,17 @@ def _nothing(_value: Any) -> bool:
 
 @dataclass
 class _Schema:
-    """One arguments schema: the full validator and, when possible, a compiled fast check."""
+    """One arguments schema: a compiled fast check when possible, and the full validator,
+    built the first time a check needs it (most runs never do)."""
 
-    validator: Draft202012Validator
+    tool: str
+    profile: str
     check: Check | None
+
+    @property
+    def validator(self) -> Draft202012Validator:
+        """The full validator (the schema registry builds it once)."""
+        return schemas.tool_arguments_validator(self.tool, self.profile)
 
 
 @dataclass
@@ -199,8 +207,8 @@ class ToolCatalog:
                                                                          Profile.STRICT]
         for profile in profiles:
             if tool in schemas.tool_names(profile.value).protocol_tools:
-                validator = schemas.tool_arguments_validator(tool, profile.value)
-                loaded.append(_Schema(validator, compile_check(validator.schema)))
+                schema = schemas.tool_arguments_schema(tool, profile.value)
+                loaded.append(_Schema(tool, profile.value, compile_check(schema)))
         self._schemas[tool] = loaded
         return loaded
 
