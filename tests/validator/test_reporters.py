@@ -92,3 +92,22 @@ def test_text_shows_snippet_and_summary(report: LintReport) -> None:
     assert " | </Outptu>" in text and "^" in text
     assert text.rstrip().endswith("messages).")
     assert text.splitlines()[-1].startswith("Found ")
+
+
+def test_findings_follow_message_order_and_bundle_order() -> None:
+    from teamwire.validator import lint_value
+
+    # A lone conversation: by message index, numerically (2 before 10).
+    bad = {"role": "nobody", "content": "x"}
+    fine = {"role": "system", "content": "x"}
+    conversation = [bad if i in (2, 10) else fine for i in range(12)]
+    ordered = lint_value(conversation).findings
+    assert [f.index for f in ordered if f.rule == "TW004"] == [2, 10]
+    # A bundle: the agents' findings together, in the order the bundle lists the agents.
+    bundle = {"teamwire": "1.0", "agents": {
+        "Team Leader": {"role_id": "team-leader", "messages": [fine]},
+        "Z Tester_1": {"role_id": "z-tester", "agent_id": 1, "messages": [fine, bad]},
+        "A Coder_1": {"role_id": "a-coder", "agent_id": 1, "messages": [bad]},
+    }}
+    agents = [f.agent for f in lint_value(bundle).findings if f.rule == "TW004"]
+    assert agents == ["Z Tester_1", "A Coder_1"]

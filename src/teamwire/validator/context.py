@@ -30,6 +30,9 @@ class Emitter:
     file: str
     policy: Policy
     findings: list[Finding] = field(default_factory=list)
+    agents: dict[str, int] = field(default_factory=dict)
+    """Pointer of each agent entry of a bundle (``/agents/NAME``) → its position, so that
+    reports can keep the bundle's order."""
 
     def on(self, code: str) -> bool:
         """Whether rule ``code`` is enabled (lets callers skip work for rules that are off)."""

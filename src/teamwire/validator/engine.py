@@ -109,12 +109,17 @@ def unreadable(path: str, reason: str) -> FileReport:
 
 
 def _sorted(emitter: Emitter) -> list[Any]:
-    return sorted(emitter.findings, key=lambda f: (_agent_rank(f.pointer), f.sort_key()))
+    # Findings about the file come first; then, in a bundle, each agent's findings together,
+    # in the order the agents appear; within one conversation, by message index.
+    agents = emitter.agents
 
+    def rank(pointer: str | None) -> int:
+        if not pointer or not pointer.startswith("/agents/"):
+            return -1
+        end = pointer.find("/", len("/agents/"))
+        return agents.get(pointer if end < 0 else pointer[:end], len(agents))
 
-def _agent_rank(pointer: str | None) -> str:
-    # Findings of one agent stay together, in the order the agents appear.
-    return "" if pointer is None else pointer.rsplit("/messages/", 1)[0]
+    return sorted(emitter.findings, key=lambda f: (rank(f.pointer), f.sort_key()))
 
 
 # -- decoding -------------------------------------------------------------------------------
@@ -332,6 +337,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
     entries: list[tuple[Agent, list[Any], str]] = []
     for name, entry in agents_value.items():
         pointer = "/agents/" + escape_pointer(name)
+        emitter.agents[pointer] = len(emitter.agents)
         agent = _bundle_agent(name, entry, pointer, emitter)
         if agent is None:
             continue
