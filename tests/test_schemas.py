@@ -999,3 +999,80 @@ def test_dangling_ref_is_a_load_error_when_used(tmp_path: Path) -> None:
 def test_inlining_keeps_dynamic_scopes() -> None:
     document = _schema("dyn", **{"$dynamicAnchor": "node", "type": "object"})
     assert inline_refs({"$ref": document["$id"]}, lambda uri: document) == {"$ref": document["$id"]}
+
+
+def _every_ref_target(catalog: SchemaCatalog) -> list[str]:
+    from urllib.parse import urljoin
+
+    from teamwire.schemas.catalog import _refs
+
+    targets = set()
+    for name in catalog.names():
+        uri = catalog.uri(name)
+        targets.add(uri)
+        for ref in _refs(catalog.schema(name)):
+            targets.add(urljoin(uri, ref))
+    return sorted(targets)
+
+
+def test_local_resolution_agrees_with_the_registry() -> None:
+    # The catalog resolves its own documents' JSON-pointer references without referencing;
+    # every target the shipped schemas name must come out as the registry resolves it.
+    catalog = schemas.default_catalog()
+    targets = _every_ref_target(catalog)
+    assert len(targets) > 40
+    for target in targets:
+        expected = catalog.registry.resolver().lookup(target).contents
+        assert catalog._lookup(target) == expected, target
+
+
+@pytest.mark.parametrize("uri", [
+    "https://teamwire.dev/schemas/1.0/common.schema.json#/$defs/nothing-here",
+    "https://teamwire.dev/schemas/1.0/common.schema.json#/$defs/version/0",
+    "https://teamwire.dev/schemas/1.0/missing.schema.json",
+    "https://elsewhere.example/x.schema.json#/a",
+])
+def test_unresolvable_targets_are_load_errors(uri: str) -> None:
+    with pytest.raises(SchemaLoadError, match="does not resolve"):
+        schemas.default_catalog()._lookup(uri)
+
+
+def test_escaped_pointer_tokens_resolve_locally(tmp_path: Path) -> None:
+    defs = {"a/b": {"type": "integer"}, "c~d": {"type": "string"}, "e f": {"type": "null"}}
+    _write(tmp_path, "thing", _schema("thing", **{"$defs": defs}))
+    catalog = SchemaCatalog(tmp_path)
+    base = catalog.uri("thing")
+    assert catalog._lookup(base + "#/$defs/a~1b") == {"type": "integer"}
+    assert catalog._lookup(base + "#/$defs/c~0d") == {"type": "string"}
+    assert catalog._lookup(base + "#/$defs/e%20f") == {"type": "null"}
+    assert catalog.is_valid("thing#/$defs/a~1b", 3)
+
+
+def test_inlined_schema_is_the_validators_schema() -> None:
+    ref = "tools#/$defs/create_sub_agent.arguments"
+    catalog = schemas.default_catalog()
+    assert catalog.inlined(ref) is catalog.validator(ref).schema
+    assert schemas.tool_arguments_schema("create_sub_agent") is \
+        schemas.tool_arguments_validator("create_sub_agent").schema
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d.pop("leader"),
+    lambda d: d.update(profile=7),
+    lambda d: d["sub_agent"].append({"function": {}}),
+    lambda d: d["base"].append(3),
+    lambda d: d.update(removed="close_sub_agent"),
+])
+def test_malformed_tool_set_files_are_load_errors(tmp_path: Path, change: Any) -> None:
+    import shutil
+
+    from teamwire.schemas.tool_sets import ToolSets
+
+    for path in SCHEMA_DIR.glob("*.schema.json"):
+        shutil.copy(path, tmp_path / path.name)
+    (tmp_path / "tools").mkdir()
+    data = json.loads((SCHEMA_DIR / "tools" / "strict.json").read_text(encoding="utf-8"))
+    change(data)
+    (tmp_path / "tools" / "strict.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SchemaLoadError, match=r"strict\.json"):
+        ToolSets(SchemaCatalog(tmp_path)).names("strict")

@@ -156,3 +156,55 @@ def test_the_reference_routers_demo_bundle_lints_clean(tmp_path: Path) -> None:
     for profile in ("strict", "astrion"):
         code, out = run("lint", "--profile", profile, str(bundle))
         assert code == 0 and "All checks passed" in out, out
+
+
+_IMPORTS_OF_A_RUN = """
+import sys
+from teamwire.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exit:
+    code = exit.code
+heavy = sorted(m for m in ("lark", "jsonschema", "referencing") if m in sys.modules)
+print(code, " ".join(heavy) or "-")
+"""
+
+
+def _heavy_imports(*args: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _IMPORTS_OF_A_RUN, *args], capture_output=True,
+                          text=True, check=True)
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_linting_clean_input_loads_neither_lark_nor_jsonschema(files: dict[str, Path]) -> None:
+    # They would add a large share to the start of every run (a pre-commit hook runs on each
+    # commit): the fast paths decide clean input without them.
+    assert _heavy_imports("lint", "-q", str(files["clean"])) == "0 -"
+
+
+
+def test_findings_that_need_lark_or_jsonschema_load_them(tmp_path: Path) -> None:
+    cut_short = {"role": "user", "content": "来自 Team Leader 的任务发布\nid: task_001\n\n"
+                 "<Team Leader>\n<Task>\nDesign the palette."}
+    path = tmp_path / "sub.json"
+    path.write_text(json.dumps([cut_short]), encoding="utf-8")
+    assert _heavy_imports("lint", "-q", "--agent", "UI Operator_1", str(path)) == "1 lark"
+    wrong_type = {"role": "assistant", "content": None, "tool_calls": [{
+        "id": "call_1", "type": "function", "function": {
+            "name": "create_sub_agent", "arguments": json.dumps({"role_id": 5})}}]}
+    path.write_text(json.dumps([wrong_type]), encoding="utf-8")
+    assert _heavy_imports("lint", "-q", "--agent", "Team Leader", str(path)) \
+        == "1 jsonschema referencing"
+
+
+def test_python_dash_m_teamwire_runs_the_command() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "teamwire", "--version"], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0
+    assert done.stdout.startswith("teamwire")
