@@ -1,8 +1,8 @@
 """One registry of teamwire's JSON Schemas (draft 2020-12).
 
-Every ``spec/schemas/<name>.schema.json`` is loaded once, on first use, into a
-``referencing`` registry so that ``$ref``\\ s between files resolve offline; validators
-are built once per schema and reused. A schema is named by its file name without
+Every ``spec/schemas/<name>.schema.json`` is loaded once, on first use; ``$ref``\\ s
+between files resolve offline (through a ``referencing`` registry, built with the first
+validator); validators are built once per schema and reused. A schema is named by its file name without
 ``.schema.json`` (``"bundle"``); a subschema by ``name#/json/pointer``
 (``"tools#/$defs/create_sub_agent.arguments"``). Unknown names raise
 :class:`UnknownSchemaError`, a :class:`KeyError` whose message lists the known names.
