@@ -5,7 +5,6 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from teamwire.validator.engine import lint_bytes, lint_file, unreadable
 from teamwire.validator.findings import FileReport, LintReport
@@ -86,6 +85,9 @@ def lint_paths(paths: Sequence[str], options: LintOptions | None = None, *, jobs
         else:
             pending.append(i)
     if jobs > 1 and len(pending) > 1:
+        # Imported here: the process pool costs a run with one job a noticeable start.
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
         with ProcessPoolExecutor(max_workers=min(jobs, len(pending))) as pool:
             futures = {pool.submit(lint_file, files[i], options): i for i in pending}
             for future in as_completed(futures):

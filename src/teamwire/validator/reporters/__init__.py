@@ -2,30 +2,37 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TextIO, cast
 
 from teamwire.validator.findings import LintReport
-from teamwire.validator.reporters import github, json_format, junit, sarif, text
+
+Writer = Callable[[LintReport, TextIO, bool], None]
+"""write(report, stream, color)."""
 
 
 @dataclass(frozen=True)
 class Format:
-    """One output format: how to write a report, and whether it wants file line numbers."""
+    """One output format: the module that writes it, and whether it wants file line numbers."""
 
-    write: Callable[[LintReport, TextIO, bool], None]
-    """write(report, stream, color)."""
+    module: str
     file_lines: bool = False
+
+    @property
+    def write(self) -> Writer:
+        """The format's writer, imported on first use (a run loads only the one it prints)."""
+        return cast(Writer, importlib.import_module(f"{__name__}.{self.module}").write)
 
 
 FORMATS: dict[str, Format] = {
-    "text": Format(text.write, file_lines=True),
-    "json": Format(json_format.write),
-    "sarif": Format(sarif.write, file_lines=True),
-    "github": Format(github.write, file_lines=True),
-    "junit": Format(junit.write),
+    "text": Format("text", file_lines=True),
+    "json": Format("json_format"),
+    "sarif": Format("sarif", file_lines=True),
+    "github": Format("github", file_lines=True),
+    "junit": Format("junit"),
 }
 """Formats by name, in the order the CLI lists them."""
 
-__all__ = ["FORMATS", "Format"]
+__all__ = ["FORMATS", "Format", "Writer"]
