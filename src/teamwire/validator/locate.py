@@ -109,15 +109,18 @@ def locate_pointers(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, 
     return found
 
 
-def with_file_lines(reports: list[FileReport]) -> None:
+def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) -> None:
     """Give findings that point into a readable JSON file the line their value starts on.
 
-    JSONL findings already carry their line; standard input cannot be read again.
+    JSONL findings already carry their line. Standard input cannot be read again: the
+    report named ``stdin_name`` is left alone, even when a file of that name exists (it
+    holds what was saved, not what was linted).
     """
     for report in reports:
         missing = {f.pointer for f in report.findings
                    if f.file_line is None and f.pointer is not None}
-        if not missing or report.error is not None or not os.path.isfile(report.file):
+        if (not missing or report.error is not None or report.file == stdin_name
+                or not os.path.isfile(report.file)):
             continue
         try:
             with open(report.file, "rb") as handle:

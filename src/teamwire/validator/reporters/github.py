@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from teamwire.validator.findings import Finding, LintReport, Severity
-from teamwire.validator.reporters.text import where
+from teamwire.validator.reporters.text import visible, where
 from teamwire.validator.rules import REGISTRY
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -13,6 +13,12 @@ _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO:
 
 def _data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _shown(text: str) -> str:
+    # Annotations are shown in logs and pages: other control characters (escape
+    # sequences) are made visible, line breaks stay line breaks.
+    return visible(_data(text))
 
 
 def _property(text: str) -> str:
@@ -33,7 +39,7 @@ def command(finding: Finding) -> str:
     props.append(f"title={_property(f'{finding.rule} {name}'.strip())}")
     place = where(finding)
     message = f"{place}: {finding.message}" if place else finding.message
-    return f"::{_COMMAND[finding.severity]} {','.join(props)}::{_data(message)}"
+    return f"::{_COMMAND[finding.severity]} {','.join(props)}::{_shown(message)}"
 
 
 def write(report: LintReport, stream: TextIO, color: bool = False) -> None:

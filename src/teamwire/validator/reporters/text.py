@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import TextIO
 
 import click
@@ -10,6 +11,34 @@ from teamwire.validator.findings import Finding, LintReport, Severity
 from teamwire.validator.rules import REGISTRY
 
 _COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+# What a transcript holds reaches the terminal: characters a terminal acts on (escape
+# sequences, bells, cursor moves) or that reorder or break the line are shown as one
+# visible character each, so that carets stay aligned. C0 controls and DEL become their
+# control pictures (U+2400...), C1 controls, line and paragraph separators and bidi
+# controls U+FFFD.
+_VISIBLE = {code: 0x2400 + code for code in range(0x20)}
+_VISIBLE[0x7F] = 0x2421
+_VISIBLE.update(dict.fromkeys(
+    [*range(0x80, 0xA0), 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F),
+     *range(0x2066, 0x206A)], 0xFFFD))
+
+
+def visible(text: str) -> str:
+    """``text`` safe to print on a terminal: no control, separator or bidi characters."""
+    return text if text.isprintable() else text.translate(_VISIBLE)
+
+
+def _snippet_width(ch: str) -> int:
+    # The width the snippet's caret was laid out with (wide characters take two columns).
+    return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+
+
+def _display_width(ch: str) -> int:
+    # Combining marks and format characters (zero-width space, joiners) take no column.
+    if ch != "\xad" and unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return _snippet_width(ch)
 
 
 def where(finding: Finding) -> str:
@@ -37,10 +66,25 @@ def location(finding: Finding) -> str:
     return f"{head}: {place}" if place else head
 
 
+def _caret_under(source: str, caret: str) -> tuple[str, str]:
+    """The source line made visible and the caret moved under the same character."""
+    indent = len(caret) - len(caret.lstrip(" "))
+    if caret.strip(" ") != "^":
+        return visible(source), caret
+    at = columns = 0
+    while at < len(source) and columns < indent:
+        columns += _snippet_width(source[at])
+        at += 1
+    shown = visible(source)
+    # One character of the source is one of what is shown (see visible()).
+    return shown, " " * sum(_display_width(ch) for ch in shown[:at]) + "^"
+
+
 def _snippet(finding: Finding) -> list[str]:
     if not finding.snippet or finding.line is None:
         return []
     source, _, caret = finding.snippet.partition("\n")
+    source, caret = _caret_under(source, caret)
     number = str(finding.line)
     pad = " " * len(number)
     return [f" {pad} |", f" {number} | {source}", f" {pad} | {caret}"]
@@ -55,7 +99,8 @@ def line(finding: Finding, color: bool = False) -> str:
     if color:
         code = click.style(code, fg=_COLORS[finding.severity], bold=True)
         severity = click.style(severity, fg=_COLORS[finding.severity])
-    return f"{location(finding)}: {code} [{severity}] {finding.message} ({name})"
+    return (f"{visible(location(finding))}: {code} [{severity}] {visible(finding.message)} "
+            f"({name})")
 
 
 def summary(report: LintReport) -> str:
