@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,25 @@ def test_every_format_is_well_formed_with_hostile_and_odd_inputs(tmp_path: Path)
         elif fmt == "github":
             assert "odd dir%2C a%3Ab 日本/x%250A.json" in out
     assert codes == {1}
+
+
+def test_file_names_that_are_not_utf8_are_reported_in_every_format(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    with open(os.path.join(os.fsencode(tmp_path / "d"), b"\xff x.json"), "w") as handle:
+        handle.write("[1")
+    with open(os.path.join(os.fsencode(tmp_path / "d"), b"\xfe.json"), "w") as handle:
+        handle.write("[]")
+    os.symlink(os.fsencode(tmp_path / "nowhere"), os.fsencode(tmp_path / "d") + b"/\xfd.json")
+    for fmt in FORMATS:
+        out = tmp_path / f"report.{fmt}"
+        assert run("-f", fmt, "-o", str(out), str(tmp_path / "d"))[0] == 2
+        report = out.read_text(encoding="utf-8")
+        assert "\ufffd" in report or "%FF" in report
+        if fmt == "sarif":
+            uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                    for r in json.loads(report)["runs"][0]["results"]]
+            assert [uri.rsplit("/", 1)[-1] for uri in uris] == [
+                "%FD.json", "%FE.json", "%FF%20x.json"]
 
 
 def test_standard_input_named_like_a_file_takes_no_lines_from_that_file(tmp_path: Path) -> None:

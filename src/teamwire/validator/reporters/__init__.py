@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO, cast
@@ -35,4 +36,13 @@ FORMATS: dict[str, Format] = {
 }
 """Formats by name, in the order the CLI lists them."""
 
-__all__ = ["FORMATS", "Format", "Writer"]
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with lone surrogates (file names that are not UTF-8) as U+FFFD, so that
+    it can be written as UTF-8."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+__all__ = ["FORMATS", "Format", "Writer", "encodable"]

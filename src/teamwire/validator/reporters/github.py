@@ -29,7 +29,7 @@ def command(finding: Finding) -> str:
     """The workflow command for one finding."""
     rule = REGISTRY.get(finding.rule)
     name = rule.name if rule is not None else ""
-    props = [f"file={_property(finding.file)}"]
+    props = [f"file={visible(_property(finding.file))}"]
     if finding.pointer is None and finding.line is not None:
         props.append(f"line={finding.line}")
         if finding.column is not None:

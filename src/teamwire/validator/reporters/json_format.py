@@ -6,6 +6,7 @@ import json
 from typing import Any, TextIO
 
 from teamwire.validator.findings import Finding, LintReport, Severity
+from teamwire.validator.reporters import encodable
 from teamwire.validator.rules import REGISTRY
 
 FORMAT_VERSION = 1
@@ -18,14 +19,14 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "rule": finding.rule,
         "name": rule.name if rule is not None else finding.rule,
         "severity": finding.severity.value,
-        "file": finding.file,
+        "file": encodable(finding.file),
         "agent": finding.agent,
         "index": finding.index,
         "pointer": finding.pointer,
         "line": finding.line,
         "column": finding.column,
         "requirements": list(rule.requirements) if rule is not None else [],
-        "message": finding.message,
+        "message": encodable(finding.message),
     }
 
 

@@ -11,6 +11,7 @@ from urllib.parse import quote
 from teamwire._version import __version__
 from teamwire.validator.docs import rule_help_markdown
 from teamwire.validator.findings import Finding, LintReport, Severity
+from teamwire.validator.reporters import encodable
 from teamwire.validator.rules import REGISTRY
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -43,7 +44,8 @@ def rules_json() -> list[dict[str, Any]]:
 
 def artifact_uri(file: str) -> str:
     """A URI reference for ``file``: relative to the working directory when inside it (code
-    scanning resolves those against the repository root), percent-encoded."""
+    scanning resolves those against the repository root), percent-encoded (a name that is not
+    UTF-8 by its bytes)."""
     path = os.path.abspath(file)
     try:
         relative = os.path.relpath(path)
@@ -51,7 +53,7 @@ def artifact_uri(file: str) -> str:
         relative = path
     if relative.startswith(".."):
         return Path(path).as_uri()
-    return quote(Path(relative).as_posix())
+    return quote(os.fsencode(Path(relative).as_posix()))
 
 
 def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
@@ -67,7 +69,7 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding.rule,
         "level": _LEVEL[finding.severity],
-        "message": {"text": finding.message},
+        "message": {"text": encodable(finding.message)},
         "locations": [location],
     }
     if finding.rule in index:

@@ -16,16 +16,18 @@ _COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cy
 # sequences, bells, cursor moves) or that reorder or break the line are shown as one
 # visible character each, so that carets stay aligned. C0 controls and DEL become their
 # control pictures (U+2400...), C1 controls, line and paragraph separators and bidi
-# controls U+FFFD.
+# controls U+FFFD, and so do lone surrogates (file names that are not UTF-8), which
+# cannot be written at all.
 _VISIBLE = {code: 0x2400 + code for code in range(0x20)}
 _VISIBLE[0x7F] = 0x2421
 _VISIBLE.update(dict.fromkeys(
     [*range(0x80, 0xA0), 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F),
-     *range(0x2066, 0x206A)], 0xFFFD))
+     *range(0x2066, 0x206A), *range(0xD800, 0xE000)], 0xFFFD))
 
 
 def visible(text: str) -> str:
-    """``text`` safe to print on a terminal: no control, separator or bidi characters."""
+    """``text`` safe to print on a terminal: no control, separator, bidi or surrogate
+    characters."""
     return text if text.isprintable() else text.translate(_VISIBLE)
 
 
