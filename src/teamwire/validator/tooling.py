@@ -102,8 +102,10 @@ class _Compiler:
             if type(options) is not list or not all(type(o) in (str, int) for o in options):
                 return None
             allowed = self.constant(frozenset((type(o), o) for o in options))
-            tests.append(f"((type({var}) is str or type({var}) is int) "
-                         f"and (type({var}), {var}) in {allowed})")
+            # JSON Schema compares numbers by value: 1.0 is the enum's 1 (but true is not).
+            tests.append(f"(((type({var}) is str or type({var}) is int) "
+                         f"and (type({var}), {var}) in {allowed}) or (type({var}) is float "
+                         f"and {var}.is_integer() and (int, int({var})) in {allowed}))")
         if "items" in schema:
             item = self.variable()
             test = self.expression(schema["items"], item)
