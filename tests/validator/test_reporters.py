@@ -111,3 +111,28 @@ def test_findings_follow_message_order_and_bundle_order() -> None:
     }}
     agents = [f.agent for f in lint_value(bundle).findings if f.rule == "TW004"]
     assert agents == ["Z Tester_1", "A Coder_1"]
+
+
+def test_jsonl_findings_about_earlier_records_name_their_lines(tmp_path: Path) -> None:
+    def call(call_id: str, name: str, arguments: dict[str, object]) -> dict[str, object]:
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+
+    create = {"role_id": "coder", "agent_id": 1, "task": "Write it."}
+    records = [
+        {"role": "system", "content": "You lead."},                       # line 1
+        call("c1", "read_file", {"path": "a"}),                           # line 2: no result
+        {"role": "user", "content": "go on"},                             # line 3
+        call("c2", "create_sub_agent", create),                           # line 4
+        {"role": "tool", "tool_call_id": "c2", "content": '{"success": true}'},
+        call("c3", "create_sub_agent", create),                           # line 6: reuse
+        {"role": "tool", "tool_call_id": "c3", "content": '{"success": true}'},  # line 7
+    ]
+    path = tmp_path / "leader.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    findings = lint_file(str(path)).findings
+    lines = {(f.rule, f.index): f.file_line for f in findings}
+    assert lines[("TW411", 1)] == 2      # reported while reading line 3
+    assert lines[("TW407", 5)] == 6      # reported while reading line 7
+    assert {(f.rule, f.index) for f in findings} == {("TW411", 1), ("TW407", 5)}

@@ -44,8 +44,20 @@ class ConversationLinter(ToolChecks):
     """Lints the messages of one agent's conversation, fed one at a time, in order."""
 
     def feed(self, index: int, message: Any, file_line: int | None = None) -> None:
-        """Check one message (``index`` is its 0-based position in the conversation)."""
+        """Check one message (``index`` is its 0-based position in the conversation;
+        ``file_line``, the line of the file it starts on, when known)."""
         self.file_line = file_line
+        if file_line is None:
+            self._feed(index, message)
+            return
+        self.message_index = index
+        lines = self.file_lines
+        lines[index] = file_line
+        self._feed(index, message)
+        if not self.pending:
+            lines.clear()  # no finding can name an earlier message once no call is open
+
+    def _feed(self, index: int, message: Any) -> None:
         if type(message) is not dict:
             self.emit("TW004", f"message is a JSON {json_type(message)}, not an object", index)
             return
@@ -76,7 +88,7 @@ class ConversationLinter(ToolChecks):
         might report, goes to the handler ``feed`` uses, before any state has changed.
         """
         self.file_line = None
-        assistant, user, feed = self._assistant, self._user, self.feed
+        assistant, user, feed = self._assistant, self._user, self._feed
         pending, call_ids, special = self.pending, self.call_ids, self.special_tools
         quiet, ids, texts, hash_ids = self.quiet, self.ids, self.texts, self.hash_ids
         heads = self.heads

@@ -81,6 +81,12 @@ class LinterState:
         self.round_limit = round_limit
         self.facts: Facts | None = Facts(agent, pointer=pointer) if collect else None
         self.file_line: int | None = None
+        """The file line of the message being checked, when known (JSON Lines)."""
+        self.message_index = -1
+        """The index of that message."""
+        self.file_lines: dict[int, int] = {}
+        """Index → file line of the earlier messages a finding may still name (those whose
+        tool calls are open)."""
         tables = _tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path
@@ -150,8 +156,10 @@ class LinterState:
         if text is not None and offset is not None:
             line, column, snippet = locate(text, offset)
         pointer = None if index is None else f"{self.pointer}/{index}{tail}"
+        file_line = self.file_line if index is None or index == self.message_index \
+            else self.file_lines.get(index)
         emitter.emit(code, message, agent=self.name, index=index, pointer=pointer, line=line,
-                     column=column, snippet=snippet, file_line=self.file_line)
+                     column=column, snippet=snippet, file_line=file_line)
 
     def emit_at(self, code: str, message: str, index: int, pointer: str, line: int, column: int,
                 snippet: str | None) -> None:
