@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -208,3 +209,57 @@ def test_python_dash_m_teamwire_runs_the_command() -> None:
                           text=True, check=False)
     assert done.returncode == 0
     assert done.stdout.startswith("teamwire")
+
+
+def run_json(*args: str) -> tuple[int, Any]:
+    result = CliRunner().invoke(main, ["lint", "-f", "json", *args])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_report_keeps_the_order_of_the_inputs_missing_ones_included(
+        files: dict[str, Path]) -> None:
+    code, report = run_json(str(files["clean"]), "nope.json", str(files["broken"]))
+    assert code == 2
+    order = list(dict.fromkeys(f["file"] for f in report["findings"]))
+    assert order == ["nope.json", str(files["broken"])]  # the clean file has no findings
+    missing = next(f for f in report["findings"] if f["file"] == "nope.json")
+    assert missing["message"] == "cannot read nope.json: No such file or directory"
+
+
+def test_exclude_globs_match_paths_relative_to_the_configuration(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "fixtures" / "a").mkdir(parents=True)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "fixtures" / "a" / "x.json").write_text("42", encoding="utf-8")
+    (tmp_path / "sub" / "x.json").write_text("42", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.teamwire.lint]\nexclude = ["fixtures/**"]\n',
+                                             encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for target in (".", str(tmp_path), "./"):
+        linted = {f["file"] for f in run_json(target)[1]["findings"]}
+        assert linted and all("fixtures" not in name for name in linted), (target, linted)
+    monkeypatch.chdir(tmp_path / "sub")
+    found = run_json("--config", "../pyproject.toml", "..")[1]["findings"]
+    assert found and all("fixtures" not in f["file"] for f in found)
+    found = run_json("--isolated", "--exclude", "fixtures/**", "..")[1]["findings"]
+    assert any("fixtures" in f["file"] for f in found)  # relative to the working directory
+
+
+def test_a_bad_severity_flag_is_blamed_on_the_flag(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.teamwire.lint]\n", encoding="utf-8")
+    (tmp_path / "s.json").write_text("[]", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["lint", "--severity", "TW1=fatal", "s.json"])
+    assert result.exit_code == 2
+    assert "--severity: severity 'fatal' of 'TW1'" in result.output
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.teamwire.lint.severity]\nTW1 = "fatal"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["lint", "s.json"])
+    assert "pyproject.toml: severity 'fatal'" in result.output
+
+
+def test_a_directory_without_transcripts_warns(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["lint", str(tmp_path)])
+    assert result.exit_code == 0
+    assert "warning: no *.json or *.jsonl files found in" in result.output

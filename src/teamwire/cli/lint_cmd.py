@@ -27,7 +27,7 @@ from teamwire.validator.config import (
 from teamwire.validator.findings import FileReport, LintReport
 from teamwire.validator.locate import with_file_lines
 from teamwire.validator.reporters import FORMATS
-from teamwire.validator.runner import Progress, discover, lint_paths
+from teamwire.validator.runner import STDIN, Progress, discover, lint_paths
 
 LARGE_INPUT_BYTES = 16 * 1024 * 1024
 """Inputs at least this large get a progress bar (on a terminal, outside CI)."""
@@ -127,7 +127,9 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    files, _missing = discover(paths, excluded)
+    files, missing = discover(paths, excluded, options.root)
+    if not files and not missing:
+        click.echo(f"warning: no *.json or *.jsonl files found in {', '.join(paths)}", err=True)
     total = sum(os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f))
     show_bar = (not quiet and not no_progress and not _in_ci() and sys.stderr.isatty()
                 and total >= LARGE_INPUT_BYTES)
@@ -140,16 +142,18 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(2)
-    _write(report, output_format, output_file, quiet)
+    _write(report, output_format, output_file, quiet,
+           stdin_filename if STDIN in paths else None)
     for unreadable in report.unreadable:
         click.echo(f"error: {unreadable.error}", err=True)
     sys.exit(report.exit_code(exit_zero))
 
 
-def _write(report: LintReport, output_format: str, output_file: str | None, quiet: bool) -> None:
+def _write(report: LintReport, output_format: str, output_file: str | None, quiet: bool,
+           stdin_name: str | None) -> None:
     chosen = FORMATS[output_format]
     if chosen.file_lines:
-        with_file_lines(report.files)
+        with_file_lines(report.files, stdin_name=stdin_name)
     if output_file is not None:
         try:
             with open(output_file, "w", encoding="utf-8") as handle:

@@ -193,10 +193,11 @@ def select_rules(select: Sequence[str], ignore: Sequence[str]) -> set[str]:
     return {code for code, (_, enabled) in best.items() if enabled}
 
 
-def _severities(overrides: Mapping[str, str], origin: str) -> dict[str, Severity]:
+def _severities(overrides: Mapping[str, tuple[str, str]]) -> dict[str, Severity]:
+    """Severity by rule code, given selector → (level, where that setting comes from)."""
     result = {rule.code: rule.severity for rule in REGISTRY}
     weights: dict[str, int] = {}
-    for selector, level in overrides.items():
+    for selector, (level, origin) in overrides.items():
         try:
             severity = Severity(level.lower())
         except ValueError:
@@ -237,7 +238,9 @@ def resolve(config: LintConfig, flags: Overrides) -> tuple[LintOptions, list[str
     else:
         enabled |= select_rules(_check(flags.extend_select, "--extend-select"), [])
         enabled -= select_rules(_check(flags.ignore, "--ignore"), [])
-    severity = _severities({**config.severity, **flags.severity}, origin)
+    levels = {selector: (level, origin) for selector, level in config.severity.items()}
+    levels.update((selector, (level, "--severity")) for selector, level in flags.severity.items())
+    severity = _severities(levels)
     name = flags.profile or config.profile or Profile.STRICT.value
     try:
         profile = Profile(name)

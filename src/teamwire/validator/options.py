@@ -50,14 +50,14 @@ class LintOptions:
         """The rules on for ``file`` once per-file ignores are applied."""
         enabled = self.enabled
         if self.per_file_ignores:
-            candidates = _match_forms(file, self.root)
+            candidates = match_forms(file, self.root)
             for pattern, codes in self.per_file_ignores:
                 if any(fnmatch.fnmatchcase(c, pattern) for c in candidates):
                     enabled = enabled - codes
         return Policy(enabled=enabled, severity=self.severity)
 
 
-def _match_forms(file: str, root: str | None) -> list[str]:
+def match_forms(file: str, root: str | None) -> list[str]:
     """The path as given, relative to ``root`` when inside it, and its base name."""
     path = PurePath(file)
     forms = [path.as_posix(), path.name]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 from collections.abc import Callable, Sequence
 
 from teamwire.validator.engine import lint_bytes, lint_file, unreadable
 from teamwire.validator.findings import FileReport, LintReport
-from teamwire.validator.options import LintOptions
+from teamwire.validator.options import LintOptions, match_forms
 
 SUFFIXES = (".json", ".jsonl")
 """Files a directory contributes; files named on the command line are linted whatever their name."""
@@ -19,40 +20,54 @@ Progress = Callable[[FileReport, int], None]
 """Called once per finished file with its report and its size in bytes."""
 
 
-def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[str], list[FileReport]]:
+def discover(paths: Sequence[str], exclude: Sequence[str] = (),
+             root: str | None = None) -> tuple[list[str], list[FileReport]]:
     """The files to lint, in a stable order, and a report for each path that does not exist.
 
     Directories are searched recursively for ``*.json`` and ``*.jsonl``, skipping hidden
-    directories and paths matching an ``exclude`` glob; ``-`` stands for standard input.
+    directories and paths matching an ``exclude`` glob (matched against the path as found,
+    the path relative to ``root`` and the base name); ``-`` stands for standard input.
     """
-    files: list[str] = []
-    missing: list[FileReport] = []
+    inputs = _inputs(paths, exclude, root)
+    return ([i for i in inputs if isinstance(i, str)],
+            [i for i in inputs if isinstance(i, FileReport)])
+
+
+def _inputs(paths: Sequence[str], exclude: Sequence[str],
+            root: str | None) -> list[str | FileReport]:
+    """Every file to lint and a report for every missing path, in the order of ``paths``."""
+    inputs: list[str | FileReport] = []
+    seen: set[str] = set()
     for path in paths:
         if path == STDIN:
-            files.append(STDIN)
+            found = [STDIN]
         elif os.path.isdir(path):
-            files.extend(_walk(path, exclude))
+            found = _walk(path, exclude, root)
         elif os.path.exists(path):
-            files.append(path)
+            found = [path]
         else:
-            missing.append(unreadable(path, f"{path}: no such file or directory"))
-    return list(dict.fromkeys(files)), missing
+            inputs.append(unreadable(path, f"cannot read {path}: {os.strerror(errno.ENOENT)}"))
+            continue
+        for file in found:
+            if file not in seen:
+                seen.add(file)
+                inputs.append(file)
+    return inputs
 
 
-def _excluded(path: str, exclude: Sequence[str]) -> bool:
-    posix = path.replace(os.sep, "/")
-    name = os.path.basename(path)
-    return any(fnmatch.fnmatchcase(posix, g) or fnmatch.fnmatchcase(name, g) for g in exclude)
+def _excluded(path: str, exclude: Sequence[str], root: str | None) -> bool:
+    forms = match_forms(path, root)
+    return any(fnmatch.fnmatchcase(form, glob) for form in forms for glob in exclude)
 
 
-def _walk(root: str, exclude: Sequence[str]) -> list[str]:
+def _walk(root: str, exclude: Sequence[str], config_root: str | None) -> list[str]:
     found: list[str] = []
     for directory, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                         and not _excluded(os.path.join(directory, d), exclude))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _excluded(
+            os.path.join(directory, d), exclude, config_root))
         for name in sorted(names):
             path = os.path.join(directory, name)
-            if name.endswith(SUFFIXES) and not _excluded(path, exclude):
+            if name.endswith(SUFFIXES) and not _excluded(path, exclude, config_root):
                 found.append(path)
     return found
 
@@ -72,33 +87,32 @@ def lint_paths(paths: Sequence[str], options: LintOptions | None = None, *, jobs
     ``stdin`` supplies the bytes of standard input when ``-`` is among the paths.
     """
     options = options or LintOptions()
-    files, missing = discover(paths, exclude)
-    reports: list[FileReport | None] = [None] * len(files)
-    pending: list[int] = []
-    for i, path in enumerate(files):
+    inputs = _inputs(paths, exclude, options.root)
+    reports: list[FileReport | None] = [i if isinstance(i, FileReport) else None for i in inputs]
+    pending: list[tuple[int, str]] = []
+    for i, path in enumerate(inputs):
         if path == STDIN:
             data = stdin() if stdin is not None else b""
             jsonl = True if stdin_name.endswith(".jsonl") else None
             reports[i] = lint_bytes(data, stdin_name, options, jsonl=jsonl)
             if progress is not None:
                 progress(reports[i] or FileReport(stdin_name), len(data))
-        else:
-            pending.append(i)
+        elif isinstance(path, str):
+            pending.append((i, path))
     if jobs > 1 and len(pending) > 1:
         # Imported here: the process pool costs a run with one job a noticeable start.
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         with ProcessPoolExecutor(max_workers=min(jobs, len(pending))) as pool:
-            futures = {pool.submit(lint_file, files[i], options): i for i in pending}
+            futures = {pool.submit(lint_file, path, options): (i, path) for i, path in pending}
             for future in as_completed(futures):
-                i = futures[future]
+                i, path = futures[future]
                 reports[i] = future.result()
                 if progress is not None:
-                    progress(reports[i] or FileReport(files[i]), _size(files[i]))
+                    progress(reports[i] or FileReport(path), _size(path))
     else:
-        for i in pending:
-            reports[i] = lint_file(files[i], options)
+        for i, path in pending:
+            reports[i] = lint_file(path, options)
             if progress is not None:
-                progress(reports[i] or FileReport(files[i]), _size(files[i]))
-    done = [r for r in reports if r is not None]
-    return LintReport(files=missing + done)
+                progress(reports[i] or FileReport(path), _size(path))
+    return LintReport(files=[r for r in reports if r is not None])
