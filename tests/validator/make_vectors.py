@@ -167,6 +167,20 @@ def input_cases() -> list[dict[str, Any]]:
         ),
         case("TW003 near miss: a conversation of one message", conv, [], agent=UIO),
         case(
+            "TW003 a router event log given as JSON Lines",
+            [{"seq": 1, "time": 0.0, "event": "TurnStarted", "data": {"agent": TL}, "actions": []},
+             {"seq": 2, "time": 0.0, "event": "TurnEnded", "data": {"agent": TL}, "actions": []}],
+            [("TW003", None, None)],
+            jsonl=True,
+        ),
+        case(
+            "TW003 near miss: JSON Lines messages that also carry seq and event fields",
+            [dict(user("hello"), seq=1, event="note")],
+            [],
+            agent=UIO,
+            jsonl=True,
+        ),
+        case(
             "TW004 a message with an unknown role",
             [{"role": "robot", "content": "beep"}],
             [("TW004", UIO, 0)],

@@ -171,6 +171,12 @@ def _records(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]
 
 def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
                 scan: IO[bytes]) -> int:
+    first = _first_record(scan, options.max_record_bytes)
+    if type(first) is dict and "seq" in first and "event" in first and "role" not in first:
+        emitter.emit("TW003", "this is a teamwire event log (records with seq and event), not a "
+                     "conversation; lint the session bundle instead", line=1, column=1)
+        return 0
+    scan.seek(0)
     tools = tool_catalog(options.profile)
     agent = _identity(options, lambda: _scan_jsonl(scan, options.max_record_bytes), tools,
                       emitter)
@@ -198,6 +204,20 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
         index += 1
     linter.finish()
     return index
+
+
+def _first_record(stream: IO[bytes], limit: int) -> Any:
+    """The first record of a JSONL stream that is not blank, decoded; None if it does not
+    decode (the pass over the records reports why)."""
+    for _number, line in _records(stream, limit):
+        if line is None:
+            return None
+        if line.strip():
+            try:
+                return orjson.loads(line.removeprefix(_BOM))
+            except orjson.JSONDecodeError:
+                return None
+    return None
 
 
 def _scan_jsonl(stream: IO[bytes], limit: int) -> Iterator[Any]:

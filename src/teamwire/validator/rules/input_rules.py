@@ -31,7 +31,9 @@ rule("TW003", "unexpected-shape", E,
 A transcript is a session bundle ({"teamwire", "agents": {name: {role_id, agent_id, messages}}})
 or one conversation (an array of chat messages, or JSON Lines with one message per line). Any
 other top-level value, an 'agents' member that is not an object, an entry that is not an object,
-'messages' that is not an array, or a bundle without the Team Leader is reported here.""",
+'messages' that is not an array, or a bundle without the Team Leader is reported here. So is
+a router event log (JSON Lines whose first record has seq and event and no role), once, instead
+of a finding for every record.""",
      bad='{"role": "user", "content": "hello"}',
      good='[{"role": "user", "content": "hello"}]')
 
