@@ -79,7 +79,7 @@ def test_validate_invalid_file_exits_1_with_pointers() -> None:
     result = run("validate", "message", str(path))
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert f"{path}: /receiver: error[const]: 'Team Leader' was expected" in lines
+    assert f'{path}: /receiver: error[const]: "Team Leader" was expected' in lines
     assert any(line.startswith(f"{path}: /sender: error[pattern]: ") for line in lines)
     assert lines[-1] == f"{path}: 2 errors against message"
 

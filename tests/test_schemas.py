@@ -597,7 +597,7 @@ def test_error_fields() -> None:
     [error] = schemas.validate("bundle", bundle)
     assert error.path == "/agents/Team Leader/role_id"
     assert error.keyword == "const"
-    assert "'team-leader' was expected" in error.message
+    assert error.message == '"team-leader" was expected'
     assert error.schema_path.endswith("/role_id/const")
 
 
@@ -796,7 +796,7 @@ def test_name_patterns_take_linear_time() -> None:
 
 def test_pattern_errors_name_the_definition() -> None:
     [error] = schemas.validate("common#/$defs/display-name", "Coder _1")
-    assert error.message == "'Coder _1' is not a valid display name"
+    assert error.message == '"Coder _1" is not a valid display name'
 
 
 def test_versions_of_major_one_are_accepted() -> None:
@@ -1076,3 +1076,16 @@ def test_malformed_tool_set_files_are_load_errors(tmp_path: Path, change: Any) -
     (tmp_path / "tools" / "strict.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(SchemaLoadError, match=r"strict\.json"):
         ToolSets(SchemaCatalog(tmp_path)).names("strict")
+
+
+@pytest.mark.parametrize(("schema", "instance", "message"), [
+    ({"type": "string"}, None, 'null is not of type "string"'),
+    ({"type": ["string", "integer"]}, True, 'true is not of type "string", "integer"'),
+    ({"enum": ["on", None]}, {"a": [1]}, '{"a": [1]} is not one of ["on", null]'),
+    ({"const": False}, 0, "false was expected"),
+])
+def test_messages_quote_values_as_json(schema: dict[str, Any], instance: Any, message: str) -> None:
+    from teamwire.schemas import json_message
+
+    [error] = Draft202012Validator(schema).iter_errors(instance)
+    assert json_message(error) == message

@@ -50,7 +50,7 @@ def demo(directory: Path | None, synchronous: str, quiet: bool) -> None:
 
     Shows the conversation as a chat front end would, writes the session
     bundle and the event log, and exits 0 only if the bundle passes its schema
-    and ``teamwire lint`` (strict profile, no error-severity finding) and the
+    and `teamwire lint` (strict profile, no error-severity finding) and the
     event log matches its schema.
     """
     console = Console(highlight=False)

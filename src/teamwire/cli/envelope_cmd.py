@@ -63,7 +63,7 @@ def parse_cmd(source: str) -> None:
 @envelope.command("render")
 @click.argument("source", default="-", metavar="[FILE|-]")
 def render_cmd(source: str) -> None:
-    """Print the envelope whose JSON (as ``envelope parse`` prints it) is in FILE."""
+    """Print the envelope whose JSON (as `envelope parse` prints it) is in FILE."""
     name = "<stdin>" if source == "-" else source
     text = decode_input(name, read_input(source))
     try:

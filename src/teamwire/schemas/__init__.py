@@ -27,6 +27,7 @@ from teamwire.schemas.errors import (
     UnknownProfileError,
     UnknownSchemaError,
     UnknownToolError,
+    json_message,
     json_pointer,
 )
 from teamwire.schemas.tool_sets import DEFAULT_PROFILE, RESULT_SCHEMA, ToolSet, ToolSets
@@ -48,6 +49,7 @@ __all__ = [
     "UnknownToolError",
     "default_catalog",
     "is_valid",
+    "json_message",
     "json_pointer",
     "known_error_codes",
     "names",

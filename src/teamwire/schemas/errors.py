@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -115,8 +116,29 @@ def _describe(error: ValidationError) -> tuple[str, str]:
     title = _title(error)
     if keyword in ("pattern", "not") and title is not None:
         # The regex itself explains little; the definition's title says what was meant.
-        return keyword, _shorten(f"{error.instance!r} is not a valid {title}")
-    return keyword, _shorten(error.message)
+        return keyword, _shorten(f"{_json(error.instance)} is not a valid {title}")
+    return keyword, _shorten(json_message(error))
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def json_message(error: ValidationError) -> str:
+    """jsonschema's message, with the values it quotes in JSON (``null``, ``true``) rather
+    than Python notation, for the keywords whose messages quote values."""
+    keyword, instance, wanted = error.validator, error.instance, error.validator_value
+    if keyword == "type" and isinstance(wanted, (str, list)):
+        kinds = [wanted] if isinstance(wanted, str) else wanted
+        return f"{_json(instance)} is not of type {', '.join(map(_json, kinds))}"
+    if keyword == "enum":
+        return f"{_json(instance)} is not one of {_json(wanted)}"
+    if keyword == "const":
+        return f"{_json(wanted)} was expected"
+    return str(error.message)
 
 
 def to_schema_errors(errors: Iterable[ValidationError]) -> list[SchemaError]:

@@ -449,7 +449,7 @@ class ConversationLinter(ToolChecks):
         elif call_id in self.late:
             self.late.discard(call_id)
         elif call_id in self.call_ids:
-            self.emit("TW412", f"second result for tool call {call_id!r}", index, "/tool_call_id")
+            self.emit("TW412", f"another result for tool call {call_id!r}", index, "/tool_call_id")
         else:
             self.emit("TW413", f"tool result answers no pending call: {call_id!r}", index,
                       "/tool_call_id")

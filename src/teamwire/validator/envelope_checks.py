@@ -244,7 +244,8 @@ class EnvelopeChecks(LinterState):
         prefix = match.group("prefix") or "task"
         if wanted is not None and prefix != wanted:
             self.emit("TW304" if chosen else "TW106", f"id {message_id!r} has prefix "
-                      f"{prefix + '_'!r}; a {tag} ({label}) takes {wanted + '_'!r}", index,
+                      f"{prefix + '_'!r}; {'an' if tag[:1] in 'AEIOU' else 'a'} {tag} ({label}) "
+                      f"takes {wanted + '_'!r}", index,
                       CONTENT, text, text.find("\n") + 5)
             return
         if self.check_abbreviations and prefix != "task":

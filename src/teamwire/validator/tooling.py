@@ -251,7 +251,8 @@ class ToolCatalog:
         problems: list[str] = []
         for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path)):
             where = "/".join(str(p) for p in error.absolute_path)
-            problems.append(f"{where}: {error.message}" if where else error.message)
+            message = schemas.json_message(error)
+            problems.append(f"{where}: {message}" if where else message)
             if len(problems) == limit:
                 break
         return problems
