@@ -82,3 +82,11 @@ def test_a_100_mb_single_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["lint", str(garbage)])
     assert result.exit_code == 1
     assert "TW001" in result.output and len(result.output) < 2000
+
+
+def test_empty_input_says_so() -> None:
+    for data in (b"", b" \n\t", b"\xef\xbb\xbf"):
+        [finding] = lint_bytes(data, "empty.json").findings
+        assert (finding.rule, finding.line, finding.column) == ("TW001", 1, 1)
+        assert "the input is empty" in finding.message
+    assert lint_bytes(b"\n\n", "empty.jsonl", jsonl=True).findings == []  # no records

@@ -128,6 +128,11 @@ def _sorted(emitter: Emitter) -> list[Any]:
 def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
                   index: int | None = None) -> None:
     """Report why ``data`` is not JSON: bad UTF-8 or a syntax error, with line and column."""
+    if not data.strip():
+        emitter.emit("TW001", "invalid JSON: the input is empty (expected a session bundle or a "
+                     "conversation)", index=index, line=1 + line_offset, column=1,
+                     file_line=1 + line_offset)
+        return
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
