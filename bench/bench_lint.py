@@ -14,6 +14,8 @@ and prints, from one run on one core:
 - if ``check-jsonschema`` is installed, its wall time validating the same files against
   the bundle schema alone, beside the wall time of the ``teamwire lint`` command on them
   (lint must be faster);
+- the start-up cost: the wall time of ``teamwire lint`` on one small bundle beside a bare
+  ``python -c pass``;
 - peak RSS while streaming two generated JSONL conversations, one four times the other's
   size (memory must stay flat).
 """
@@ -37,7 +39,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.validator.builders import SessionBuilder  # noqa: E402
+from tests.validator.builders import SessionBuilder, small_session  # noqa: E402
 
 from teamwire.validator import lint_bytes  # noqa: E402
 from teamwire.validator.conversation import ConversationLinter  # noqa: E402
@@ -214,6 +216,16 @@ class PhaseTimer:
         ConversationLinter.feed_all, SessionChecker.run = self._methods  # type: ignore[method-assign]
 
 
+def best_wall(rounds: int, command: list[str]) -> float:
+    """Best wall time of ``rounds`` runs of ``command`` (a process start is what is timed)."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def write_jsonl(path: Path, size_mb: float, seed: int = 11) -> int:
     """A long sub-agent conversation, streamed to disk; every message distinct."""
     rng = random.Random(seed)
@@ -344,6 +356,13 @@ def main() -> None:
                   f"bundle schema only, {verdict})")
             print(f"teamwire lint command: {lint_wall:8.2f} s  ({total / lint_wall:.1f} MB/s, "
                   f"every rule); speed-up {schema_wall / lint_wall:.1f}x")
+
+        small = workdir / "one.json"
+        small.write_text(json.dumps(small_session()), encoding="utf-8")
+        bare = best_wall(args.rounds * 2, [sys.executable, "-c", "pass"])
+        started = best_wall(args.rounds * 2, [cli, "lint", "-q", str(small)])
+        print(f"start-up:              {started * 1e3:8.0f} ms to lint one small bundle; "
+              f"{bare * 1e3:.0f} ms for a bare python start ({started / bare:.1f}x)")
 
         small, large = workdir / "small.jsonl", workdir / "large.jsonl"
         write_jsonl(small, args.jsonl_size / 4)
