@@ -23,7 +23,9 @@ class Finding:
     at ``pointer`` (a message's content, a tool call's arguments); when
     ``pointer`` is None they are positions in the file itself.
     ``file_line`` is the line of the file where the finding's value starts, when
-    known (JSONL records, JSON syntax errors); reporters that annotate files use it.
+    known (JSONL records, JSON syntax errors); reporters that annotate files use it,
+    with ``file_column``, the column of that line (in code points) where the finding's
+    position inside the value (or else the value itself) starts in the file's text.
     """
 
     rule: str
@@ -38,6 +40,7 @@ class Finding:
     snippet: str | None = None
     """The line around the position with a caret under it (text output)."""
     file_line: int | None = None
+    file_column: int | None = None
 
     def sort_key(self) -> tuple[int, int, int, int, str]:
         """Order within one file: by message, then position, then rule code."""

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Iterable
 
-from teamwire.validator.findings import FileReport
+from teamwire.validator.findings import FileReport, Finding
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.DOTALL)
 
@@ -51,8 +51,14 @@ class _Lines:
 
 def locate_pointers(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int]]:
     """1-based (line, column) in ``text`` where the value at each pointer starts, if it exists."""
+    return {pointer: (line, column) for pointer, (line, column, _offset)
+            in _locate(text, pointers).items()}
+
+
+def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int]]:
+    """(line, column, offset in ``text``) where the value at each pointer starts."""
     wanted = set(pointers)
-    found: dict[str, tuple[int, int]] = {}
+    found: dict[str, tuple[int, int, int]] = {}
     if not wanted:
         return found
     prefixes = {p[:i] for p in wanted for i in range(len(p) + 1) if i == len(p) or p[i] == "/"}
@@ -97,7 +103,7 @@ def locate_pointers(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, 
         else:
             current = ""
         if current in wanted and current not in found:
-            found[current] = lines.at(match.start())
+            found[current] = (*lines.at(match.start()), match.start())
             if len(found) == len(wanted):
                 break
         if first in "{[":
@@ -127,8 +133,50 @@ def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) ->
                 text = handle.read().decode("utf-8", errors="replace")
         except OSError:
             continue
-        places = locate_pointers(text, missing)
-        report.findings = [
-            dataclasses.replace(f, file_line=places[f.pointer][0])
-            if f.file_line is None and f.pointer in places else f
-            for f in report.findings]
+        places = _locate(text, missing)
+        report.findings = [_placed(f, text, places[f.pointer])
+                           if f.file_line is None and f.pointer in places else f
+                           for f in report.findings]
+
+
+def _placed(finding: Finding, text: str, place: tuple[int, int, int]) -> Finding:
+    line, column, offset = place
+    if finding.line is not None and text.startswith('"', offset):
+        # A position inside a string value: the string is one token on one line of the file
+        # (JSON escapes line breaks), so the position moves right by the raw characters
+        # that spell the decoded ones before it.
+        token = _TOKEN.match(text, offset)
+        raw = _raw_offset(token.group(), finding.line, finding.column or 1) if token else None
+        if raw is not None:
+            column += raw
+    return dataclasses.replace(finding, file_line=line, file_column=column)
+
+
+def _raw_offset(token: str, line: int, column: int) -> int | None:
+    """Where, counted from the opening quote of the JSON string ``token``, the raw text of
+    the character at (``line``, ``column``) of the decoded string starts; None if the token
+    is not a string or has no such character."""
+    try:
+        value = json.loads(token)
+    except ValueError:
+        return None
+    if not isinstance(value, str):
+        return None
+    lines = value.split("\n")
+    if line > len(lines) or column > len(lines[line - 1]) + 1:
+        return None
+    wanted = sum(len(part) + 1 for part in lines[:line - 1]) + column - 1
+    at, decoded, end = 1, 0, len(token) - 1
+    while decoded < wanted and at < end:
+        if token[at] != "\\":
+            at += 1
+        elif token[at + 1] != "u":
+            at += 2
+        elif (0xD800 <= int(token[at + 2:at + 6], 16) < 0xDC00
+              and token.startswith("\\u", at + 6)
+              and 0xDC00 <= int(token[at + 8:at + 12], 16) < 0xE000):
+            at += 12  # a surrogate pair spells one character
+        else:
+            at += 6
+        decoded += 1
+    return at

@@ -36,6 +36,8 @@ def command(finding: Finding) -> str:
             props.append(f"col={finding.column}")
     elif finding.file_line is not None:
         props.append(f"line={finding.file_line}")
+        if finding.file_column is not None:
+            props.append(f"col={finding.file_column}")
     props.append(f"title={_property(f'{finding.rule} {name}'.strip())}")
     place = where(finding)
     message = f"{place}: {finding.message}" if place else finding.message

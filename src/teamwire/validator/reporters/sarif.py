@@ -62,6 +62,8 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
         physical["region"] = {"startLine": finding.line, "startColumn": finding.column or 1}
     elif finding.file_line is not None:
         physical["region"] = {"startLine": finding.file_line}
+        if finding.file_column is not None:
+            physical["region"]["startColumn"] = finding.file_column
     location: dict[str, Any] = {"physicalLocation": physical}
     if finding.pointer is not None:
         location["logicalLocations"] = [{"fullyQualifiedName": finding.pointer or "/",
