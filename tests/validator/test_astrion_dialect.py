@@ -127,11 +127,10 @@ class Session:
         if "hex_ids" in self.on:
             self.hex_seed += 1
             return "msg_" + hashlib.sha256(f"astrion-{self.hex_seed}".encode()).hexdigest()[:10]
-        prefix = TYPES[mtype][2]
-        key = "task_" if mtype == "task" else f"{prefix}{sender.abbr}"
+        # one counter per (prefix, abbreviation) and one for tasks (TW-ID-007)
+        key = "task" if mtype == "task" else f"{TYPES[mtype][2]}{sender.abbr}"
         self.counters[key] = self.counters.get(key, 0) + 1
-        return f"{key}_{self.counters[key]:03d}" if mtype != "task" else \
-            f"task_{self.counters[key]:03d}"
+        return f"{key}_{self.counters[key]:03d}"
 
     # envelopes in the chosen dialect
 
@@ -699,7 +698,7 @@ def test_the_command_line_profile_switch(tmp_path: Path) -> None:
     assert strict.exit_code == 1, strict.output
 
 
-# -- more of the chapter: forms the brief's list leaves out -------------------------------------
+# -- the rest of the chapter: late answers, statuses, numbering, redefined roles --------------
 
 
 def test_unknown_subtype_values_are_ignored() -> None:
