@@ -3,20 +3,73 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import sqlite3
+import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from teamwire.cli.envelope_cmd import fail
 from teamwire.router.demo import run_demo, validate_bundle, validate_events
 from teamwire.router.records import RoutedMessage
 from teamwire.router.store import SQLiteStore
 
 _COLOURS = {"Team Leader": "magenta", "UI Operator_1": "cyan", "Full-Stack Engineer_1": "green"}
+
+# What the demo writes into its directory, and the session name its bundle carries.
+_OUTPUTS = ("bundle.json", "events.jsonl", "router.db", "router.db-wal", "router.db-shm")
+_SESSION = "teamwire-demo"
+
+
+class _PipeConsole(Console):
+    """A console that stops printing when its reader goes away (``teamwire demo | head``)
+    instead of ending the run: the files are still written and checked."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        # Python flushes standard output once more at exit; that flush must not fail too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _fail(message: str) -> NoReturn:
+    fail(f"error: {message}")
+
+
+def _is_demo_output(directory: Path) -> bool:
+    """Whether ``directory``'s bundle.json is one an earlier demo wrote."""
+    try:
+        bundle = json.loads((directory / "bundle.json").read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(bundle, dict) and bundle.get("session") == _SESSION
+
+
+def _prepare(directory: Path) -> None:
+    """Create ``directory``; exit 2 rather than overwrite files the demo did not write."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"cannot create {directory}: {exc.strerror or exc}")
+    if not directory.is_dir():
+        _fail(f"{directory} is not a directory")
+    present = [name for name in _OUTPUTS if (directory / name).exists()
+               or (directory / name).is_symlink()]
+    if present and not _is_demo_output(directory):
+        _fail(f"{directory} already holds {', '.join(present)}, not written by an earlier "
+              f"demo; choose another directory or remove them")
+    for name in present:
+        try:
+            (directory / name).unlink()
+        except OSError as exc:
+            _fail(f"cannot replace {directory / name}: {exc.strerror or exc}")
 
 
 def _printer(console: Console) -> Any:
@@ -27,7 +80,7 @@ def _printer(console: Console) -> Any:
             title = Text.assemble((message.sender, f"bold {_COLOURS.get(message.sender, 'white')}"),
                                   " ", (message.kind.label, "bold"))
             subtitle = f"to {data['receiver']} · {where} · {message.id}"
-            console.print(Panel(message.content, title=title, title_align="left",
+            console.print(Panel(Text(message.content), title=title, title_align="left",
                                 subtitle=subtitle, subtitle_align="right",
                                 border_style=_COLOURS.get(message.sender, "white")))
         elif kind == "tool-error":
@@ -53,25 +106,32 @@ def demo(directory: Path | None, synchronous: str, quiet: bool) -> None:
     and `teamwire lint` (strict profile, no error-severity finding) and the
     event log matches its schema.
     """
-    console = Console(highlight=False)
+    console = _PipeConsole(highlight=False)
     if directory is None:
-        directory = Path(tempfile.mkdtemp(prefix="teamwire-demo-"))
-    directory.mkdir(parents=True, exist_ok=True)
+        try:
+            directory = Path(tempfile.mkdtemp(prefix="teamwire-demo-"))
+        except OSError as exc:
+            _fail(f"cannot create a temporary directory: {exc.strerror or exc}")
+    _prepare(directory)
     db = directory / "router.db"
-    for stale in (db, db.with_name("router.db-wal"), db.with_name("router.db-shm")):
-        stale.unlink(missing_ok=True)
-    store = SQLiteStore(db, synchronous=synchronous)
     try:
-        session = asyncio.run(run_demo(store, None if quiet else _printer(console)))
-    finally:
-        store.close()
-    bundle_path, events_path = session.write(directory)
+        store = SQLiteStore(db, synchronous=synchronous)
+        try:
+            session = asyncio.run(run_demo(store, None if quiet else _printer(console)))
+        finally:
+            store.close()
+        bundle_path, events_path = session.write(directory)
+    except (OSError, sqlite3.Error) as exc:
+        _fail(f"cannot write the demo's files in {directory}: "
+              f"{getattr(exc, 'strerror', None) or exc}")
     problems = validate_bundle(session.bundle(), str(bundle_path)) + validate_events(events_path)
     deliveries = sum(len(a["message_ids"]) for e in session.events for a in e["actions"]
                      if a["action"] == "ConsumeMessages")
     console.print(f"[bold]{len(session.events)}[/] events, [bold]{deliveries}[/] deliveries, "
                   f"{session.clock.now():g} s of virtual time")
-    console.print(f"bundle: {bundle_path}\nevent log: {events_path}\nstore: {db}")
+    # Paths are printed whole (never wrapped) and never read as markup.
+    console.print(Text(f"bundle: {bundle_path}\nevent log: {events_path}\nstore: {db}"),
+                  soft_wrap=True)
     for problem in problems:
         style = "red" if problem.fatal else "yellow"
         console.print(Text(problem.text, style=style))

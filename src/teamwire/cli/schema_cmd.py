@@ -12,17 +12,27 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import click
 
 from teamwire import schemas
+from teamwire.cli.envelope_cmd import fail, load_json, read_input, terminal_safe
 from teamwire.schemas import SchemaError, UnknownSchemaError
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(2)
+    fail(f"error: {message}")
+
+
+def _unknown(name: str, exc: UnknownSchemaError) -> NoReturn:
+    """Exit 2 naming ``name`` as given (the registry may report only the part before '#')."""
+    base, _, pointer = name.partition("#")
+    hint = ""
+    if pointer and not pointer.startswith("/") and base in exc.known:
+        hint = (" (a pointer is '#' followed by /-separated keys, as in "
+                "'tools#/$defs/ask_master.arguments')")
+    _fail(f"unknown schema {name!r}; known: {', '.join(exc.known)}{hint}")
 
 
 def _known(name: str) -> str:
@@ -30,52 +40,15 @@ def _known(name: str) -> str:
     try:
         schemas.validator(name) if "#" in name else schemas.path(name)
     except UnknownSchemaError as exc:
-        _fail(str(exc))
+        _unknown(name, exc)
     return name
-
-
-def _line_column(text: str, offset: int) -> tuple[int, int]:
-    before = text[:offset]
-    line = before.count("\n") + 1
-    return line, offset - (before.rfind("\n") + 1) + 1
-
-
-def _reject_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not valid JSON")
-
-
-def _load(source: str, label: str) -> Any:
-    """The JSON document in ``source`` (``-`` for standard input); exit 2 if unusable."""
-    try:
-        if source == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(source, "rb") as handle:
-                data = handle.read()
-    except OSError as exc:
-        _fail(f"cannot read {label}: {exc.strerror or exc}")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        prefix = data[: exc.start].decode("utf-8", errors="replace")
-        line, column = _line_column(prefix, len(prefix))
-        click.echo(f"{label}:{line}:{column}: error: invalid UTF-8 at byte {exc.start}", err=True)
-        sys.exit(2)
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        click.echo(f"{label}:{exc.lineno}:{exc.colno}: error: invalid JSON: {exc.msg}", err=True)
-        sys.exit(2)
-    except (ValueError, RecursionError) as exc:
-        click.echo(f"{label}: error: invalid JSON: {exc}", err=True)
-        sys.exit(2)
 
 
 def _error_json(error: SchemaError) -> dict[str, str]:
     return {"path": error.path, "message": error.message, "keyword": error.keyword}
 
 
-@click.group()
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def schema() -> None:
     """List, show and locate the protocol's JSON Schemas; validate documents against them."""
 
@@ -96,7 +69,7 @@ def show_cmd(name: str) -> None:
     try:
         document = schemas.schema(name)
     except UnknownSchemaError as exc:
-        _fail(str(exc))
+        _unknown(name, exc)
     click.echo(json.dumps(document, ensure_ascii=False, indent=2))
 
 
@@ -104,10 +77,13 @@ def show_cmd(name: str) -> None:
 @click.argument("name")
 def path_cmd(name: str) -> None:
     """Print the file schema NAME is read from."""
+    if "#" in name and name.partition("#")[0] in schemas.names():
+        _fail(f"{name!r}: 'schema path' takes a schema name without a '#' pointer")
     try:
-        click.echo(str(schemas.path(name)))
+        found = schemas.path(name)
     except UnknownSchemaError as exc:
-        _fail(str(exc))
+        _unknown(name, exc)
+    click.echo(str(found))
 
 
 @schema.command("validate")
@@ -128,16 +104,21 @@ def validate_cmd(name: str, source: str, output_format: str) -> None:
     """
     _known(name)
     label = "<stdin>" if source == "-" else source
-    errors = schemas.validate(name, _load(source, label))
+    document = load_json(label, read_input(source))
+    try:
+        errors = schemas.validate(name, document)
+    except RecursionError:
+        fail(f"{label}: error: the document is nested too deeply to be validated")
     if output_format == "json":
         report = {"valid": not errors, "errors": [_error_json(e) for e in errors]}
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
     elif errors:
         for error in errors:
             where = error.path or "(root)"
-            click.echo(f"{label}: {where}: error[{error.keyword}]: {error.message}")
+            click.echo(terminal_safe(f"{label}: {where}: error[{error.keyword}]: {error.message}"))
         count = len(errors)
-        click.echo(f"{label}: {count} error{'s' if count != 1 else ''} against {name}")
+        click.echo(terminal_safe(f"{label}: {count} error{'s' if count != 1 else ''} "
+                                 f"against {name}"))
     else:
-        click.echo(f"{label}: valid against {name}")
+        click.echo(terminal_safe(f"{label}: valid against {name}"))
     sys.exit(1 if errors else 0)
