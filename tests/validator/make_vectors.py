@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from teamwire.envelope import Envelope, render
+from teamwire.envelope import Envelope, MessageType, render
 from tests.validator.builders import SessionBuilder, small_session
 from tests.validator.vector_runner import expected, found, run_case
 
@@ -109,6 +109,45 @@ def bundle_with(edit: Any) -> dict[str, Any]:
     bundle = copy.deepcopy(small_session())
     edit(bundle)
     return bundle
+
+
+def late_answer(answered: bool) -> dict[str, Any]:
+    """UI Operator_1's ask_master times out; the leader's Answer arrives later as a user
+    message (accepted by profile astrion when an answer call sent it, TW-PROF-013)."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the colour palette.")
+    ask = b.ask_master(ui, "Blue or green for the primary colour?")
+    b.result(ui, ask.call_id, {"success": False, "error": {
+        "code": "timeout", "message": "No answer within 600 seconds."}})
+    b.say(ui, "No answer yet; the palette uses blue for now.")
+    if answered:
+        call_id = b.call(b.leader, "answer_sub_agent_question", {
+            "agent_id": 1, "role_id": "ui-operator", "question_id": ask.question_id,
+            "answer": "Blue."})
+        b.result(b.leader, call_id, {"success": True, "display_name": ui.name,
+                                     "question_id": ask.question_id})
+    b.deliver(ui, render(Envelope(sender=TL, label="回答", id=b.ids.allocate(
+        MessageType.ANSWER, TL, "team-leader"), tag="Answer", content="Blue.",
+        attributes=(("question_id", ask.question_id),))))
+    b.say(ui, "Confirmed: the primary colour is blue.")
+    return b.bundle()
+
+
+def numbered_after_highest() -> dict[str, Any]:
+    """A UI Operator created with agent_id 3, then one without agent_id: profile astrion
+    numbers it 4, one more than the highest its role has had (TW-PROF-015)."""
+    b = SessionBuilder()
+    third = b.create("ui-operator", "UI Operator", 3, "Design the header.")
+    fourth = b.create("ui-operator", "UI Operator", 4, "Design the footer.")
+    for message in b.leader.messages:
+        for call in message.get("tool_calls") or ():
+            arguments = json.loads(call["function"]["arguments"])
+            if arguments.get("agent_id") == 4:
+                del arguments["agent_id"]
+                call["function"]["arguments"] = json.dumps(arguments)
+    b.say(third, "The header is designed.")
+    b.say(fourth, "The footer is designed.")
+    return b.bundle()
 
 
 def messages(bundle: dict[str, Any], name: str) -> list[dict[str, Any]]:
@@ -1188,6 +1227,8 @@ def flow_cases() -> list[dict[str, Any]]:
     ]
     three = [m for pair in zip(rounds, answers, strict=False) for m in pair]
 
+    late_at = next(i for i, m in enumerate(messages(late_answer(answered=False), UIO))
+                   if m["role"] == "user" and "的回答" in m["content"])
     return [
         case(
             "TW501 an ask_master that never reaches the Team Leader", pending_ask(False), [("TW501", UIO, 2)]
@@ -1254,6 +1295,25 @@ def flow_cases() -> list[dict[str, Any]]:
             "TW511 near miss: the acceptance section rendered from the call's acceptance",
             accepted,
             [],
+        ),
+        case(
+            "TW511 an astrion Answer inserted as a user message that no answer call sent",
+            late_answer(answered=False),
+            [("TW511", UIO, late_at)],
+            profile="astrion",
+        ),
+        case(
+            "TW511 near miss: the late Answer of an accepted answer call, after the ask timed out",
+            late_answer(answered=True),
+            [],
+            profile="astrion",
+        ),
+        case(
+            "TW511 near miss: astrion numbers a sub-agent created without agent_id after the "
+            "highest agent_id of its role",
+            numbered_after_highest(),
+            [],
+            profile="astrion",
         ),
         case("TW512 a completion that never reaches the leader", lost, [("TW512", UIO, lost_text)]),
         case("TW512 near miss: the clean session", small_session(), []),

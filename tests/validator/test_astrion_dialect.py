@@ -781,13 +781,10 @@ def test_numbering_per_role_when_every_call_omits_agent_id() -> None:
     assert problems(numbered_after((1,), 3), ASTRION) != []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "TW-PROF-015: the number is one more than the HIGHEST agent_id the role has had (after 3 "
-    "comes 4, after 1 and 5 comes 6); the linter expects the count of the role's sub-agents "
-    "plus one (2 after 3, 3 after 1 and 5, and after agent_id 2 it expects a second 2)"))
 @pytest.mark.parametrize(("explicit", "implicit"), [((3,), 4), ((1, 5), 6), ((2,), 3)])
 def test_numbering_continues_after_the_highest_agent_id(explicit: tuple[int, ...],
                                                         implicit: int) -> None:
+    """TW-PROF-015: one more than the highest agent_id the role has had (4 after 3)."""
     assert problems(numbered_after(explicit, implicit), ASTRION) == []
 
 
@@ -820,19 +817,14 @@ def test_strict_rejects_an_answer_as_user_message() -> None:
     assert "TW204" in rules(late_answer(()), STRICT)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "TW-PROF-013: an Answer inserted as a user message when the asker no longer waits is "
-    "accepted as the answer named by its question_id; the linter accepts the placement but "
-    "reports TW508 (the answer does not come back as the ask_master call's result)"))
 @pytest.mark.parametrize("features", [ALL_FEATURES, frozenset()], ids=["astrion", "strict-ids"])
 def test_astrion_accepts_an_answer_as_user_message(features: frozenset[str]) -> None:
+    """TW-PROF-013: after the ask timed out, the Answer arrives as a user message."""
     assert problems(late_answer(features), ASTRION) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "TW-PROF-013 reads a user-message Answer as the answer to the message its question_id "
-    "names; one naming no message of the session draws no finding on that message"))
 def test_astrion_flags_an_answer_as_user_message_naming_no_question() -> None:
+    """TW-PROF-013: a user-message Answer must answer a question its sender was asked."""
     report = lint_value(late_answer(ALL_FEATURES, "msg_0123456789"), "bundle.json", ASTRION)
     answer_index = next(i for i, m in enumerate(conversation(
         late_answer(ALL_FEATURES, "msg_0123456789"), "API Designer_1"))

@@ -25,7 +25,7 @@ from teamwire.validator.scan import (
     is_run_result,
     json_type,
 )
-from teamwire.validator.tool_checks import ToolChecks
+from teamwire.validator.tool_checks import ToolChecks, answer_of
 
 _ROLES = ("system", "user", "assistant", "tool")
 _QUIET: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
@@ -285,7 +285,9 @@ class ConversationLinter(ToolChecks):
             collected = self._collected(is_output, sender)
             if collected is not None:
                 collected.append((index, fields[3], mtype, fields[6]) if is_output
-                                 else Delivery(index, fields[3], sender, mtype, fields[6]))
+                                 else Delivery(index, fields[3], sender, mtype, fields[6],
+                                               question_id=answer_of(fields).question_id
+                                               if mtype is _ANSWER else None))
             key = (fields[2], fields[4], sender)
             plan = self.plans.get(key)
             if plan is not None and sender != self.name and self._placement_quiet(mtype, sender):

@@ -51,6 +51,8 @@ class Delivery:
     content: str
     consumed: bool = False
     """Set when a send in the sender's conversation is matched to it."""
+    question_id: str | None = None
+    """The question an Answer answers (Answers reach a user message only under astrion)."""
 
 
 Output = tuple[int, str, MessageType, str]

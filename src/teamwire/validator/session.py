@@ -113,8 +113,8 @@ class SessionChecker:
         self._ids()
         sends = self._match_sends()
         self._channels(sends)
+        self._answers()  # before _unexpected: an answer may claim a late Answer delivery
         self._unexpected()
-        self._answers()
         self._outputs()
 
     # -- helpers -----------------------------------------------------------------------------
@@ -214,15 +214,22 @@ class SessionChecker:
         return None
 
     def _numbered(self, facts: Facts, call: Call, role_id: str) -> Any:
-        # Profile astrion numbers instances per role when agent_id is left out.
-        number = 0
+        # Profile astrion numbers a sub-agent created without agent_id one more than the
+        # highest number its role has had (TW-PROF-015), as the leader's own pass does.
+        highest = max((a.agent_id or 0 for a in self.index.preexisting() if a.role_id == role_id),
+                      default=0)
         for other in facts.calls:
-            if other.name == "create_sub_agent" and other.accepted and other.arguments \
-                    and other.arguments.get("role_id") == role_id:
-                number += 1
-                if other is call:
-                    break
-        return self.index.by_key(role_id, number)
+            arguments = other.arguments
+            if other.name != "create_sub_agent" or not other.accepted or not arguments \
+                    or arguments.get("role_id") != role_id:
+                continue
+            number = arguments.get("agent_id")
+            if type(number) is not int:
+                number = highest + 1
+            if other is call:
+                return self.index.by_key(role_id, number)
+            highest = max(highest, number)
+        return None
 
     def _match_sends(self) -> list[_Send]:
         sends: list[_Send] = []
@@ -304,6 +311,12 @@ class SessionChecker:
                 if d.mtype in (MessageType.TASK, MessageType.MESSAGE, MessageType.ASK):
                     self._emit("TW511", f"{d.mtype.tag} {d.id!r} from {d.sender}: no call in "
                                f"{d.sender}'s conversation sent it", facts, d.index, "/content")
+                elif d.mtype is MessageType.ANSWER and not self.strict:
+                    # Strict reports the placement itself (TW204); astrion accepts a late
+                    # answer only as the answer to a question its sender was asked.
+                    self._emit("TW511", f"Answer {d.id!r} from {d.sender} to "
+                               f"{d.question_id!r}: no accepted answer call in {d.sender}'s "
+                               "conversation answers that question", facts, d.index, "/content")
 
     # -- answers --------------------------------------------------------------------------------
 
@@ -350,10 +363,25 @@ class SessionChecker:
         result = send.call.result
         answer = result.answer if result is not None else None
         given = arguments.get("answer")
+        if answer is None and not self.strict and self._late_answer(asker, me, question_id, given):
+            return
         if answer is None or answer.question_id != question_id or answer.sender != me \
                 or (type(given) is str and answer.content != given):
             self._call_emit("TW508", f"{call.name}: the answer to {question_id!r} does not come "
                             f"back as the result of {asker}'s {send.call.name} call", facts, call)
+
+    def _late_answer(self, asker: str, me: str, question_id: str, given: Any) -> bool:
+        """Whether an Answer from ``me`` to ``question_id`` reached ``asker`` as a user
+        message, which profile astrion accepts once the ask is no longer waiting
+        (TW-PROF-013); marks that delivery as matched."""
+        facts = self.facts.get(asker)
+        for delivery in facts.deliveries if facts is not None else ():
+            if delivery.mtype is MessageType.ANSWER and not delivery.consumed \
+                    and delivery.sender == me and delivery.question_id == question_id \
+                    and (type(given) is not str or delivery.content == given):
+                delivery.consumed = True
+                return True
+        return False
 
     # -- natural output -------------------------------------------------------------------------
 
