@@ -804,6 +804,21 @@ def tool_cases() -> list[dict[str, Any]]:
             profile="astrion",
         ),
         case(
+            "TW402 an astrion intent that is not a string, on astrion's form of the call",
+            [calls("create_sub_agent", {"role_id": "ui-operator", "task": "Design.", "intent": 5}),
+             result(OK)],
+            [("TW402", TL, 0)],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW402 near miss: the same intent beside strict's form, which stays valid (TW-PROF-004)",
+            [calls("list_agents", {"intent": 5}), result({"success": True, "roles": []})],
+            [],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
             "TW403 a sub-agent calls create_sub_agent",
             [calls("create_sub_agent", fse), result(error("forbidden-tool"))],
             [("TW403", UIO, 0)],
