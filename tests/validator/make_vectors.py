@@ -150,6 +150,22 @@ def numbered_after_highest() -> dict[str, Any]:
     return b.bundle()
 
 
+def reports(swapped: bool) -> tuple[dict[str, Any], int]:
+    """A progress report and a completion of UI Operator_1, in the order said or swapped;
+    and where the completion reaches the leader."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the colour palette.")
+    b.work(ui, "Reading the existing styles.", "read_file", {"path": "styles.css"}, "body {}")
+    b.say(ui, "The palette is done: blue and grey.")
+    leader = b.leader.messages
+    progress = next(i for i, m in enumerate(leader) if "Reading the existing" in m["content"])
+    done = next(i for i, m in enumerate(leader) if "The palette is done" in m["content"])
+    if swapped:
+        leader[progress], leader[done] = leader[done], leader[progress]
+        progress, done = done, progress
+    return b.bundle(), done
+
+
 def messages(bundle: dict[str, Any], name: str) -> list[dict[str, Any]]:
     return bundle["agents"][name]["messages"]  # type: ignore[no-any-return]
 
@@ -1270,6 +1286,12 @@ def flow_cases() -> list[dict[str, Any]]:
         case("TW506 near miss: both arrive", both, []),
         case("TW507 two messages arrive swapped", swapped, [("TW507", TL, sent_swapped[1])]),
         case("TW507 near miss: in order", both, []),
+        case(
+            "TW507 a sub-agent's completion reaches the leader before its earlier progress report",
+            reports(swapped=True)[0],
+            [("TW507", TL, reports(swapped=True)[1])],
+        ),
+        case("TW507 near miss: the reports in the order said", reports(swapped=False)[0], []),
         case("TW508 an accepted answer that never reaches the asker", lost_answer, [("TW508", FSE, lost_at)]),
         case("TW508 near miss: the answer comes back", good_answer, []),
         case("TW509 asking a peer without a word to the leader", silent, [("TW509", UIO, silent_at)]),

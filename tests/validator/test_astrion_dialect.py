@@ -591,17 +591,10 @@ REAL_ERRORS: dict[str, tuple[Any, set[str]]] = {
         change_call(LEADER, "create_sub_agent", intent=5), {"TW402"}),
     "intent that is a number (ask_master)": (
         change_call("API Designer_1", "ask_master", intent=5), {"TW402"}),
+    "reports of one sender swapped": (reports_swapped, {"TW507"}),
 }
 
 # The same kind of check, where the linter disagrees with the chapter.
-REAL_ERRORS_MISSED: dict[str, tuple[Any, set[str], str]] = {
-    "reports of one sender swapped": (
-        reports_swapped, {"TW507"},
-        "TW-DEL-003/TW-DEL-005: UI Operator_1's completion reaches the leader before the "
-        "progress report of its earlier assistant message (missed under strict as well)"),
-}
-
-
 # -- the tests ----------------------------------------------------------------------------------
 
 
@@ -886,12 +879,8 @@ def astrion_bundle() -> Bundle:
 
 
 def real_error_cases() -> list[Any]:
-    cases = [pytest.param(mutate, expected, id=name)
-             for name, (mutate, expected) in sorted(REAL_ERRORS.items())]
-    cases += [pytest.param(mutate, expected, id=name,
-                           marks=pytest.mark.xfail(strict=True, reason=reason))
-              for name, (mutate, expected, reason) in sorted(REAL_ERRORS_MISSED.items())]
-    return cases
+    return [pytest.param(mutate, expected, id=name)
+            for name, (mutate, expected) in sorted(REAL_ERRORS.items())]
 
 
 @pytest.mark.parametrize(("mutate", "expected"), real_error_cases())

@@ -386,7 +386,7 @@ class SessionChecker:
     # -- natural output -------------------------------------------------------------------------
 
     def _outputs(self) -> None:
-        if not (self.emitter.on("TW512") or self.emitter.on("TW513")):
+        if not (self.emitter.on("TW512") or self.emitter.on("TW513") or self.emitter.on("TW507")):
             return
         leader = self.facts.get(LEADER_NAME)
         if leader is None:
@@ -407,10 +407,17 @@ class SessionChecker:
                 matched += 1
             if matched == len(texts):
                 continue
+            # Reports reach the leader in the order they were said (TW-DEL-003, TW-DEL-005).
+            latest = outputs[matched - 1][0] if matched else -1
             for (index, text, has_calls), paired in _paired(texts[matched:], outputs[matched:]):
                 if paired is not None:
                     if paired[2] is not (_PROGRESS if has_calls else _COMPLETION):
                         self._output_type(name, leader, paired, has_calls)
+                    if paired[0] < latest:
+                        self._emit("TW507", f"output {paired[1]!r} of {name} arrives (message "
+                                   f"{paired[0]}) before an output said earlier (message "
+                                   f"{latest})", leader, paired[0], "/content")
+                    latest = max(latest, paired[0])
                     continue
                 if answers is None:
                     answers = self._answer_texts()

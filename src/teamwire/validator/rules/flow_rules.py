@@ -81,7 +81,9 @@ followed by later deliveries is a lost message.""",
 rule("TW507", "message-reordered", E,
      "Messages from one sender to one receiver arrive in another order than they were sent.",
      requirements=("TW-DEL-003", "TW-DEL-005"), scope="bundle",
-     rationale="Per-sender order is part of the delivery guarantee, for reports too.",
+     rationale="""
+Per-sender order is part of the delivery guarantee, for reports too: a sub-agent's outputs reach
+the Team Leader in the order it said them.""",
      bad="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'B', then 'A'",
      good="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'A', then 'B'")
 
