@@ -44,6 +44,10 @@ _ASK = MessageType.ASK
 _MESSAGE = MessageType.MESSAGE
 
 
+def _article(word: str) -> str:
+    return "an" if word[:1] in "AEIOUaeiou" else "a"
+
+
 class EnvelopeChecks(LinterState):
     """The envelope half of a conversation pass."""
 
@@ -177,7 +181,7 @@ class EnvelopeChecks(LinterState):
             elif name == "question_id":
                 has_question_id = True
                 if mtype is not None and mtype is not _ANSWER and self.strict:
-                    self.emit("TW110", f"question_id on a {fields[4]}; only Answer carries it",
+                    self.emit("TW110", f"question_id on {_article(fields[4])} {fields[4]}; only Answer carries it",
                               index, CONTENT, text, attribute_offset(text, name))
             elif name == "id":
                 self.emit("TW108", f"id given as an attribute (id=\"{shorten(value)}\"); the id "
@@ -244,7 +248,7 @@ class EnvelopeChecks(LinterState):
         prefix = match.group("prefix") or "task"
         if wanted is not None and prefix != wanted:
             self.emit("TW304" if chosen else "TW106", f"id {message_id!r} has prefix "
-                      f"{prefix + '_'!r}; {'an' if tag[:1] in 'AEIOU' else 'a'} {tag} ({label}) "
+                      f"{prefix + '_'!r}; {_article(tag)} {tag} ({label}) "
                       f"takes {wanted + '_'!r}", index,
                       CONTENT, text, text.find("\n") + 5)
             return
