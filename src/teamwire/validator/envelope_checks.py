@@ -181,8 +181,9 @@ class EnvelopeChecks(LinterState):
             elif name == "question_id":
                 has_question_id = True
                 if mtype is not None and mtype is not _ANSWER and self.strict:
-                    self.emit("TW110", f"question_id on {_article(fields[4])} {fields[4]}; only Answer carries it",
-                              index, CONTENT, text, attribute_offset(text, name))
+                    tag = fields[4]
+                    self.emit("TW110", f"question_id on {_article(tag)} {tag}; only Answer "
+                              "carries it", index, CONTENT, text, attribute_offset(text, name))
             elif name == "id":
                 self.emit("TW108", f"id given as an attribute (id=\"{shorten(value)}\"); the id "
                           "belongs on the id line", index, CONTENT, text,
