@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from teamwire.cli.envelope_cmd import fail
+from teamwire.cli.inputs import fail
 from teamwire.router.demo import run_demo, validate_bundle, validate_events
 from teamwire.router.records import RoutedMessage
 from teamwire.router.store import SQLiteStore

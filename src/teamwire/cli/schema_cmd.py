@@ -17,7 +17,7 @@ from typing import NoReturn
 import click
 
 from teamwire import schemas
-from teamwire.cli.envelope_cmd import fail, load_json, read_input, terminal_safe
+from teamwire.cli.inputs import fail, load_json, read_input, terminal_safe
 from teamwire.schemas import SchemaError, UnknownSchemaError
 
 
