@@ -263,3 +263,20 @@ def test_a_directory_without_transcripts_warns(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["lint", str(tmp_path)])
     assert result.exit_code == 0
     assert "warning: no *.json or *.jsonl files found in" in result.output
+
+
+def test_a_reader_that_stops_early_leaves_the_verdict(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps([{"role": "nobody", "content": "x"}] * 3000), encoding="utf-8")
+    for flags, verdict in ((["--exit-zero"], 0), ([], 1)):
+        run_ = subprocess.Popen([sys.executable, "-m", "teamwire", "lint", *flags, str(path)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert run_.stdout is not None and run_.stderr is not None
+        run_.stdout.read(1)
+        run_.stdout.close()  # the reader goes away with most of the report unread
+        errors = run_.stderr.read()
+        assert run_.wait() == verdict
+        assert b"Traceback" not in errors and b"Broken pipe" not in errors
