@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -116,3 +117,13 @@ def test_pathological_headers_finish() -> None:
     for text in ["来自 " + "a" * 4000 + "\n", "来自 " + "a b" * 2000, "来自 " + "a 的" * 2000,
                  "来自 " + "x 向 " * 1500 + "\nid: m", "来自 A 的L\nid: m\n\n<" + "a" * 4000]:
         assert_agree(text)
+
+
+def test_an_unexpected_token_is_quoted_short() -> None:
+    # A token can run to the end of a long line: the message quotes its start only.
+    with pytest.raises(ParseError) as caught:
+        parse("x" * 1_000_000 + "\n")
+    assert caught.value.message == f"expected '来自 ', found {'x' * 40!r}…"
+    with pytest.raises(ParseError) as caught:
+        parse("xy\n")
+    assert caught.value.message == "expected '来自 ', found 'xy'"

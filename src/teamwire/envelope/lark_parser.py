@@ -57,6 +57,14 @@ def _describe(name: str) -> str:
     return repr(pattern.value)
 
 
+_QUOTED = 40
+"""Characters of an unexpected token an error message quotes; a token can be a whole line."""
+
+
+def _quoted(token: str) -> str:
+    return repr(token) if len(token) <= _QUOTED else repr(token[:_QUOTED]) + "…"
+
+
 def _syntax_error(text: str, exc: UnexpectedInput) -> ParseError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
@@ -64,7 +72,7 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> ParseError:
         start = exc.token.start_pos
         offset = start if isinstance(start, int) else len(text)
         expected = exc.expected
-        found = "the end of the message" if exc.token.type == "$END" else repr(str(exc.token))
+        found = "the end of the message" if exc.token.type == "$END" else _quoted(str(exc.token))
     elif isinstance(exc, UnexpectedCharacters):
         stream_at: int | None = exc.pos_in_stream
         offset = stream_at if isinstance(stream_at, int) else len(text)
