@@ -315,8 +315,9 @@ class SessionChecker:
                     # Strict reports the placement itself (TW204); astrion accepts a late
                     # answer only as the answer to a question its sender was asked.
                     self._emit("TW511", f"Answer {d.id!r} from {d.sender} to "
-                               f"{d.question_id!r}: no accepted answer call in {d.sender}'s "
-                               "conversation answers that question", facts, d.index, "/content")
+                               f"{d.question_id!r}: it is not the late answer of an accepted "
+                               f"answer call in {d.sender}'s conversation", facts, d.index,
+                               "/content")
 
     # -- answers --------------------------------------------------------------------------------
 
