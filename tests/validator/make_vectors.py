@@ -1051,6 +1051,23 @@ def tool_cases() -> list[dict[str, Any]]:
             agent=TL,
         ),
         case(
+            "TW416 a status that is no routing state",
+            [calls("list_active_sub_agents", {}), result({"success": True, "agents": [
+                {"agent_id": 1, "role_id": "ui-operator", "display_name": "UI Operator_1",
+                 "status": "failed", "summary": ""}]})],
+            [("TW416", TL, 1)],
+            agent=TL,
+        ),
+        case(
+            "TW416 near miss: profile astrion reads failed as completed after an error",
+            [calls("list_active_sub_agents", {}), result({"success": True, "agents": [
+                {"agent_id": 1, "role_id": "ui-operator", "display_name": "UI Operator_1",
+                 "status": "failed", "summary": ""}]})],
+            [],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
             "TW416 near miss: a JSON success result",
             [
                 *created,

@@ -852,18 +852,14 @@ def test_astrion_accepts_failed_and_timeout_status(status: str, state: str) -> N
     assert problems(failed_status(ALL_FEATURES, status, state), ASTRION) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "spec/12 row 19 and TW-ROUTE-001 (tool-results.schema.json enumerates the states): status "
-    "'failed' is invalid in profile strict; the linter does not check result statuses"))
 def test_strict_flags_a_failed_status() -> None:
+    """TW-ROUTE-001: 'failed' is no routing state in profile strict."""
     found = findings(failed_status((), "failed", "error"), STRICT)
     assert any("failed" in message for _, _, message in found), found
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "TW-PROF-024 adds only 'failed' and 'timeout'; any other status is still invalid under "
-    "astrion, but the linter does not check result statuses"))
 def test_astrion_flags_an_unknown_status() -> None:
+    """TW-PROF-024 adds only 'failed' and 'timeout' to the routing states."""
     found = findings(failed_status(ALL_FEATURES, "exploded", "error"), ASTRION)
     assert any("exploded" in message for _, _, message in found), found
 

@@ -25,7 +25,7 @@ from teamwire.validator.scan import (
     is_run_result,
     json_type,
 )
-from teamwire.validator.tool_checks import ToolChecks, answer_of
+from teamwire.validator.tool_checks import STATUS_TOOLS, ToolChecks, answer_of
 
 _ROLES = ("system", "user", "assistant", "tool")
 _QUIET: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
@@ -153,6 +153,8 @@ class ConversationLinter(ToolChecks):
                         except JSONDecodeError:
                             value = None
                         if type(value) is dict and value.get("success") is True:
+                            if entry.name in STATUS_TOOLS:
+                                self.check_statuses(index, entry.name, value)
                             entry.result = Result(index, False)
                             settle(entry)
                             continue

@@ -36,6 +36,14 @@ _CHOSEN_OK = {
                               + ("" if strict else "|" + ASTRION_ID.pattern)).fullmatch
     for strict in (True, False) for ask in (True, False)}
 _ARGUMENTS = "/function/arguments"
+# Routing states a status result may name (TW-ROUTE-001): list_active_sub_agents lists no
+# terminated sub-agent; astrion adds failed and timeout for turns ended so (TW-PROF-024).
+STATUS_TOOLS = frozenset({"list_active_sub_agents", "get_sub_agent_status"})
+_STATUSES = {
+    (tool, strict): frozenset({"idle", "running", "waiting", "completed"}
+                              | ({"terminated"} if tool == "get_sub_agent_status" else set())
+                              | (set() if strict else {"failed", "timeout"}))
+    for tool in STATUS_TOOLS for strict in (True, False)}
 _ANSWER_HEADS = 256
 
 
@@ -212,7 +220,20 @@ class ToolChecks(EnvelopeChecks):
         if success is not True and tool not in ASK_TOOLS:
             self.emit("TW416", f"result of {tool} is not a JSON object with \"success\": true "
                       "or false", index, CONTENT)
+        elif success is True and tool in STATUS_TOOLS:
+            self.check_statuses(index, tool, value)
         return Result(index, False)
+
+    def check_statuses(self, index: int, tool: str, value: dict[str, Any]) -> None:
+        """Flag status values of a status tool's success result that name no routing state."""
+        found = [value.get("status")]
+        agents = value.get("agents")
+        if type(agents) is list:
+            found += [agent.get("status") for agent in agents if type(agent) is dict]
+        allowed = _STATUSES[tool, self.strict]
+        for status in dict.fromkeys(s for s in found if type(s) is str and s not in allowed):
+            self.emit("TW416", f"{tool}: status {status!r} is not one of "
+                      f"{', '.join(sorted(allowed))}", index, CONTENT)
 
     def _remember_answer(self, text: str, fields: Fields) -> None:
         """Remember the header line of an Answer whose head no check reports here."""

@@ -142,11 +142,13 @@ invalid-arguments. (Wait-for cycles between different agents are a separate chec
 
 rule("TW416", "invalid-tool-result", E,
      "A protocol tool's result is not a success object, an error result or (for asks) an Answer.",
-     requirements=("TW-TOOL-032", "TW-TOOL-033", "TW-TOOL-035"),
+     requirements=("TW-TOOL-032", "TW-TOOL-033", "TW-TOOL-035", "TW-ROUTE-001", "TW-PROF-024"),
      rationale="""
 A protocol tool returns one JSON object with success true, or the common error result
 {"success": false, "error": {"code", "message"}}; an ask tool returns the Answer envelope on
-success.""",
+success. The status values of list_active_sub_agents and get_sub_agent_status are routing
+states: idle, running, waiting, completed, and terminated for get_sub_agent_status only (a
+terminated sub-agent is not listed as active). Profile astrion adds failed and timeout.""",
      bad="role: tool (result of send_message_to_sub_agent)\nMessage sent.",
      good='role: tool (result of send_message_to_sub_agent)\n{"success": true, "display_name": '
           '"UI Operator_1", "message_id": "msg_tl_001"}')
