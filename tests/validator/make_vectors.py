@@ -66,6 +66,9 @@ def error(code: str) -> dict[str, Any]:
 
 
 OK = {"success": True}
+CUSTOM_ROLE = {"role_id": "api-designer", "name": "API Designer",
+               "description": "Designs HTTP APIs.", "prompt": "Use REST."}
+ROLE_ADDED = {"success": True, "role_id": "api-designer", "name": "API Designer"}
 TASK = env(TL, "任务发布", "task_001", "Task", "Design the colour palette.")
 ASK_TL = env(UIO, "提问", "ask_uio_001", "Ask", "Which shade of blue?")
 OUT1 = env(UIO, "任务进度输出", "out_uio_001", "Output", "Reviewing the styles.")
@@ -1049,6 +1052,31 @@ def tool_cases() -> list[dict[str, Any]]:
             ],
             [("TW416", TL, 3)],
             agent=TL,
+        ),
+        case(
+            "TW417 a second create_custom_agent for one role id succeeds",
+            [calls("create_custom_agent", CUSTOM_ROLE), result(ROLE_ADDED),
+             calls("create_custom_agent", CUSTOM_ROLE, "call_2"), result(ROLE_ADDED, "call_2")],
+            [("TW417", TL, 2)],
+            agent=TL,
+        ),
+        case(
+            "TW417 near miss: the second call fails with role-exists",
+            [calls("create_custom_agent", CUSTOM_ROLE), result(ROLE_ADDED),
+             calls("create_custom_agent", CUSTOM_ROLE, "call_2"),
+             result(error("role-exists"), "call_2")],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW417 near miss: profile astrion replaces the role",
+            [calls("create_custom_agent", dict(CUSTOM_ROLE, body_prompt="Use REST.")),
+             result(ROLE_ADDED),
+             calls("create_custom_agent", dict(CUSTOM_ROLE, body_prompt="Use JSON:API."), "call_2"),
+             result(ROLE_ADDED, "call_2")],
+            [],
+            agent=TL,
+            profile="astrion",
         ),
         case(
             "TW416 a status that is no routing state",

@@ -746,10 +746,8 @@ def test_astrion_accepts_a_custom_role_redefined() -> None:
     assert problems(replaced_role(ALL_FEATURES), ASTRION) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "TW-TOOL-018: in profile strict a repeated role id fails with role-exists; the linter "
-    "accepts a successful second create_custom_agent for the same role id"))
 def test_strict_flags_a_custom_role_redefined() -> None:
+    """TW-TOOL-018: in profile strict a repeated role id fails with role-exists."""
     found = findings(replaced_role(()), STRICT)
     assert any("create_custom_agent" in message for _, _, message in found), found
 

@@ -129,6 +129,8 @@ class LinterState:
         self.tasks = 0
         self.protocol_seen = False
         self.created: dict[tuple[str, int], int] = {}
+        # ("role id" | "name", value) → index of the create_custom_agent call that defined it
+        self.custom_roles: dict[tuple[str, str], int] = {}
         self.known: dict[int, set[str]] = {}
         self.terminated: set[tuple[str, int]] = set()
         self.check_arguments = emitter.on("TW402")

@@ -408,6 +408,8 @@ class ToolChecks(EnvelopeChecks):
                 return
             self.created[key] = call.index
             self.know(role_id, agent_id)
+        elif name == "create_custom_agent" and accepted and self.strict:
+            self._custom_role(call, arguments)
         elif name in TARGETING_TOOLS and accepted:
             role_id = arguments.get("role_id")
             if name == "get_sub_agent_status" and "agent_ids" in arguments:
@@ -419,6 +421,28 @@ class ToolChecks(EnvelopeChecks):
                                         terminated_ok=name == "get_sub_agent_status")
             if target is not None and name == "terminate_sub_agent":
                 self.terminated.add(target)
+
+    def _custom_role(self, call: Call, arguments: dict[str, Any]) -> None:
+        """A role defined by create_custom_agent must be new to the catalog in profile strict
+        (TW-TOOL-018): no role defined before with that id or name, no role of a sub-agent
+        created or known before; astrion replaces the role instead (TW-PROF-020)."""
+        role_id, role_name = arguments.get("role_id"), arguments.get("name")
+        if type(role_id) is not str:
+            return
+        keys = [("role id", role_id)] + ([("name", role_name)] if type(role_name) is str else [])
+        for kind, value in keys:
+            first = self.custom_roles.get((kind, value))
+            if first is None and kind == "role id" and any(
+                    role_id in roles for roles in self.known.values()):
+                first = -1
+            if first is not None:
+                where = "" if first < 0 else f", defined at message {first}"
+                self.emit("TW417", f"create_custom_agent defines the {kind} {value!r}, which the "
+                          f"catalog already has{where}; the call must fail with role-exists",
+                          call.index, self._call_tail(call))
+                return
+        for key in keys:
+            self.custom_roles[key] = call.index
 
     def _check_target(self, call: Call, agent_id: Any, role_id: Any, known: dict[int, set[str]],
                       terminated_ok: bool = False) -> tuple[str, int] | None:

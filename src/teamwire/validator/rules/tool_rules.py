@@ -152,3 +152,20 @@ terminated sub-agent is not listed as active). Profile astrion adds failed and t
      bad="role: tool (result of send_message_to_sub_agent)\nMessage sent.",
      good='role: tool (result of send_message_to_sub_agent)\n{"success": true, "display_name": '
           '"UI Operator_1", "message_id": "msg_tl_001"}')
+
+rule("TW417", "role-exists", E,
+     "create_custom_agent succeeded for a role id or name the catalog already has.",
+     requirements=("TW-TOOL-018",), profiles=("strict",),
+     rationale="""
+In profile strict a custom role is new: a role id or name the catalog already has (defined by an
+earlier create_custom_agent, or the role of a sub-agent created before) makes the call fail with
+role-exists. Profile astrion reads a repeated role id as a replacement of the role for sub-agents
+created afterwards (TW-PROF-020), so this rule is off there.""",
+     bad=call("create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
+              _LEADER) + "  → succeeded\n" + call(
+         "create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
+         _LEADER) + "  → succeeded",
+     good=call("create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
+               _LEADER) + "  → succeeded\n" + call(
+         "create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
+         _LEADER) + '  → {"success": false, "error": {"code": "role-exists", …}}')
