@@ -123,10 +123,13 @@ def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) ->
     holds what was saved, not what was linted).
     """
     for report in reports:
+        if report.error is not None or report.file == stdin_name \
+                or not os.path.isfile(report.file):
+            continue
+        _record_columns(report)
         missing = {f.pointer for f in report.findings
                    if f.file_line is None and f.pointer is not None}
-        if (not missing or report.error is not None or report.file == stdin_name
-                or not os.path.isfile(report.file)):
+        if not missing:
             continue
         try:
             with open(report.file, "rb") as handle:
@@ -137,6 +140,41 @@ def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) ->
         report.findings = [_placed(f, text, places[f.pointer])
                            if f.file_line is None and f.pointer in places else f
                            for f in report.findings]
+
+
+def _record_columns(report: FileReport) -> None:
+    """Give JSON Lines findings, which carry their record's line, the column in that line of
+    the value (or the position inside it) they point at. Reads the file once, line by line,
+    up to the last line a finding names."""
+    wanted: dict[int, set[str]] = {}
+    for f in report.findings:
+        if f.file_line is not None and f.file_column is None and f.pointer \
+                and f.index is not None and f.pointer.startswith(f"/{f.index}/"):
+            wanted.setdefault(f.file_line, set()).add(f.pointer[len(f"/{f.index}"):])
+    if not wanted:
+        return
+    records: dict[int, str] = {}
+    try:
+        with open(report.file, "rb") as handle:
+            for number, raw in enumerate(handle, 1):
+                if number in wanted:
+                    records[number] = raw.decode("utf-8", errors="replace")
+                if number >= max(wanted):
+                    break
+    except OSError:
+        return
+    if 1 in records:
+        records[1] = records[1].removeprefix("\ufeff")  # the line's columns start after a BOM
+    places = {number: _locate(text, wanted[number]) for number, text in records.items()}
+    placed = []
+    for f in report.findings:
+        inner = f.pointer[len(f"/{f.index}"):] if f.pointer and f.index is not None else ""
+        place = places.get(f.file_line or 0, {}).get(inner)
+        if place is not None and f.file_column is None and f.file_line is not None:
+            f = dataclasses.replace(_placed(f, records[f.file_line], place),
+                                    file_line=f.file_line)
+        placed.append(f)
+    report.findings = placed
 
 
 def _placed(finding: Finding, text: str, place: tuple[int, int, int]) -> Finding:
