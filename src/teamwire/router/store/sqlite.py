@@ -102,7 +102,10 @@ class SQLiteStore(Store):
             raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}")
         self.path = Path(path)
         self.synchronous = synchronous
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:  # a missing directory, a directory, no permission
+            raise type(exc)(f"{self.path}: {exc}") from exc
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
@@ -113,6 +116,9 @@ class SQLiteStore(Store):
                                  f"({version}, expected {SCHEMA_VERSION})")
             self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.Error as exc:  # not a database, read-only, locked: say which file
+            self._db.close()
+            raise type(exc)(f"{self.path}: {exc}") from exc
         except BaseException:
             self._db.close()
             raise
@@ -172,7 +178,10 @@ class SQLiteStore(Store):
                                [(k, orjson.dumps(v)) for k, v in changes.settings.items()])
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            # SQLite has already rolled back after some errors (a full disk, SQLITE_FULL);
+            # a second ROLLBACK would raise and hide the error that matters
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             self._pending = dict(db.execute("SELECT id, seq FROM messages WHERE status = 0"))
             raise
         self._done = done
