@@ -53,13 +53,27 @@ class OpenAIChatDriver:
             raise DriverError(f"response from {self.url} is not JSON: {exc}") from None
 
 
+def _text(value: Any) -> str:
+    # no id (None) stays empty: the session gives such a call an id of its own
+    return "" if value is None else str(value)
+
+
+def _arguments(value: Any) -> str:
+    """Arguments as JSON text; some endpoints send them as a JSON object instead of text."""
+    if value is None or value == "":
+        return "{}"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)  # parsed from JSON, so it dumps again
+
+
 def parse_completion(data: Any) -> Reply:
     """The assistant message of a chat-completions response; DriverError if there is none."""
     try:
         message = data["choices"][0]["message"]
         content = message.get("content")
-        calls = tuple(ToolCall(str(c["id"]), str(c["function"]["name"]),
-                               str(c["function"].get("arguments") or "{}"))
+        calls = tuple(ToolCall(_text(c.get("id")), str(c["function"]["name"]),
+                               _arguments(c["function"].get("arguments")))
                       for c in message.get("tool_calls") or ())
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise DriverError(f"unexpected chat-completions response: {exc!r}") from None

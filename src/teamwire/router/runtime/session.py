@@ -552,17 +552,25 @@ class Session:
         while True:
             self.feed(ModelCallStarted(agent))
             try:
-                reply = await driver.complete(agent, list(self.conversations[agent]), tools)
+                answer: object = await driver.complete(agent, list(self.conversations[agent]),
+                                                       tools)
             except DriverError as exc:
-                self._end_turn(agent)
-                self.feed(TurnFailed(agent, "error", str(exc) or type(exc).__name__))
-                return
-            if await self._take_reply(agent, reply):
-                return
+                problem = str(exc) or type(exc).__name__
+            except Exception as exc:  # a driver's own bug is a failed model call too
+                problem = f"the driver failed: {type(exc).__name__}: {exc}"[:500]
+            else:
+                reply, problem = _checked_reply(answer)
+                if reply is not None:
+                    if await self._take_reply(agent, reply):
+                        return
+                    continue
+            self._end_turn(agent)
+            self.feed(TurnFailed(agent, "error", _SURROGATE.sub("\ufffd", problem)))
+            return
 
     async def _take_reply(self, agent: str, reply: Reply) -> bool:
         """Record ``reply``, route its text, run its tool calls; True if the turn ended."""
-        reply = _valid_unicode(reply)
+        reply = self._unique_call_ids(agent, _valid_unicode(reply))
         final = not reply.tool_calls
         text = reply.content or ""
         if final:
@@ -582,6 +590,37 @@ class Session:
         self.commit()
         await self._run_calls(agent, reply.tool_calls)
         return False
+
+    def _unique_call_ids(self, agent: str, reply: Reply) -> Reply:
+        """``reply`` with a fresh id for every tool call whose id is empty or already used.
+
+        A tool call id is the key of the call's stored result (TW-DUR-003): a
+        reused one would make the core return the earlier call's result and
+        drop the new call's message. Some endpoints number every reply's calls
+        from zero, or give no id at all; the conversation records the new ids,
+        so the model still sees each result next to its call.
+        """
+        if not reply.tool_calls:
+            return reply
+        used: set[str] = set()
+        for message in self.conversations.get(agent, ()):
+            for call in message.get("tool_calls") or ():
+                used.add(call["id"])
+        renamed: list[ToolCall] = []
+        for call in reply.tool_calls:
+            call_id = call.id
+            if not call_id or call_id in used:
+                base = call_id[:64] or "call"
+                n = 2
+                while f"{base}_{n}" in used:
+                    n += 1
+                call_id = f"{base}_{n}"
+            used.add(call_id)
+            renamed.append(call if call_id == call.id else ToolCall(call_id, call.name,
+                                                                    call.arguments))
+        if all(a is b for a, b in zip(renamed, reply.tool_calls, strict=True)):
+            return reply
+        return Reply(reply.content, tuple(renamed))
 
     async def _run_calls(self, agent: str, calls: Iterable[ToolCall]) -> None:
         """Execute tool calls one after another; each result commits with the call's events.
@@ -652,6 +691,20 @@ class Session:
         self._cancel_turn_timer(agent)
         if self._turn_deadlines.pop(agent, None) is not None:
             self.set_setting("turn_deadlines", dict(self._turn_deadlines))
+
+
+def _checked_reply(answer: object) -> tuple[Reply | None, str]:
+    """(the driver's answer as a Reply, "") or (None, why it is not one)."""
+    if not isinstance(answer, Reply):
+        return None, f"the driver returned {type(answer).__name__}, not a Reply"
+    if answer.content is not None and not isinstance(answer.content, str):
+        return None, "the driver returned a reply whose content is not text"
+    calls = answer.tool_calls
+    if not isinstance(calls, (tuple, list)) or not all(
+            isinstance(c, ToolCall) and isinstance(c.id, str) and isinstance(c.name, str)
+            and isinstance(c.arguments, str) for c in calls):
+        return None, "the driver returned tool calls that are not ToolCalls of text fields"
+    return (answer if isinstance(calls, tuple) else Reply(answer.content, tuple(calls))), ""
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
