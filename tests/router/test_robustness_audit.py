@@ -247,6 +247,15 @@ def test_a_file_of_a_newer_layout_is_refused_and_left_alone(tmp_path: Path) -> N
     db.close()
 
 
+def test_a_database_of_another_application_is_refused_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    db.close()
+    with pytest.raises(ValueError, match="something else"):
+        SQLiteStore(path)
+
+
 def _limit(store: SQLiteStore, pages: int | None) -> None:
     """Make the database file unable to grow beyond ``pages`` more pages (a full disk)."""
     db = store._db

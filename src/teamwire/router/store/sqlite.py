@@ -111,6 +111,9 @@ class SQLiteStore(Store):
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables and version == 0:  # another application's database: leave it alone
+                raise ValueError(f"{self.path} is an SQLite database of something else, "
+                                 "not of the router")
             if tables and version != SCHEMA_VERSION:
                 raise ValueError(f"{self.path} holds router tables of another version "
                                  f"({version}, expected {SCHEMA_VERSION})")
