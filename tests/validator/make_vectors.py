@@ -798,6 +798,18 @@ def tool_cases() -> list[dict[str, Any]]:
         ),
         case("TW401 near miss: valid arguments", created, [], agent=TL),
         case(
+            "TW401 near miss: an empty arguments string reads as no arguments",
+            [calls("list_agents", ""), result({"success": True, "roles": []})],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW402 an empty arguments string for a tool with required parameters",
+            [calls("send_message_to_sub_agent", " "), result(error("invalid-arguments"))],
+            [("TW402", TL, 0), ("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
             "TW402 create_sub_agent without agent_id",
             [
                 calls("create_sub_agent", {"role_id": "ui-operator", "task": "Design."}),

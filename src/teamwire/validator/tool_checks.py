@@ -103,7 +103,9 @@ class ToolChecks(EnvelopeChecks):
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            return None
+            if raw and not raw.isspace():
+                return None
+            value = {}  # an empty arguments string reads as no arguments (TW-TOOL-023)
         if type(value) is not dict:
             return None
         if self.check_arguments:
@@ -128,9 +130,11 @@ class ToolChecks(EnvelopeChecks):
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            self.emit("TW401", f"arguments of {name} are not valid JSON: {exc.msg}", index, tail,
-                      raw, min(exc.pos, len(raw)))
-            return None
+            if raw and not raw.isspace():
+                self.emit("TW401", f"arguments of {name} are not valid JSON: {exc.msg}", index,
+                          tail, raw, min(exc.pos, len(raw)))
+                return None
+            value = {}  # an empty arguments string reads as no arguments (TW-TOOL-023)
         if type(value) is not dict:
             self.emit("TW401", f"arguments of {name} are a JSON {json_type(value)}, not an "
                       "object", index, tail)

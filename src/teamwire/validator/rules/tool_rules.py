@@ -15,7 +15,8 @@ rule("TW401", "invalid-arguments-json", E,
      requirements=("TW-TOOL-023",),
      rationale="""
 Arguments travel as the JSON text of an object. The finding gives the line and column of the
-syntax error inside the arguments string.""",
+syntax error inside the arguments string. An empty (or white-space) string reads as {}, which
+some endpoints send for a call without parameters; missing required parameters are then TW402.""",
      bad=call("ask_master", '{"question": "Which branch model?", "question_id": ask_fse_001}', _UIO),
      good=call("ask_master", '{"question": "Which branch model?", "question_id": "ask_fse_001"}',
                _UIO))
