@@ -13,6 +13,10 @@ from teamwire.router import (
     RoutingCore,
     TurnStarted,
 )
+from teamwire.router.demo import LEADER_STEPS, SCRIPTS
+from teamwire.router.runtime import ScriptedAgent, Session, VirtualClock
+from teamwire.router.runtime.driver import AgentDriver
+from teamwire.router.store import Store
 
 LEADER = "Team Leader"
 UIO = "UI Operator_1"
@@ -55,3 +59,16 @@ def fingerprint(core: RoutingCore) -> tuple[object, ...]:
             tuple(core._asks_by_question.items()),
             tuple((k, tuple(v)) for k, v in core._awaiting_output.items() if v),
             tuple(core._questions.items()), tuple(core._received), counters)
+
+
+async def resume_demo(store: Store) -> Session:
+    """The demo's session resumed from ``store`` with its scripted agents, run until idle."""
+    clock = VirtualClock()
+
+    def drivers(name: str, role_id: str) -> AgentDriver:
+        return ScriptedAgent(SCRIPTS.get(name, []), clock, tag=role_id.split("-")[0])
+
+    session = await Session.resume(store, leader=ScriptedAgent(LEADER_STEPS, clock, tag="tl"),
+                                   drivers=drivers, clock=clock)
+    await session.run_until_idle()
+    return session

@@ -30,11 +30,10 @@ from teamwire.router import (
     TimerFired,
     ToolCallBlocked,
 )
-from teamwire.router.demo import LEADER_STEPS, REQUEST, SCRIPTS, make_session, validate_bundle
+from teamwire.router.demo import REQUEST, make_session, validate_bundle
 from teamwire.router.runtime import ScriptedAgent, Session, VirtualClock
-from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.store import MemoryStore, MessageStatus, SQLiteStore, Store
-from tests.router.helpers import FSE, LEADER, UIO, of_type, team
+from tests.router.helpers import FSE, LEADER, UIO, of_type, resume_demo, team
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -167,18 +166,6 @@ async def _full_run(store: Store) -> Session:
     return session
 
 
-async def _resumed(store: Store) -> Session:
-    clock = VirtualClock()
-
-    def drivers(name: str, role_id: str) -> AgentDriver:
-        return ScriptedAgent(SCRIPTS.get(name, []), clock, tag=role_id.split("-")[0])
-
-    session = await Session.resume(store, leader=ScriptedAgent(LEADER_STEPS, clock, tag="tl"),
-                                   drivers=drivers, clock=clock)
-    await session.run_until_idle()
-    return session
-
-
 def _envelope_ids(messages: list[dict[str, Any]]) -> list[str]:
     return [parse(m["content"]).id for m in messages
             if m["role"] in ("user", "tool") and isinstance(m.get("content"), str)
@@ -223,7 +210,7 @@ def test_the_demo_resumes_from_a_crash_at_every_commit(tmp_path: Path) -> None:
         store = SQLiteStore(path, synchronous="normal")
         before = store.load()
         restored_states.update(r.state.value for r in before.agents)
-        session = asyncio.run(_resumed(store))
+        session = asyncio.run(resume_demo(store))
         _check_finished(session, store, before)
         store.close()
     assert {"running", "waiting", "completed"} <= set(restored_states)
@@ -265,7 +252,7 @@ def test_a_stopped_session_reopens_from_its_file_and_finishes(tmp_path: Path,
     store = SQLiteStore(path, synchronous="normal")
     before = store.load()
     assert any(r.state.value != "completed" for r in before.agents)  # really mid-scenario
-    session = asyncio.run(_resumed(store))
+    session = asyncio.run(resume_demo(store))
     assert session.events[0]["event"] == "Restarted"
     _check_finished(session, store, before)
     store.close()

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from teamwire.envelope import parse
-from teamwire.router.demo import LEADER_STEPS, REQUEST, SCRIPTS, make_session
+from teamwire.router.demo import REQUEST, make_session
 from teamwire.router.errors import STORE_FAILED, StoreFailure
 from teamwire.router.runtime import (
     Reply,
@@ -30,7 +30,7 @@ from teamwire.router.runtime import (
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.runtime.openai_chat import OpenAIChatDriver, parse_completion
 from teamwire.router.store import MessageStatus, SQLiteStore
-from tests.router.helpers import LEADER, UIO
+from tests.router.helpers import LEADER, UIO, resume_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 CITED = ("TW-RES-009", "TW-DUR-003", "TW-DUR-004", "TW-DUR-007", "TW-TOOL-026", "TW-TOOL-032")
@@ -263,18 +263,6 @@ def _limit(store: SQLiteStore, pages: int | None) -> None:
     db.execute(f"PRAGMA max_page_count = {size + pages if pages is not None else 2**30}")
 
 
-async def _resume(store: SQLiteStore) -> Session:
-    clock = VirtualClock()
-
-    def drivers(name: str, role_id: str) -> AgentDriver:
-        return ScriptedAgent(SCRIPTS.get(name, []), clock, tag=role_id.split("-")[0])
-
-    session = await Session.resume(store, leader=ScriptedAgent(LEADER_STEPS, clock, tag="tl"),
-                                   drivers=drivers, clock=clock)
-    await session.run_until_idle()
-    return session
-
-
 def _finished(session: Session, store: SQLiteStore) -> None:
     delivered = [h.message_id for h in store.history() if h.status is MessageStatus.DELIVERED]
     assert len(delivered) == len(set(delivered))
@@ -299,7 +287,7 @@ def test_a_full_disk_reports_itself_and_the_session_resumes(tmp_path: Path) -> N
         asyncio.run(first())
     assert isinstance(failure.value.__cause__, sqlite3.OperationalError)
     _limit(store, None)
-    _finished(asyncio.run(_resume(store)), store)
+    _finished(asyncio.run(resume_demo(store)), store)
     store.close()
 
 
@@ -337,5 +325,5 @@ def test_a_read_only_database_refuses_and_resume_continues(tmp_path: Path) -> No
     with pytest.raises(StoreFailure, match="readonly"):
         asyncio.run(first())
     store._db.execute("PRAGMA query_only = OFF")
-    _finished(asyncio.run(_resume(store)), store)
+    _finished(asyncio.run(resume_demo(store)), store)
     store.close()

@@ -38,13 +38,13 @@ from teamwire.router import (
     TurnStarted,
 )
 from teamwire.router.actions import PersistSetting
-from teamwire.router.demo import LEADER_STEPS, REQUEST, SCRIPTS, make_session
+from teamwire.router.demo import REQUEST, make_session
 from teamwire.router.errors import STORE_FAILED, StoreFailure
 from teamwire.router.events import Event, TurnFailed
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.store import MemoryStore, Store
-from tests.router.helpers import FSE, LEADER, UIO, fingerprint
+from tests.router.helpers import FSE, LEADER, UIO, fingerprint, resume_demo
 from tests.router.test_model import AGENTS, SUBS, RouterModel
 
 
@@ -329,18 +329,6 @@ async def _demo(store: Store) -> tuple[Session, StoreFailure | None]:
     return session, None
 
 
-async def _resume(store: Store) -> Session:
-    clock = VirtualClock()
-
-    def drivers(name: str, role_id: str) -> AgentDriver:
-        return ScriptedAgent(SCRIPTS.get(name, []), clock, tag=role_id.split("-")[0])
-
-    session = await Session.resume(store, leader=ScriptedAgent(LEADER_STEPS, clock, tag="tl"),
-                                   drivers=drivers, clock=clock)
-    await session.run_until_idle()
-    return session
-
-
 def _every_call_has_one_result(session: Session) -> None:
     for name, conversation in session.conversations.items():
         calls = [c["id"] for m in conversation if m["role"] == "assistant"
@@ -372,7 +360,7 @@ def test_a_refused_commit_anywhere_in_the_demo_leaves_session_and_store_agreeing
         assert session.conversations == store.conversations(), k
         assert_agree(session.core, store)
         if failure is not None:
-            session = asyncio.run(_resume(store))
+            session = asyncio.run(resume_demo(store))
             assert session.conversations == store.conversations(), k
             assert_agree(session.core, store)
         _every_call_has_one_result(session)
