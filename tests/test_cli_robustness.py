@@ -296,3 +296,28 @@ def test_version_through_python_m() -> None:
     proc = teamwire("--version")
     assert proc.returncode == 0
     assert proc.stdout.startswith(b"teamwire, version ")
+
+
+def _read_one_byte_then_leave(*args: str) -> tuple[int, bytes]:
+    process = subprocess.Popen([sys.executable, "-m", "teamwire", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.read(1)
+    process.stdout.close()
+    errors = process.stderr.read()
+    return process.wait(), errors
+
+
+# Outputs larger than a pipe's buffer, so that the writer meets the closed pipe.
+@pytest.mark.parametrize("args", [("schema", "show", "tools"), ("schema", "show", "tool-results")])
+def test_a_reader_that_leaves_early_is_no_failure(args: tuple[str, ...]) -> None:
+    code, errors = _read_one_byte_then_leave(*args)
+    assert (code, errors) == (0, b"")
+
+
+def test_schema_validate_keeps_its_verdict_when_the_reader_leaves(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"teamwire": "1.0", "agents": {f"A{i}": 5 for i in range(3000)}}),
+                    encoding="utf-8")
+    code, errors = _read_one_byte_then_leave("schema", "validate", "bundle", str(path))
+    assert (code, errors) == (1, b"")

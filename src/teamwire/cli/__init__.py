@@ -36,6 +36,18 @@ class _LazyGroup(click.Group):
             return command
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # The reader of standard output went away (`teamwire rule --all | head`). Commands
+            # whose exit code is a verdict catch this themselves; here output was all there
+            # was to give, so stop quietly and succeed (click would exit 1).
+            from teamwire.cli.inputs import silence_stdout
+
+            silence_stdout()
+            ctx.exit(0)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_) for name, (_, _, help_) in sorted(_COMMANDS.items())]
         with formatter.section("Commands"):

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
 import sys
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import click
@@ -160,3 +163,25 @@ def load_json(name: str, data: bytes) -> Any:
         fail(f"{name}: error: invalid JSON: {exc}")
     finally:
         sys.setrecursionlimit(limit)
+
+
+def silence_stdout() -> None:
+    """Send whatever is still written to standard output nowhere: its reader has gone
+    (`teamwire … | head`), and the interpreter's last flush must not fail either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):  # no usable file descriptor to replace
+        pass
+
+
+@contextmanager
+def reader_may_leave() -> Iterator[None]:
+    """Stop printing, quietly, when the reader of standard output goes away; the command
+    then goes on to its own exit code."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()

@@ -15,6 +15,7 @@ from typing import TextIO
 
 import click
 
+from teamwire.cli.inputs import reader_may_leave
 from teamwire.envelope import name_problem
 from teamwire.validator.config import (
     ConfigError,
@@ -168,15 +169,8 @@ def _write(report: LintReport, output_format: str, output_file: str | None, quie
         # A terminal that cannot show CJK must not turn a finding into a crash.
         reconfigure(errors="backslashreplace")
     color = stream.isatty() and not os.environ.get("NO_COLOR")
-    try:
+    with reader_may_leave():  # `teamwire lint … | head`: the verdict still decides the exit
         _emit(report, output_format, stream, color, quiet)
-        stream.flush()
-    except BrokenPipeError:
-        # The reader stopped reading (`teamwire lint … | head`): the verdict still decides
-        # the exit code. What is left unwritten goes nowhere, also at interpreter exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stream.fileno())
-        os.close(devnull)
 
 
 def _emit(report: LintReport, output_format: str, stream: TextIO, color: bool,

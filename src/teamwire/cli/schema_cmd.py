@@ -17,7 +17,7 @@ from typing import NoReturn
 import click
 
 from teamwire import schemas
-from teamwire.cli.inputs import fail, load_json, read_input, terminal_safe
+from teamwire.cli.inputs import fail, load_json, read_input, reader_may_leave, terminal_safe
 from teamwire.schemas import SchemaError, UnknownSchemaError
 
 
@@ -109,16 +109,18 @@ def validate_cmd(name: str, source: str, output_format: str) -> None:
         errors = schemas.validate(name, document)
     except RecursionError:
         fail(f"{label}: error: the document is nested too deeply to be validated")
-    if output_format == "json":
-        report = {"valid": not errors, "errors": [_error_json(e) for e in errors]}
-        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
-    elif errors:
-        for error in errors:
-            where = error.path or "(root)"
-            click.echo(terminal_safe(f"{label}: {where}: error[{error.keyword}]: {error.message}"))
-        count = len(errors)
-        click.echo(terminal_safe(f"{label}: {count} error{'s' if count != 1 else ''} "
-                                 f"against {name}"))
-    else:
-        click.echo(terminal_safe(f"{label}: valid against {name}"))
+    with reader_may_leave():  # a reader that stops early leaves the verdict alone
+        if output_format == "json":
+            report = {"valid": not errors, "errors": [_error_json(e) for e in errors]}
+            click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        elif errors:
+            for error in errors:
+                where = error.path or "(root)"
+                click.echo(terminal_safe(f"{label}: {where}: error[{error.keyword}]: "
+                                         f"{error.message}"))
+            count = len(errors)
+            click.echo(terminal_safe(f"{label}: {count} error{'s' if count != 1 else ''} "
+                                     f"against {name}"))
+        else:
+            click.echo(terminal_safe(f"{label}: valid against {name}"))
     sys.exit(1 if errors else 0)
