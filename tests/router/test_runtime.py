@@ -206,3 +206,27 @@ def test_terminating_a_sub_agent_before_its_turn_ran_does_not_stall() -> None:
         {UIO: [Step("never said")]}))
     assert session.core.state(UIO).value == "terminated"
     assert all(m["role"] != "assistant" for m in session.conversations[UIO])
+
+
+def test_a_turn_timeout_closes_the_calls_left_in_its_reply() -> None:
+    """TW-ROUTE-018: calls of the last reply that never ran get the error result timeout, so
+    that each call has one result and the next turn's conversation is one a model accepts."""
+    from teamwire.validator import lint_value
+
+    session = _run(_session(
+        [Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                           "task": "slow", "timeout_seconds": 5}),)),
+         Step(None, (("send_message_to_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                                    "message": "try again"}),), delay=100.0),
+         Step("ok", delay=1.0)],
+        {UIO: [Step(None, (("ask_master", {"question": "?", "question_id": "ask_uio_001"}),
+                           ("read_file", {"path": "notes.md"}))),
+               Step("after")]}))
+    conversation = session.conversations[UIO]
+    [calls] = [m["tool_calls"] for m in conversation if m.get("tool_calls")]
+    results = {m["tool_call_id"]: json.loads(m["content"]) for m in conversation
+               if m["role"] == "tool"}
+    assert sorted(results) == sorted(c["id"] for c in calls)
+    assert {r["error"]["code"] for r in results.values()} == {"timeout"}
+    assert conversation[-1] == {"role": "assistant", "content": "after"}
+    assert lint_value(session.bundle()).findings == []

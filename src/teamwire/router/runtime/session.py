@@ -529,9 +529,20 @@ class Session:
             task.cancel()
         if self.core.state(agent) in _ACTIVE:
             try:
-                self.feed(TurnFailed(agent, "timeout", f"turn stopped after {limit:g} seconds"))
+                self.stage(TurnFailed(agent, "timeout", f"turn stopped after {limit:g} seconds"))
+                self._close_calls(agent, "timeout", "the turn was stopped before this call ran")
+                self.commit()  # the turn's end and the calls' results together, or neither
             except StoreFailure as exc:
                 self._fail(exc)
+
+    def _close_calls(self, agent: str, code: str, message: str) -> None:
+        """Give every tool call of the agent's last reply that has no result the error result
+        ``code`` (TW-ROUTE-018), staged: each call gets exactly one result, and the
+        conversation stays one a model endpoint accepts when the agent's next turn starts."""
+        for call in self._unfinished_calls(agent):
+            error = {"code": code, "message": message}
+            self._append(agent, {"role": "tool", "tool_call_id": call.id, "content": json.dumps(
+                {"success": False, "error": error}, ensure_ascii=False)})
 
     async def _turn(self, agent: str, resume: bool) -> None:
         # cancelled: terminated, timed out or stopped; the router has already been told
