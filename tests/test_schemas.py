@@ -537,6 +537,7 @@ def test_known_error_codes() -> None:
         "timeout",
         "round-limit",
         "store-failed",
+        "turn-ended",
     )
     description = schemas.schema("tool-results")["description"]
     for code in schemas.known_error_codes():

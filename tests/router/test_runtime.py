@@ -209,8 +209,9 @@ def test_terminating_a_sub_agent_before_its_turn_ran_does_not_stall() -> None:
 
 
 def test_a_turn_timeout_closes_the_calls_left_in_its_reply() -> None:
-    """TW-ROUTE-018: calls of the last reply that never ran get the error result timeout, so
-    that each call has one result and the next turn's conversation is one a model accepts."""
+    """TW-ROUTE-018: the pending ask gets timeout; calls of the last reply that never ran get
+    turn-ended, so that each call has one result and the next turn's conversation is one a
+    model accepts."""
     from teamwire.validator import lint_value
 
     session = _run(_session(
@@ -227,6 +228,7 @@ def test_a_turn_timeout_closes_the_calls_left_in_its_reply() -> None:
     results = {m["tool_call_id"]: json.loads(m["content"]) for m in conversation
                if m["role"] == "tool"}
     assert sorted(results) == sorted(c["id"] for c in calls)
-    assert {r["error"]["code"] for r in results.values()} == {"timeout"}
+    codes = {call["function"]["name"]: results[call["id"]]["error"]["code"] for call in calls}
+    assert codes == {"ask_master": "timeout", "read_file": "turn-ended"}
     assert conversation[-1] == {"role": "assistant", "content": "after"}
     assert lint_value(session.bundle()).findings == []

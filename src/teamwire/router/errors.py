@@ -41,3 +41,6 @@ class StoreFailure(Exception):
 
 STORE_FAILED = "store-failed"
 """Error code of a tool call whose effects could not be stored (TW-DUR-007)."""
+
+TURN_ENDED = "turn-ended"
+"""Error code of a call of a reply that never ran because the turn ended first (TW-ROUTE-018)."""

@@ -45,7 +45,7 @@ from teamwire.router.actions import (
     StartTurn,
 )
 from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS, Checkpoint, RoutingCore
-from teamwire.router.errors import StoreFailure
+from teamwire.router.errors import TURN_ENDED, StoreFailure
 from teamwire.router.events import (
     AgentCreated,
     AgentTerminated,
@@ -530,7 +530,8 @@ class Session:
         if self.core.state(agent) in _ACTIVE:
             try:
                 self.stage(TurnFailed(agent, "timeout", f"turn stopped after {limit:g} seconds"))
-                self._close_calls(agent, "timeout", "the turn was stopped before this call ran")
+                self._close_calls(agent, TURN_ENDED,
+                                  "the turn was stopped before this call ran; it did nothing")
                 self.commit()  # the turn's end and the calls' results together, or neither
             except StoreFailure as exc:
                 self._fail(exc)
