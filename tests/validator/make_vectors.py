@@ -1133,6 +1133,22 @@ def flow_cases() -> list[dict[str, Any]]:
             b.deliver(b.leader, ASK_TL)
         return b.bundle()
 
+    def never_ran(code: str) -> dict[str, Any]:
+        """A message's second call never ran: the turn timed out while the first (an ask that
+        reached the leader) waited; the router closes the second with ``code``."""
+        b = SessionBuilder()
+        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+        ui.messages.append({"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_a", "type": "function", "function": {
+                "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
+            {"id": "call_b", "type": "function", "function": {
+                "name": "ask_master", "arguments": json.dumps(
+                    {"question": "And the font?", "question_id": "ask_uio_002"})}}]})
+        b.deliver(b.leader, ASK_TL)
+        b.result(ui, "call_a", error("timeout"))
+        b.result(ui, "call_b", error(code))
+        return b.bundle()
+
     def messages_to_ui(order: str) -> tuple[dict[str, Any], list[int]]:
         b = SessionBuilder()
         ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
@@ -1322,6 +1338,16 @@ def flow_cases() -> list[dict[str, Any]]:
             "TW501 an ask_master that never reaches the Team Leader", pending_ask(False), [("TW501", UIO, 2)]
         ),
         case("TW501 near miss: the Ask is delivered (the answer may still come)", pending_ask(True), []),
+        case(
+            "TW501 an ask that timed out, so was sent, but never reached the Team Leader",
+            never_ran("timeout"),
+            [("TW501", UIO, 2)],
+        ),
+        case(
+            "TW501 near miss: the second ask of the message never ran (turn-ended)",
+            never_ran("turn-ended"),
+            [],
+        ),
         case("TW502 an answer to a question nobody asked", unknown.bundle(), [("TW502", TL, unknown_at)]),
         case("TW502 near miss: the answered question was asked", once, []),
         case("TW503 one question answered twice", twice, [("TW503", TL, twice_at[0])]),
