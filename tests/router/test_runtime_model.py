@@ -6,7 +6,8 @@ session runs until every agent waits. The events the session fed its core are re
 into a fresh core: the deliveries that core decides must be exactly what the session
 put into each conversation (user messages and ask results, in order, once), the session's
 view of who runs and who waits must be the core's, and the store must hold what the
-session shows. TW-ROUTE-005 to TW-ROUTE-011, TW-ROUTE-022, TW-DEL-001, TW-DEL-002,
+session shows, and once nothing is in flight the transcript lints clean of every rule the
+router answers for. TW-ROUTE-005 to TW-ROUTE-011, TW-ROUTE-022, TW-DEL-001, TW-DEL-002,
 TW-DEL-003, TW-DUR-002.
 """
 
@@ -34,9 +35,13 @@ from teamwire.router import (
 from teamwire.router.runtime import Session, VirtualClock, error_result
 from teamwire.router.runtime.driver import Reply, ToolCall
 from teamwire.router.store import MemoryStore
+from teamwire.validator import lint_value
 from tests.router.helpers import LEADER
 
 ROLES = ("ui-operator", "full-stack-engineer")
+MODEL_FAULTS = frozenset({"TW304", "TW305", "TW401", "TW402", "TW403", "TW404", "TW405",
+                          "TW406", "TW414", "TW509", "TW510"})
+"""Lint rules about what a model did (calls, the ids it chose), not what the router did."""
 TEXTS = (None, "", "  ", "working on it", "done")
 
 
@@ -232,6 +237,19 @@ class RuntimeAgainstCore(RuleBasedStateMachine):
         snapshot = self.store.load()
         assert {m.id for m in snapshot.pending} == {
             m.id for r in self.session.core.records() for m in self.session.core.pending(r.name)}
+
+    @invariant()
+    def the_linter_finds_no_fault_of_the_router(self) -> None:
+        # Once nothing is in flight, the transcript must lint clean of everything the router
+        # answers for: envelopes, placement, ids, results, deliveries and their order. What
+        # the models did wrong (bad calls, chosen ids, content) is theirs, and lint says so.
+        core = self.session.core
+        if self.thinking() or any(core.pending(r.name) for r in core.records()):
+            return
+        found = [(f.rule, f.agent, f.index, f.message)
+                 for f in lint_value(self.session.bundle()).findings
+                 if f.rule not in MODEL_FAULTS and not f.rule.startswith("TW6")]
+        assert found == []
 
     @invariant()
     def every_finished_tool_call_has_one_result(self) -> None:

@@ -217,11 +217,20 @@ class ConversationLinter(ToolChecks):
                 feed(index, message)
 
     def finish(self) -> None:
-        """Settle the calls still waiting for a result when the conversation ends."""
+        """Settle the calls still waiting for a result when the conversation ends.
+
+        Calls of one message run in order, so of a message's calls without a result only
+        the first may have run (an ask that still waits); the later ones did nothing yet
+        and are not judged.
+        """
         pending = [c for c in self.pending.values() if isinstance(c, Call)]
         self.pending.clear()
+        first: dict[int, int] = {}
         for call in pending:
-            self.settle(call)
+            first[call.index] = min(call.position, first.get(call.index, call.position))
+        for call in pending:
+            if call.position == first[call.index]:
+                self.settle(call)
 
     def _bad_content(self, index: int, content: Any, what: str) -> None:
         if type(content) is list:

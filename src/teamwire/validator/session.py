@@ -107,6 +107,8 @@ class SessionChecker:
         """(asker, target, id of the delivered ask) → the ask that produced it."""
         self._inboxes: dict[str, _Inbox] = {}
         self._targets: dict[tuple[int, str | None, str | None], str | None] = {}
+        self._terminations: dict[str, tuple[int, int]] | None = None
+        """Sub-agent name → (message index, position) of the leader's call terminating it."""
 
     def run(self) -> None:
         """Make every cross-conversation finding."""
@@ -140,6 +142,31 @@ class SessionChecker:
             matches = [a for a in self.index.subs_with(agent_id, role) if a.name != caller]
             self._targets[found] = matches[0].name if len(matches) == 1 else None
         return self._targets[found]
+
+    def _terminated_after(self, target: str, send: _Send) -> bool:
+        """Whether ``send``'s message may have been discarded with its target (TW-ROUTE-020):
+        the Team Leader terminated ``target`` by a call that succeeded after the send (for a
+        sub-agent's send, at any point: two conversations give no order), and nothing from
+        the sender that the send could have become arrived unmatched."""
+        if self._terminations is None:
+            self._terminations = {}
+            leader = self.facts.get(LEADER_NAME)
+            for other in leader.calls if leader is not None else ():
+                if other.name == "terminate_sub_agent" and other.arguments is not None \
+                        and (other.result is None or not other.result.rejected):
+                    name = self._target(other.arguments, "agent_id", LEADER_NAME)
+                    if name is not None:
+                        self._terminations.setdefault(name, (other.index, other.position))
+        at = self._terminations.get(target)
+        if at is None:
+            return False
+        sender = send.facts.agent.name
+        if sender == LEADER_NAME and (send.call.index, send.call.position) > at:
+            return False
+        facts = self.facts.get(target)
+        return facts is None or not any(
+            not d.consumed and d.sender == sender and d.mtype in send.types
+            for d in facts.deliveries)
 
     # -- ids across conversations ---------------------------------------------------------------
 
@@ -279,6 +306,8 @@ class SessionChecker:
                 call, facts = send.call, send.facts
                 if send.delivery is None and call.sent is None:
                     continue  # refused or cut short: either is fine
+                if send.delivery is None and self._terminated_after(target, send):
+                    continue  # discarded with the target's queue (TW-ROUTE-020)
                 if send.delivery is None:
                     if any(later.delivery is not None for later in group[i + 1:]):
                         self._call_emit("TW506", f"{call.name} to {target} was never delivered, "
@@ -393,10 +422,13 @@ class SessionChecker:
         if leader is None:
             return
         answers: set[tuple[str, str]] | None = None
+        answering = self._answering_texts()
         for name, facts in self.facts.items():
             if name == LEADER_NAME or not facts.texts:
                 continue
             texts, outputs = facts.texts, leader.outputs.get(name, [])
+            if name in answering:  # an output that answered ask_sub_agent is no report
+                texts = [t for t in texts if t[0] not in answering[name]]
             # Outputs mostly arrive in the order they were said: pair them off in step while
             # that holds, and let _paired search for the rest.
             matched = 0
@@ -425,6 +457,23 @@ class SessionChecker:
                 if (name, text) not in answers:
                     self._emit("TW512", f"output {shorten(text, 40)!r} of {name} never reached "
                                "the Team Leader as an Output", facts, index, "/content")
+
+    def _answering_texts(self) -> dict[str, set[int]]:
+        """Index of each sub-agent text that answered the leader's ask_sub_agent: the first
+        text after the Ask reached it, when it is the Answer's content (TW-TOOL-013)."""
+        found: dict[str, set[int]] = {}
+        for (_asker, target, _id), send in self._asked.items():
+            result = send.call.result
+            answer = result.answer if result is not None else None
+            facts = self.facts.get(target)
+            if send.call.name != "ask_sub_agent" or answer is None or send.delivery is None \
+                    or facts is None:
+                continue
+            after = send.delivery.index
+            first = next((t for t in facts.texts if t[0] > after), None)
+            if first is not None and first[1] == answer.content:
+                found.setdefault(target, set()).add(first[0])
+        return found
 
     def _output_type(self, name: str, leader: Facts, output: Output, has_calls: bool) -> None:
         index, output_id, mtype, _content = output
