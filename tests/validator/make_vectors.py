@@ -169,6 +169,46 @@ def reports(swapped: bool) -> tuple[dict[str, Any], int]:
     return b.bundle(), done
 
 
+def discarded_with_target() -> dict[str, Any]:
+    """The leader sends UI Operator_1 a message, then terminates it in the same reply: the
+    message, still queued, goes with it (TW-ROUTE-020)."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    b.leader.messages.append({"role": "assistant", "content": "", "tool_calls": [
+        {"id": "call_m", "type": "function", "function": {
+            "name": "send_message_to_sub_agent",
+            "arguments": json.dumps({"agent_id": 1, "role_id": "ui-operator",
+                                     "message": "Stop here."})}},
+        {"id": "call_t", "type": "function", "function": {
+            "name": "terminate_sub_agent",
+            "arguments": json.dumps({"agent_id": 1, "role_id": "ui-operator"})}}]})
+    b.result(b.leader, "call_m", {"success": True, "display_name": ui.name,
+                                  "message_id": "msg_tl_001"})
+    b.result(b.leader, "call_t", {"success": True, "agent_id": 1, "role_id": "ui-operator",
+                                  "display_name": ui.name, "status": "terminated"})
+    return b.bundle()
+
+
+def answer_then_report() -> dict[str, Any]:
+    """UI Operator_1 answers the leader's ask_sub_agent with text beside a tool call, then
+    ends its turn saying the same: the first is the Answer, the second the completion."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    question_id = b.ids.allocate(MessageType.ASK, TL, "team-leader")
+    call_id = b.call(b.leader, "ask_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                                  "question": "Status?",
+                                                  "question_id": question_id})
+    b.deliver(ui, render(Envelope(sender=TL, label="提问", id=question_id, tag="Ask",
+                                  content="Status?")))
+    read = b.call(ui, "read_file", {"path": "palette.md"}, "Working on it.")
+    b.result(b.leader, call_id, render(Envelope(
+        sender=UIO, label="回答", id=b.ids.allocate(MessageType.ANSWER, UIO, "ui-operator"),
+        tag="Answer", content="Working on it.", attributes=(("question_id", question_id),))))
+    b.result(ui, read, "blue and grey")
+    b.say(ui, "Working on it.")
+    return b.bundle()
+
+
 def messages(bundle: dict[str, Any], name: str) -> list[dict[str, Any]]:
     return bundle["agents"][name]["messages"]  # type: ignore[no-any-return]
 
@@ -1369,6 +1409,28 @@ def flow_cases() -> list[dict[str, Any]]:
         case("TW506 near miss: both arrive", both, []),
         case("TW507 two messages arrive swapped", swapped, [("TW507", TL, sent_swapped[1])]),
         case("TW507 near miss: in order", both, []),
+        case(
+            "TW505 near miss: a message discarded with the target the leader then terminated",
+            discarded_with_target(),
+            [],
+        ),
+        case(
+            "TW513 near miss: the output that answered ask_sub_agent is no report",
+            answer_then_report(),
+            [],
+        ),
+        case(
+            "TW415 near miss: a call behind an ask that still waits has not run",
+            [{"role": "assistant", "content": "Checking two things.", "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {
+                    "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
+                {"id": "call_2", "type": "function", "function": {
+                    "name": "ask_other_agent", "arguments": json.dumps(
+                        {"target_agent_id": 1, "role_id": "ui-operator", "content": "Me?",
+                         "message_id": "ask_uio_009"})}}]}],
+            [],
+            agent=UIO,
+        ),
         case(
             "TW507 a sub-agent's completion reaches the leader before its earlier progress report",
             reports(swapped=True)[0],
