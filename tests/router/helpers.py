@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 
 from teamwire.envelope import MessageType
@@ -71,4 +72,14 @@ async def resume_demo(store: Store) -> Session:
     session = await Session.resume(store, leader=ScriptedAgent(LEADER_STEPS, clock, tag="tl"),
                                    drivers=drivers, clock=clock)
     await session.run_until_idle()
+    return session
+
+
+def run_to_idle(session: Session, request: str = "do the thing") -> Session:
+    """Start ``session`` with a user request and run it until every agent waits."""
+    async def go() -> None:
+        await session.start(request)
+        await session.run_until_idle()
+
+    asyncio.run(go())
     return session

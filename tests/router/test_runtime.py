@@ -13,7 +13,7 @@ from teamwire.router.demo import run_demo, validate_bundle
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.store import MemoryStore, SQLiteStore
-from tests.router.helpers import FSE, LEADER, UIO
+from tests.router.helpers import FSE, LEADER, UIO, run_to_idle
 
 
 def _session(leader: list[Step], subs: dict[str, list[Step]], **kwargs: Any) -> Session:
@@ -26,15 +26,6 @@ def _session(leader: list[Step], subs: dict[str, list[Step]], **kwargs: Any) -> 
                    **kwargs)
 
 
-def _run(session: Session) -> Session:
-    async def go() -> None:
-        await session.start("do the thing")
-        await session.run_until_idle()
-
-    asyncio.run(go())
-    return session
-
-
 def _tool_results(session: Session, agent: str) -> list[str]:
     return [m["content"] for m in session.conversations[agent] if m["role"] == "tool"]
 
@@ -44,7 +35,7 @@ CREATE_UIO = ("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "tas
 
 def test_invalid_arguments_give_an_error_result_and_change_nothing() -> None:
     """TW-TOOL-023, TW-TOOL-024, TW-TOOL-026."""
-    session = _run(_session([Step(None, (
+    session = run_to_idle(_session([Step(None, (
         ("create_sub_agent", {"agent_id": "one", "role_id": "ui-operator", "task": "x"}),
         ("create_sub_agent", '{"agent_id": 1, '),
         ("send_message_to_sub_agent", {"agent_id": 1, "message": "   "}),
@@ -60,7 +51,7 @@ def test_invalid_arguments_give_an_error_result_and_change_nothing() -> None:
 
 def test_forbidden_tools() -> None:
     """TW-TOOL-006: tools outside the caller's set fail with forbidden-tool."""
-    session = _run(_session([Step(None, (CREATE_UIO, ("ask_master", {"question": "q",
+    session = run_to_idle(_session([Step(None, (CREATE_UIO, ("ask_master", {"question": "q",
                                                                      "question_id": "x"})))],
                             {UIO: [Step(None, (("report_progress", {}),
                                                ("create_sub_agent", {})))]}))
@@ -73,7 +64,7 @@ def test_forbidden_tools() -> None:
 def test_ask_timeout_on_virtual_time() -> None:
     """TW-ROUTE-017: an unanswered ask_master fails with timeout after the ask timeout;
     nothing sleeps."""
-    session = _run(_session(
+    session = run_to_idle(_session(
         [Step(None, (CREATE_UIO,)), Step("waiting for reports")],
         {UIO: [Step(None, (("ask_master", {"question": "?", "question_id": "ask_uio_001"}),)),
                Step("giving up")]}, ask_timeout=42.0))
@@ -84,7 +75,7 @@ def test_ask_timeout_on_virtual_time() -> None:
 
 def test_turn_timeout_reports_a_run_result() -> None:
     """TW-ROUTE-018, TW-RES-009."""
-    session = _run(_session(
+    session = run_to_idle(_session(
         [Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
                                            "task": "slow", "timeout_seconds": 5}),))],
         {UIO: [Step("thinking very long", delay=50.0)]}))
@@ -96,7 +87,7 @@ def test_turn_timeout_reports_a_run_result() -> None:
 
 def test_ask_sub_agent_result_is_the_answer_envelope() -> None:
     """TW-TOOL-013, TW-TOOL-034, TW-TOOL-035."""
-    session = _run(_session(
+    session = run_to_idle(_session(
         [Step(None, (CREATE_UIO,)),
          Step(None, (("ask_sub_agent", {"agent_id": 1, "question": "eta?",
                                         "question_id": "ask_tl_001"}),), delay=5.0)],
@@ -107,7 +98,7 @@ def test_ask_sub_agent_result_is_the_answer_envelope() -> None:
 
 def test_terminate_fails_the_waiting_asker() -> None:
     """TW-ROUTE-020 through the tools: terminate_sub_agent while another waits on it."""
-    session = _run(_session(
+    session = run_to_idle(_session(
         [Step(None, (CREATE_UIO, ("create_sub_agent", {"agent_id": 1,
                                                        "role_id": "full-stack-engineer",
                                                        "task": "api"}))),
@@ -159,7 +150,7 @@ def test_silent_sub_agent_leaves_ask_sub_agent_to_its_timeout() -> None:
     no output. The spec's answer is its first non-blank output, so the silent end is an empty
     COMPLETION for the leader, not an answer; the ask fails with timeout, after which the
     leader reads the empty COMPLETION."""
-    session = _run(_session(
+    session = run_to_idle(_session(
         [Step(None, (CREATE_UIO,)),
          Step(None, (("ask_sub_agent", {"agent_id": 1, "question": "eta?",
                                         "question_id": "ask_tl_001"}),), delay=5.0),
@@ -178,7 +169,7 @@ def test_silent_sub_agent_leaves_ask_sub_agent_to_its_timeout() -> None:
 def test_silent_sub_agent_answers_with_its_next_real_output() -> None:
     """TW-ROUTE-012: after a silent turn end the ask still waits; the sub-agent's next
     non-blank output (a new turn, started by a message) answers it."""
-    session = _run(_session(
+    session = run_to_idle(_session(
         [Step(None, (CREATE_UIO, ("create_sub_agent", {"agent_id": 1,
                                                        "role_id": "full-stack-engineer",
                                                        "task": "api"}))),
@@ -201,7 +192,7 @@ def test_silent_sub_agent_answers_with_its_next_real_output() -> None:
 def test_terminating_a_sub_agent_before_its_turn_ran_does_not_stall() -> None:
     """TW-ROUTE-020: create and terminate in one reply; the new turn never runs, and the
     session still comes to rest (its activity count is released)."""
-    session = _run(_session(
+    session = run_to_idle(_session(
         [Step(None, (CREATE_UIO, ("terminate_sub_agent", {"agent_id": 1}))), Step("done")],
         {UIO: [Step("never said")]}))
     assert session.core.state(UIO).value == "terminated"
@@ -214,7 +205,7 @@ def test_a_turn_timeout_closes_the_calls_left_in_its_reply() -> None:
     model accepts."""
     from teamwire.validator import lint_value
 
-    session = _run(_session(
+    session = run_to_idle(_session(
         [Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
                                            "task": "slow", "timeout_seconds": 5}),)),
          Step(None, (("send_message_to_sub_agent", {"agent_id": 1, "role_id": "ui-operator",

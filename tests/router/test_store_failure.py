@@ -44,7 +44,7 @@ from teamwire.router.events import Event, TurnFailed
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.store import MemoryStore, Store
-from tests.router.helpers import FSE, LEADER, UIO, fingerprint, resume_demo
+from tests.router.helpers import FSE, LEADER, UIO, fingerprint, resume_demo, run_to_idle
 from tests.router.test_model import AGENTS, SUBS, RouterModel
 
 
@@ -177,15 +177,6 @@ def _session(leader: list[Step], subs: dict[str, list[Step]], store: Store) -> S
                    store=store, ask_timeout=100.0)
 
 
-def _run(session: Session) -> Session:
-    async def go() -> None:
-        await session.start("do the thing")
-        await session.run_until_idle()
-
-    asyncio.run(go())
-    return session
-
-
 def _results(session: Session, agent: str) -> dict[str, Any]:
     return {m["tool_call_id"]: m["content"] for m in session.conversations[agent]
             if m["role"] == "tool"}
@@ -208,7 +199,7 @@ def test_a_send_whose_commit_fails_returns_an_error_and_does_not_exist() -> None
     """TW-DUR-007: the refused message is not acknowledged, never delivered and uses no id;
     the leader's turn goes on and its next send works."""
     store = FlakyStore(refuse=poisoned)
-    session = _run(_session([Step(None, (
+    session = run_to_idle(_session([Step(None, (
         CREATE_UIO,
         ("send_message_to_sub_agent", {"agent_id": 1, "message": "poison"}),
         ("send_message_to_sub_agent", {"agent_id": 1, "message": "fine"}),
@@ -227,7 +218,7 @@ def test_a_send_whose_commit_fails_returns_an_error_and_does_not_exist() -> None
 def test_an_ask_whose_commit_fails_returns_an_error_and_the_caller_goes_on() -> None:
     """TW-DUR-007 for ask_master: the caller does not wait, the leader never sees the ASK."""
     store = FlakyStore(refuse=poisoned)
-    session = _run(_session([Step(None, (CREATE_UIO,))], {UIO: [
+    session = run_to_idle(_session([Step(None, (CREATE_UIO,))], {UIO: [
         Step(None, (("ask_master", {"question": "poison", "question_id": "ask_uio_001"}),)),
         Step("carrying on")]}, store))
     assert _code(_results(session, UIO)["call_ui-_1"]) == STORE_FAILED
@@ -242,7 +233,7 @@ def test_an_answer_whose_commit_fails_leaves_the_asker_waiting() -> None:
     asker keeps waiting and gets the next answer."""
     store = FlakyStore(refuse=poisoned)
     answer = {"agent_id": 1, "question_id": "ask_uio_001"}
-    session = _run(_session([
+    session = run_to_idle(_session([
         Step(None, (CREATE_UIO,)),
         Step(None, (("list_agents", {}),), delay=3.0),  # the next model call reads the ASK
         Step(None, (("answer_sub_agent_question", {**answer, "answer": "poison"}),)),
@@ -263,7 +254,7 @@ def test_a_sub_agent_whose_commit_fails_does_not_exist() -> None:
     """TW-DUR-007: create_sub_agent refused by the store leaves no agent, conversation or
     used agent_id behind; the same call with another task then succeeds."""
     store = FlakyStore(refuse=poisoned)
-    session = _run(_session([Step(None, (
+    session = run_to_idle(_session([Step(None, (
         ("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": "poison"}),
         ("list_active_sub_agents", {}),
         ("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": "design"}),
@@ -283,7 +274,7 @@ def test_a_custom_role_whose_commit_fails_is_not_in_the_catalog() -> None:
     then works."""
     store = FlakyStore(refuse=new_roles, once=True)
     coder = {"role_id": "coder", "name": "Coder", "description": "d", "prompt": "p"}
-    session = _run(_session([Step(None, (
+    session = run_to_idle(_session([Step(None, (
         ("create_custom_agent", coder),
         ("create_sub_agent", {"agent_id": 1, "role_id": "coder", "task": "x"}),
         ("create_custom_agent", coder),
@@ -308,7 +299,7 @@ def test_a_termination_whose_commit_fails_leaves_the_target_running() -> None:
                    for a in actions)
 
     store = FlakyStore(refuse=terminating)
-    session = _run(_session([
+    session = run_to_idle(_session([
         Step(None, (CREATE_UIO,)),
         Step(None, (("terminate_sub_agent", {"agent_id": 1}),), delay=2.0)],
         {UIO: [Step("finished the design", delay=10.0)]}, store))

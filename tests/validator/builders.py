@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,14 +183,19 @@ class SessionBuilder:
                                            "status": "terminated"})
 
     def bundle(self, session: str = "s-1") -> dict[str, Any]:
-        agents: dict[str, Any] = {}
-        for agent in self.agents.values():
-            entry: dict[str, Any] = {"role_id": agent.role_id}
-            if agent.agent_id is not None:
-                entry["agent_id"] = agent.agent_id
-            entry["messages"] = agent.messages
-            agents[agent.name] = entry
-        return {"teamwire": "1.0", "session": session, "agents": agents}
+        return bundle_of(self.agents.values(), session)
+
+
+def bundle_of(agents: Iterable[Any], session: str) -> dict[str, Any]:
+    """The session bundle of ``agents`` (each with name, role_id, agent_id and messages)."""
+    entries: dict[str, Any] = {}
+    for agent in agents:
+        entry: dict[str, Any] = {"role_id": agent.role_id}
+        if agent.agent_id is not None:
+            entry["agent_id"] = agent.agent_id
+        entry["messages"] = agent.messages
+        entries[agent.name] = entry
+    return {"teamwire": "1.0", "session": session, "agents": entries}
 
 
 def small_session() -> dict[str, Any]:

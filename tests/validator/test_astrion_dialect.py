@@ -25,6 +25,7 @@ from click.testing import CliRunner
 from teamwire.cli import main
 from teamwire.envelope import Profile
 from teamwire.validator import LintOptions, lint_value
+from tests.validator.builders import bundle_of
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "spec"
 
@@ -315,14 +316,7 @@ class Session:
         self.result(ask.asker, ask.call_id, self.answer_envelope(ask, ask.answerer, answer))
 
     def bundle(self) -> dict[str, Any]:
-        agents: dict[str, Any] = {}
-        for agent in self.agents.values():
-            entry: dict[str, Any] = {"role_id": agent.role_id}
-            if agent.agent_id is not None:
-                entry["agent_id"] = agent.agent_id
-            entry["messages"] = agent.messages
-            agents[agent.name] = entry
-        return {"teamwire": "1.0", "session": "astrion-audit", "agents": agents}
+        return bundle_of(self.agents.values(), "astrion-audit")
 
 
 def play(features: Iterable[str] = ()) -> dict[str, Any]:
