@@ -214,6 +214,22 @@ def test_inline_loop_reports_as_feeding_one_by_one(session: Any, edits: list[Any
     assert _lint_each(bundle, profile, whole=True) == _lint_each(bundle, profile, whole=False)
 
 
+def test_heads_learnt_elsewhere_leave_the_facts_alone() -> None:
+    # A header line other sessions delivered quietly, on the first Output of its sender here,
+    # which then fails to parse: the pass records no Outputs for that sender, as a cold pass
+    # would not.
+    for profile in (Profile.STRICT, Profile.ASTRION):
+        for session in (busy_session, small_session):
+            _lint_each(session(), profile, whole=True)
+    bundle = small_session()
+    leader = bundle["agents"][LEADER_NAME]["messages"]
+    at = next(i for i, m in enumerate(leader)
+              if str(m.get("content")).startswith("来自 Full-Stack Engineer_1 的任务完成汇报"))
+    leader[at]["content"] = leader[at]["content"].replace("<Output>", "<Task>", 1)
+    assert _lint_each(bundle, Profile.STRICT, whole=True) == _lint_each(
+        bundle, Profile.STRICT, whole=False)
+
+
 def test_clean_session_is_taken_inline() -> None:
     bundle = small_session()
     findings, _facts = _lint_each(bundle, Profile.STRICT, whole=True)
@@ -290,9 +306,12 @@ def _cold() -> None:
     """Forget what earlier conversations taught the shared caches."""
     import teamwire.validator.conversation as conversation
     import teamwire.validator.envelope_checks as envelope_checks
+    import teamwire.validator.tool_checks as tool_checks
 
     conversation._QUIET.clear()
+    conversation._HEAD_LINES.clear()
     envelope_checks._SHARED_PLANS.clear()
+    tool_checks._ANSWER_LINES.clear()
 
 
 def test_what_other_conversations_taught_changes_nothing() -> None:
@@ -301,8 +320,21 @@ def test_what_other_conversations_taught_changes_nothing() -> None:
     note = ("来自 Team Leader 的消息\nid: msg_tl_001\n\n<Team Leader>\n<Message>\nHi\n"
             "</Message>\n</Team Leader>")
     late_task = [{"role": "user", "content": note}, {"role": "user", "content": task}]
-    inputs: list[tuple[Any, str | None]] = [(late_task, "UI Operator_1"),
-                                            (busy_session(), None), (small_session(), None)]
+    # Header lines the busy session delivers quietly, met where a check reports them: an
+    # Output delivered to a sub-agent (TW203), an Answer from the leader in its own
+    # conversation (TW206).
+    output = ("来自 UI Operator_1 的任务进度输出\nid: out_uio_001\n\n<UI Operator_1>\n"
+              "<Output>\nDone.\n</Output>\n</UI Operator_1>")
+    answer = ('来自 Team Leader 的回答\nid: ans_tl_001\n\n<Team Leader>\n'
+              '<Answer question_id="ask_uio_001">\nYes.\n</Answer>\n</Team Leader>')
+    ask = {"role": "assistant", "content": None, "tool_calls": [{
+        "id": "call_1", "type": "function", "function": {
+            "name": "ask_sub_agent", "arguments": json.dumps(
+                {"agent_id": 1, "question": "Ready?", "question_id": "ask_uio_001"})}}]}
+    inputs: list[tuple[Any, str | None]] = [
+        (late_task, "UI Operator_1"), (busy_session(), None), (small_session(), None),
+        ([{"role": "user", "content": output}], "Full-Stack Engineer_1"),
+        ([ask, {"role": "tool", "tool_call_id": "call_1", "content": answer}], LEADER_NAME)]
     for name, entry in busy_session()["agents"].items():
         inputs.append((entry["messages"], name))
     for profile in (Profile.STRICT, Profile.ASTRION):
@@ -318,3 +350,5 @@ def test_what_other_conversations_taught_changes_nothing() -> None:
                     for value, agent in inputs]
             assert warm == cold
     assert ("TW211", "UI Operator_1", 1) in [f[:3] for f in cold[0]]
+    assert ("TW203", "Full-Stack Engineer_1", 0) in [f[:3] for f in cold[3]]
+    assert ("TW206", LEADER_NAME, 1) in [f[:3] for f in cold[4]]

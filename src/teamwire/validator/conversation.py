@@ -33,6 +33,9 @@ _QUIET: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
 _QUIET_LIMIT = 1 << 14
 _HEADS = 256
 """Header lines of quiet deliveries remembered per conversation (a handful in practice)."""
+_HEAD_LINES: dict[str, tuple[str, str, str, str, str]] = {}
+"""Header lines of quiet deliveries, for every conversation linted in this process → (sender,
+label, tag, the head's lines after the id, the closing lines): what ``scan`` finds of them."""
 _TASK = MessageType.TASK
 _PROGRESS = MessageType.PROGRESS
 _COMPLETION = MessageType.COMPLETION
@@ -95,7 +98,7 @@ class ConversationLinter(ToolChecks):
         # has_mark, with its first two tests inline: most texts fail them
         marked, key = has_mark, MARK_KEY
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
-        settle, find_quiet = self.settle, self._quiet_plan
+        settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
         for index, message in enumerate(messages):
             role = message.get("role") if type(message) is dict else None
             if role == "assistant":
@@ -169,7 +172,10 @@ class ConversationLinter(ToolChecks):
                 # no regular expression is needed (what the match would have checked of the
                 # id, the id test checks more strictly).
                 nl = content.find("\n")
-                head = heads.get(content[:nl]) if nl > 0 else None
+                head = None
+                if nl > 0:
+                    line = content[:nl]
+                    head = heads.get(line) or known_head(line)
                 if head is not None:
                     sender, label, tag, middle, tail, quiet_plan = head
                     id_end = content.find("\n", nl + 1)
@@ -211,8 +217,12 @@ class ConversationLinter(ToolChecks):
                                      else Delivery(index, message_id, sender, plan[0], body))
                 self.protocol_seen = True
                 if nl > 0 and len(heads) < _HEADS:
-                    heads[content[:nl]] = (sender, label, tag, f"\n\n<{sender}>\n<{tag}>\n",
-                                           f"\n</{tag}>\n</{sender}>", plan)
+                    parts = (sender, label, tag, f"\n\n<{sender}>\n<{tag}>\n",
+                             f"\n</{tag}>\n</{sender}>")
+                    heads[content[:nl]] = (*parts, plan)
+                    if len(_HEAD_LINES) >= _QUIET_LIMIT:
+                        _HEAD_LINES.clear()
+                    _HEAD_LINES[content[:nl]] = parts
             else:
                 feed(index, message)
 
@@ -307,6 +317,26 @@ class ConversationLinter(ToolChecks):
                     _QUIET.clear()
                 _QUIET[self._quiet_key(*key)] = (plan[0], plan[1], is_output)
         self.protocol_seen = True
+
+    def _known_head(self, line: str) -> tuple[str, str, str, str, str, tuple[
+            MessageType, IdTest, list[Any] | None, bool]] | None:
+        """The head of a header line another conversation delivered quietly, when its
+        sender, label and tag are quiet here too (now remembered here); else None."""
+        parts = _HEAD_LINES.get(line)
+        if parts is None or len(self.heads) >= _HEADS:
+            return None
+        sender, label, tag = parts[0], parts[1], parts[2]
+        plan = self.quiet.get((label, tag, sender))
+        if plan is None:
+            verdict = _QUIET.get(self._quiet_key(label, tag, sender))
+            # The first Output of a sender starts its list: only once it is taken.
+            if verdict is None or (verdict[2] and self.facts is not None
+                                   and sender not in self.facts.outputs):
+                return None
+            plan = self._quiet_plan(label, tag, sender)
+            assert plan is not None
+        head = self.heads[line] = (*parts, plan)
+        return head
 
     def _quiet_key(self, label: str, tag: str, sender: str) -> tuple[object, ...]:
         # What makes a head quiet here: its plan, and the owner of the conversation.

@@ -12,6 +12,7 @@ from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
+from teamwire.validator.linter_state import IdTest
 from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
 from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
@@ -45,6 +46,10 @@ _STATUSES = {
                               | (set() if strict else {"failed", "timeout"}))
     for tool in STATUS_TOOLS for strict in (True, False)}
 _ANSWER_HEADS = 256
+_ANSWER_LINES: dict[str, tuple[str, str, str, str]] = {}
+"""Header lines of Answers no check reported, for every conversation linted in this process →
+(sender, label, the head's lines after the id up to the question id, the closing lines)."""
+_ANSWER_LINES_LIMIT = 1 << 14
 
 
 class ToolChecks(EnvelopeChecks):
@@ -247,16 +252,37 @@ class ToolChecks(EnvelopeChecks):
                 or len(attributes) != 1 or attributes[0][0] != "question_id" \
                 or len(self.answer_heads) >= _ANSWER_HEADS:
             return
-        self.answer_heads[text[:text.find("\n")]] = (
-            sender, label, f'\n\n<{sender}>\n<Answer question_id="', f"\n</Answer>\n</{sender}>",
-            plan[1])
+        line = text[:text.find("\n")]
+        parts = (sender, label, f'\n\n<{sender}>\n<Answer question_id="',
+                 f"\n</Answer>\n</{sender}>")
+        self.answer_heads[line] = (*parts, plan[1])
+        if len(_ANSWER_LINES) >= _ANSWER_LINES_LIMIT:
+            _ANSWER_LINES.clear()
+        _ANSWER_LINES[line] = parts
+
+    def _known_answer(self, line: str) -> tuple[str, str, str, str, IdTest] | None:
+        """The head of an Answer header line another conversation found quiet, when it is
+        quiet here too (now remembered here); else None."""
+        parts = _ANSWER_LINES.get(line)
+        if parts is None or parts[0] == self.name or len(self.answer_heads) >= _ANSWER_HEADS:
+            return None
+        sender, label = parts[0], parts[1]
+        plan = self.plans.get((label, "Answer", sender)) or self._shared_plan(label, "Answer",
+                                                                               sender)
+        if plan is None:
+            return None
+        head = self.answer_heads[line] = (*parts, plan[1])
+        return head
 
     def _quiet_answer(self, index: int, text: str, tool: str | None) -> Result | None:
         """The Result of an Answer no check reports, told with string tests from a header
         line seen before; None (having changed nothing) otherwise."""
         nl = text.find("\n")
-        head = self.answer_heads.get(text[:nl]) if nl > 0 else None
-        if head is None or (tool is not None and tool not in ASK_TOOLS):
+        if nl <= 0 or (tool is not None and tool not in ASK_TOOLS):
+            return None
+        line = text[:nl]
+        head = self.answer_heads.get(line) or self._known_answer(line)
+        if head is None:
             return None
         sender, label, middle, tail, id_test = head
         id_end = text.find("\n", nl + 1)
