@@ -1,6 +1,7 @@
 """Lint throughput against its floor and a schema-only validator, and streaming memory.
 
-Run: python bench/bench_lint.py [--size MB] [--jsonl-size MB] [--rounds N] [--keep DIR]
+Run: python bench/bench_lint.py [--size MB] [--payload-scale F] [--jsonl-size MB] [--rounds N]
+[--keep DIR]
 
 Generates a corpus of realistic session bundles (system prompts, tasks, file reads and
 writes with code, command output, reports in English and Chinese, asks, answers, messages)
@@ -11,6 +12,8 @@ and prints, from one run on one core:
 - ``lint_bytes`` over the same bytes (decode plus every rule), in MB/s, its ratio to
   the floor (target >= 0.5), and where the time beyond the floor goes (the conversation
   passes, the session checks, the rest) with its cost per message;
+- the prototype the lint issue set its target by, rebuilt from its description
+  (``prototype_lint.py``), over the same bytes: its ratio to the floor, and lint's to it;
 - if ``check-jsonschema`` is installed, its wall time validating the same files against
   the bundle schema alone, beside the wall time of the ``teamwire lint`` command on them
   (lint must be faster);
@@ -18,6 +21,10 @@ and prints, from one run on one core:
   ``python -c pass``;
 - peak RSS while streaming two generated JSONL conversations, one four times the other's
   size (memory must stay flat).
+
+``--payload-scale`` multiplies the size of tool outputs and written files (the bulk of a
+transcript's bytes) while leaving every message, text and envelope as it is: the ratios
+depend on how many messages a megabyte holds, and this shows by how much.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from prototype_lint import prototype_lint, validators  # noqa: E402
 from tests.validator.builders import SessionBuilder, small_session  # noqa: E402
 
 from teamwire.validator import lint_bytes  # noqa: E402
@@ -103,6 +111,15 @@ def sized(rng: random.Random, low: int, high: int) -> int:
     return int(low * (high / low) ** rng.random())
 
 
+PAYLOAD_SCALE = 1.0
+"""What ``--payload-scale`` multiplies tool outputs and written files by."""
+
+
+def payload(rng: random.Random, low: int, high: int) -> int:
+    """The size of a tool output or a written file: ``sized``, times the payload scale."""
+    return int(sized(rng, low, high) * PAYLOAD_SCALE)
+
+
 def make_bundle(rng: random.Random, number: int) -> dict[str, Any]:
     """One session of a small coding team; sizes are log-uniform within the ranges below.
 
@@ -122,27 +139,27 @@ def make_bundle(rng: random.Random, number: int) -> dict[str, Any]:
                              + prose(rng, sized(rng, 4000, 8000))))
         if i == 0 and rng.random() < 0.5:
             b.leader_work(prose(rng, 120), "read_file", {"path": "README.md"},
-                          code(rng, sized(rng, 1000, 12000)))
+                          code(rng, payload(rng, 1000, 12000)))
     for _step in range(rng.randint(60, 160)):
         agent = rng.choice(team)
         roll = rng.random()
         text = prose(rng, sized(rng, 40, 1200))
         if roll < 0.35:
             b.work(agent, text if rng.random() < 0.7 else "", "read_file",
-                   {"path": f"src/{rng.choice(_IDENTS)}.ts"}, code(rng, sized(rng, 1000, 24000)))
+                   {"path": f"src/{rng.choice(_IDENTS)}.ts"}, code(rng, payload(rng, 1000, 24000)))
         elif roll < 0.52:
             b.work(agent, text, "write_file", {"path": f"src/{rng.choice(_IDENTS)}.ts",
-                                               "content": code(rng, sized(rng, 500, 10000))},
+                                               "content": code(rng, payload(rng, 500, 10000))},
                    '{"ok": true}')
         elif roll < 0.66:
             b.work(agent, text, "run_command", {"command": "npm test"},
-                   prose(rng, sized(rng, 300, 8000)))
+                   prose(rng, payload(rng, 300, 8000)))
         elif roll < 0.71:
             b.work(agent, text, "web_search", {"query": prose(rng, 40)},
-                   prose(rng, sized(rng, 2000, 12000)))
+                   prose(rng, payload(rng, 2000, 12000)))
         elif roll < 0.76:
             b.work(agent, text, "search_workspace", {"query": rng.choice(_IDENTS)},
-                   code(rng, sized(rng, 500, 4000)))
+                   code(rng, payload(rng, 500, 4000)))
         elif roll < 0.81:
             ask = b.ask_master(agent, prose(rng, sized(rng, 60, 600)), text)
             b.answer_master(ask, prose(rng, sized(rng, 60, 1200)))
@@ -284,11 +301,15 @@ def peak_rss(path: Path) -> tuple[float, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=float, default=50, help="corpus size in MB (default 50)")
+    parser.add_argument("--payload-scale", type=float, default=1.0,
+                        help="multiply tool outputs and written files by this (default 1)")
     parser.add_argument("--jsonl-size", type=float, default=256,
                         help="size of the larger JSONL for the memory check, MB (default 256)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds, best kept")
     parser.add_argument("--keep", type=Path, help="write the corpus here and keep it")
     args = parser.parse_args()
+    global PAYLOAD_SCALE
+    PAYLOAD_SCALE = args.payload_scale
 
     workdir = Path(tempfile.mkdtemp(prefix="teamwire-bench-"))
     corpus_dir = args.keep or workdir / "corpus"
@@ -324,7 +345,13 @@ def main() -> None:
             for blob in blobs:
                 orjson.loads(blob)
 
-        floor, linted = interleaved(args.rounds, run_floor, run_lint)
+        tools = validators()
+
+        def run_prototype() -> None:
+            for blob in blobs:
+                prototype_lint(blob, tools)
+
+        floor, linted, prototyped = interleaved(args.rounds, run_floor, run_lint, run_prototype)
         print(f"orjson decode (floor): {total / floor:8.1f} MB/s")
         print(f"teamwire lint:         {total / linted:8.1f} MB/s  ({findings} findings)")
         print(f"ratio lint/floor:      {floor / linted:8.2f}   (target >= 0.5)")
@@ -332,6 +359,8 @@ def main() -> None:
         print(f"  beyond the floor: conversation passes {best_split['conversations'] * 1e3:.1f} ms, "
               f"session checks {best_split['session'] * 1e3:.1f} ms, the rest {rest * 1e3:.1f} ms "
               f"({(linted - floor) / messages * 1e6:.2f} us per message)")
+        print(f"the issue's prototype: {total / prototyped:8.1f} MB/s  (ratio to the floor "
+              f"{floor / prototyped:.2f}; lint runs at {prototyped / linted:.2f} of its speed)")
 
         cli = shutil.which("teamwire", path=os.path.dirname(sys.executable)) or "teamwire"
         files = [str(p) for p in paths]
