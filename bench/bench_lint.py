@@ -23,8 +23,8 @@ and prints, from one run on one core:
   size (memory must stay flat).
 
 ``--payload-scale`` multiplies the size of tool outputs and written files (the bulk of a
-transcript's bytes) while leaving every message, text and envelope as it is: the ratios
-depend on how many messages a megabyte holds, and this shows by how much.
+transcript's bytes); every other size keeps its range, so a megabyte holds fewer messages.
+The ratios depend on that density, and this shows by how much.
 """
 
 from __future__ import annotations

@@ -1,0 +1,52 @@
+"""The lint benchmark's corpus and its prototype baseline stay what the benchmark claims."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from teamwire.validator import lint_value
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import bench_lint
+from prototype_lint import prototype_lint, validators
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_generated_bundles_lint_clean(scale: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The benchmark times a clean pass: its corpus must have no finding at all, and the
+    # prototype must count no problem in it either.
+    monkeypatch.setattr(bench_lint, "PAYLOAD_SCALE", scale)
+    rng = random.Random(3)
+    for number in range(3):
+        bundle = bench_lint.make_bundle(rng, number)
+        assert lint_value(bundle).findings == []
+        assert prototype_lint(orjson.dumps(bundle), validators()) == 0
+
+
+def test_payload_scale_grows_outputs_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    def sizes(scale: float) -> tuple[float, float]:
+        monkeypatch.setattr(bench_lint, "PAYLOAD_SCALE", scale)
+        rng = random.Random(5)
+        messages = [m for n in range(4) for a in bench_lint.make_bundle(rng, n)["agents"].values()
+                    for m in a["messages"]]
+        outputs = [len(m["content"]) for m in messages if m["role"] == "tool"]
+        texts = [len(m["content"]) for m in messages if m["role"] == "user"]
+        return sum(outputs) / len(outputs), sum(texts) / len(texts)
+
+    (outputs, texts), (outputs_2, texts_2) = sizes(1.0), sizes(2.0)
+    assert 1.6 < outputs_2 / outputs < 2.4
+    assert 0.7 < texts_2 / texts < 1.4
+
+
+def test_prototype_counts_what_it_checks() -> None:
+    bundle = bench_lint.make_bundle(random.Random(3), 0)
+    leader = bundle["agents"]["Team Leader"]["messages"]
+    at = next(i for i, m in enumerate(leader) if m["role"] == "tool")
+    del leader[at]  # a call without a result
+    assert prototype_lint(orjson.dumps(bundle), validators()) == 1
