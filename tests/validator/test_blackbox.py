@@ -15,7 +15,7 @@ from teamwire.cli import main
 from teamwire.validator import LintReport, lint_bytes
 from teamwire.validator.locate import with_file_lines
 
-FORMATS = ("text", "json", "sarif", "github", "junit")
+FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
 ESCAPES = "\x1b[2J\x1b]0;title\x07"
 
 

@@ -1,4 +1,5 @@
-"""Output formats: the json contract, SARIF 2.1.0, GitHub workflow commands, JUnit, text."""
+"""Output formats: the json contract, SARIF 2.1.0, GitHub workflow commands, GitLab Code
+Quality, JUnit, text."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from jsonschema import Draft202012Validator
 
 from teamwire import schemas
 from teamwire.validator import LintOptions, LintReport, lint_file
+from teamwire.validator.findings import FileReport, Finding, Severity
 from teamwire.validator.locate import with_file_lines
-from teamwire.validator.reporters import FORMATS
+from teamwire.validator.reporters import FORMATS, gitlab
 
 # The official OASIS schema (oasis-tcs/sarif-spec, Schemata/sarif-schema-2.1.0.json).
 SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-2.1.0.schema.json"
@@ -69,6 +71,41 @@ def test_github_commands_escape_and_locate(report: LintReport) -> None:
     assert lines and all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines)
     assert all(",line=" in line for line in lines)
     assert all("\n" not in line for line in lines)
+
+
+def test_gitlab_code_quality_issues(report: LintReport, files: dict[str, Path],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(files["broken"].parent)
+    issues = json.loads(render(report, "gitlab"))
+    assert len(issues) == len(report.findings)
+    for issue, finding in zip(issues, report.findings, strict=True):
+        assert set(issue) == {"description", "check_name", "fingerprint", "severity", "location"}
+        assert issue["check_name"] == finding.rule
+        assert finding.message in issue["description"]
+        assert issue["severity"] == {"error": "major", "warning": "minor",
+                                     "info": "info"}[finding.severity.value]
+        # paths relative to the checkout GitLab runs in; lines where the message starts
+        assert issue["location"]["path"] == "broken.json"
+        assert issue["location"]["lines"]["begin"] == finding.file_line >= 1
+    fingerprints = [issue["fingerprint"] for issue in issues]
+    assert len(set(fingerprints)) == len(fingerprints)
+    # the same findings keep their fingerprints in the next run
+    again = LintReport([lint_file(str(files["broken"])), lint_file(str(files["clean"]))])
+    assert [i["fingerprint"] for i in json.loads(render(again, "gitlab"))] == fingerprints
+
+
+def test_gitlab_fingerprints_tell_alike_findings_apart() -> None:
+    # GitLab shows one issue per fingerprint: findings alike in everything still get one each.
+    alike = [Finding(rule="TW402", severity=Severity.ERROR, message="blank", file="s.json",
+                     agent="Team Leader", index=3, pointer="/agents/Team Leader/messages/3")
+             for _ in range(2)]
+    other = Finding(rule="TW402", severity=Severity.ERROR, message="blank", file="t.json",
+                    agent="Team Leader", index=3, pointer="/agents/Team Leader/messages/3")
+    report = LintReport([FileReport("s.json", findings=alike), FileReport("t.json",
+                                                                          findings=[other])])
+    fingerprints = [issue["fingerprint"] for issue in gitlab.issues(report)]
+    assert len(set(fingerprints)) == 3
+    assert [i["location"]["lines"]["begin"] for i in gitlab.issues(report)] == [1, 1, 1]
 
 
 def test_junit_is_xml_with_one_suite_per_file(report: LintReport) -> None:

@@ -1,4 +1,4 @@
-"""Output formats of ``teamwire lint``: text, json, sarif, github, junit."""
+"""Output formats of ``teamwire lint``: text, json, sarif, github, gitlab, junit."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ FORMATS: dict[str, Format] = {
     "json": Format("json_format"),
     "sarif": Format("sarif", file_lines=True),
     "github": Format("github", file_lines=True),
+    "gitlab": Format("gitlab", file_lines=True),
     "junit": Format("junit"),
 }
 """Formats by name, in the order the CLI lists them."""
