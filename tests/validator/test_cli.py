@@ -124,6 +124,27 @@ def test_output_file(tmp_path: Path, files: dict[str, Path]) -> None:
     assert json.loads(out.read_text(encoding="utf-8"))["version"] == "2.1.0"
 
 
+def test_statistics_count_findings_per_rule(tmp_path: Path, files: dict[str, Path]) -> None:
+    code, listed = run("lint", "-f", "json", str(files["broken"]), str(files["broken"]))
+    counts: dict[str, int] = {}
+    for finding in json.loads(listed)["findings"]:
+        counts[finding["rule"]] = counts.get(finding["rule"], 0) + 1
+    code, out = run("lint", "--statistics", str(files["broken"]), str(files["broken"]))
+    assert code == 1  # the verdict is the findings', whatever is printed
+    rows = [line.split() for line in out.splitlines()[:-1]]
+    assert {row[1]: int(row[0]) for row in rows} == counts
+    assert [int(row[0]) for row in rows] == sorted((int(row[0]) for row in rows), reverse=True)
+    assert all(row[3] in ("[error]", "[warning]", "[info]") for row in rows)
+    assert out.splitlines()[-1].startswith("Found ")
+    assert run("lint", "--statistics", "-q", str(files["broken"]))[1].count("\n") == len(
+        {f["rule"] for f in json.loads(listed)["findings"]})
+    assert run("lint", "--statistics", str(files["clean"])) == (
+        0, "All checks passed (1 file, %d messages).\n" % json.loads(
+            run("lint", "-f", "json", str(files["clean"]))[1])["summary"]["messages"])
+    code, out = run("lint", "--statistics", "-f", "sarif", str(files["broken"]))
+    assert code == 2 and "--statistics prints text" in out
+
+
 def test_rule_command() -> None:
     code, out = run("rule", "TW101")
     assert code == 0 and out.startswith("# TW101 envelope-syntax")

@@ -98,6 +98,9 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
 @click.option("--exit-zero", is_flag=True, help="Exit with 0 even when errors are found.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
               help="Lint files in this many processes (0: one per CPU).")
+@click.option("--statistics", is_flag=True,
+              help="Print how many findings each rule has instead of the findings (text "
+                   "format).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress.")
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
 @click.option("--stdin-filename", default="<stdin>", show_default=True,
@@ -105,13 +108,16 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
 def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_format: str,
          output_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...],
          ignore: tuple[str, ...], severities: tuple[str, ...], exclude: tuple[str, ...],
-         config_path: str | None, isolated: bool, exit_zero: bool, jobs: int, quiet: bool,
-         no_progress: bool, stdin_filename: str) -> None:
+         config_path: str | None, isolated: bool, exit_zero: bool, jobs: int,
+         statistics: bool, quiet: bool, no_progress: bool, stdin_filename: str) -> None:
     """Check transcripts: session bundles (.json), conversations (.json array or .jsonl),
     directories (searched for *.json and *.jsonl) or - for standard input.
 
     Exit codes: 0 no errors, 1 errors found, 2 usage error or unreadable input.
     """
+    if statistics and output_format != "text":
+        raise click.UsageError(f"--statistics prints text, not {output_format}; the json "
+                               "format lists every finding to count")
     if agent is not None and name_problem(agent) is not None:
         raise click.BadParameter(f"{name_problem(agent)}: {agent!r}", param_hint="--agent")
     flags = Overrides(select=_split(select) if select else None,
@@ -144,21 +150,21 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
         click.echo("interrupted", err=True)
         sys.exit(2)
     _write(report, output_format, output_file, quiet,
-           stdin_filename if STDIN in paths else None)
+           stdin_filename if STDIN in paths else None, statistics)
     for unreadable in report.unreadable:
         click.echo(f"error: {unreadable.error}", err=True)
     sys.exit(report.exit_code(exit_zero))
 
 
 def _write(report: LintReport, output_format: str, output_file: str | None, quiet: bool,
-           stdin_name: str | None) -> None:
+           stdin_name: str | None, statistics: bool = False) -> None:
     chosen = FORMATS[output_format]
-    if chosen.file_lines:
+    if chosen.file_lines and not statistics:
         with_file_lines(report.files, stdin_name=stdin_name)
     if output_file is not None:
         try:
             with open(output_file, "w", encoding="utf-8") as handle:
-                _emit(report, output_format, handle, False, quiet)
+                _emit(report, output_format, handle, False, quiet, statistics)
         except OSError as exc:
             click.echo(f"error: cannot write {output_file}: {exc.strerror or exc}", err=True)
             sys.exit(2)
@@ -170,11 +176,16 @@ def _write(report: LintReport, output_format: str, output_file: str | None, quie
         reconfigure(errors="backslashreplace")
     color = stream.isatty() and not os.environ.get("NO_COLOR")
     with reader_may_leave():  # `teamwire lint … | head`: the verdict still decides the exit
-        _emit(report, output_format, stream, color, quiet)
+        _emit(report, output_format, stream, color, quiet, statistics)
 
 
 def _emit(report: LintReport, output_format: str, stream: TextIO, color: bool,
-          quiet: bool) -> None:
+          quiet: bool, statistics: bool = False) -> None:
+    if statistics:
+        from teamwire.validator.reporters.text import write_statistics
+
+        write_statistics(report, stream, color, quiet)
+        return
     if output_format == "text" and quiet:
         from teamwire.validator.reporters.text import line
 

@@ -118,6 +118,39 @@ def summary(report: LintReport) -> str:
            f"{'s' * (warnings != 1)}, {infos} note{'s' * (infos != 1)} ({scope})."
 
 
+def statistics(report: LintReport, color: bool = False) -> list[str]:
+    """One row per rule with findings: count, code, name and severity, the most frequent
+    first (a rule whose severity differs by file shows each severity on a row of its own)."""
+    counts: dict[tuple[str, Severity], int] = {}
+    for finding in report.findings:
+        key = (finding.rule, finding.severity)
+        counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return []
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0][0], item[0][1].value))
+    number_width = len(str(ranked[0][1]))
+    names = {code: (REGISTRY[code].name if code in REGISTRY else "") for (code, _), _ in ranked}
+    name_width = max(len(name) for name in names.values())
+    rows = []
+    for (code, severity), count in ranked:
+        shown_code, shown_severity = code, severity.value
+        if color:
+            shown_code = click.style(code, fg=_COLORS[severity], bold=True)
+            shown_severity = click.style(shown_severity, fg=_COLORS[severity])
+        rows.append(f"{count:>{number_width}}  {shown_code}  {names[code]:<{name_width}}  "
+                    f"[{shown_severity}]")
+    return rows
+
+
+def write_statistics(report: LintReport, stream: TextIO, color: bool = False,
+                     quiet: bool = False) -> None:
+    """The statistics rows, then (unless quiet) the summary."""
+    for row in statistics(report, color):
+        stream.write(row + "\n")
+    if not quiet:
+        stream.write(summary(report) + "\n")
+
+
 def write(report: LintReport, stream: TextIO, color: bool = False) -> None:
     """Every finding with its snippet, then the summary."""
     for finding in report.findings:
