@@ -138,9 +138,9 @@ def test_statistics_count_findings_per_rule(tmp_path: Path, files: dict[str, Pat
     assert out.splitlines()[-1].startswith("Found ")
     assert run("lint", "--statistics", "-q", str(files["broken"]))[1].count("\n") == len(
         {f["rule"] for f in json.loads(listed)["findings"]})
+    messages = json.loads(run("lint", "-f", "json", str(files["clean"]))[1])["summary"]["messages"]
     assert run("lint", "--statistics", str(files["clean"])) == (
-        0, "All checks passed (1 file, %d messages).\n" % json.loads(
-            run("lint", "-f", "json", str(files["clean"]))[1])["summary"]["messages"])
+        0, f"All checks passed (1 file, {messages} messages).\n")
     code, out = run("lint", "--statistics", "-f", "sarif", str(files["broken"]))
     assert code == 2 and "--statistics prints text" in out
 
