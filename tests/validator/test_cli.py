@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from teamwire.cli import main
+from teamwire.validator.runner import batches
 
 
 def run(*args: str, stdin: bytes | None = None) -> tuple[int, str]:
@@ -81,6 +84,36 @@ def test_parallel_jobs_keep_the_order(files: dict[str, Path]) -> None:
     one = json.loads(run("lint", "-f", "json", *paths)[1])
     two = json.loads(run("lint", "-f", "json", "-j", "2", *paths)[1])
     assert one == two
+
+
+def test_parallel_batches_of_small_files_keep_order_and_options(
+        tmp_path: Path, files: dict[str, Path]) -> None:
+    # Many small files travel to the workers in batches; the options reach every worker.
+    paths = []
+    for n in range(40):
+        path = tmp_path / f"{n:02d}.json"
+        path.write_bytes(files["broken" if n % 3 else "clean"].read_bytes())
+        paths.append(str(path))
+    for flags in ([], ["--ignore", "TW102", "--profile", "astrion"]):
+        one = json.loads(run("lint", "-f", "json", *flags, *paths)[1])
+        two = json.loads(run("lint", "-f", "json", "-j", "2", *flags, *paths)[1])
+        assert one == two
+        assert [f["file"] for f in one["findings"]] == sorted(f["file"] for f in one["findings"])
+    assert "TW102" not in {f["rule"] for f in two["findings"]}
+
+
+@settings(max_examples=200)
+@given(st.lists(st.integers(0, 3 << 20), max_size=60), st.integers(1, 8))
+def test_batches_cover_every_file_once_in_order(sizes: list[int], workers: int) -> None:
+    pending = list(range(len(sizes)))
+    cut = batches(pending, sizes, workers)
+    assert [entry for batch in cut for entry in batch] == pending
+    assert all(cut)
+    for batch in cut:
+        held = sum(sizes[i] for i in batch)
+        assert len(batch) == 1 or held <= 1 << 20
+    if sum(sizes) >= workers * 8 << 20:  # large input: every worker gets work
+        assert len(cut) >= workers
 
 
 def test_pyproject_configuration(tmp_path: Path, files: dict[str, Path],
