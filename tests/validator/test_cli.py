@@ -145,9 +145,22 @@ def test_bad_configuration_exits_two(tmp_path: Path, files: dict[str, Path]) -> 
     config = tmp_path / "teamwire.toml"
     config.write_text('[lint]\nselct = ["TW6"]\n', encoding="utf-8")
     code, out = run("lint", "--config", str(config), str(files["clean"]))
-    assert code == 2 and "unknown lint setting" in out
+    assert code == 2 and "unknown lint setting" in out and "did you mean 'select'?" in out
     config.write_text("[lint\n", encoding="utf-8")
     assert run("lint", "--config", str(config), str(files["clean"]))[0] == 2
+
+
+def test_stray_top_level_settings_warn(tmp_path: Path, files: dict[str, Path]) -> None:
+    # A plain value beside the tables that is no lint setting is most likely misspelt: the run
+    # goes on, with a warning; tables (other teamwire settings) pass unremarked.
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.teamwire]\nignor = ["TW1"]\nprofile = "strict"\n'
+                      "[tool.teamwire.router]\nstore = 'x'\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["lint", "--config", str(config), str(files["broken"])])
+    assert result.exit_code == 1
+    assert "'ignor' (did you mean 'ignore'?), which is not a lint setting" in result.stderr
+    assert "router" not in result.stderr and "profile" not in result.stderr
+    assert "TW1" in result.stdout  # ignored, so TW1 rules still report
 
 
 def test_output_file(tmp_path: Path, files: dict[str, Path]) -> None:

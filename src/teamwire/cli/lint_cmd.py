@@ -130,6 +130,8 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
             found = Path(config_path) if config_path else find_config(Path.cwd())
             if found is not None:
                 config = load_config(found)
+                for warning in config.warnings:
+                    click.echo(f"warning: {warning}", err=True)
         options, excluded = resolve(config, flags)
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)

@@ -21,6 +21,7 @@ disagree, the more specific one wins.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -61,6 +62,8 @@ class LintConfig:
     exclude: list[str] = field(default_factory=list)
     round_limit: int = DEFAULT_ROUND_LIMIT
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+    warnings: list[str] = field(default_factory=list)
+    """What in the file looks wrong but does not stop a run (a misspelt setting, say)."""
 
 
 def find_config(start: Path) -> Path | None:
@@ -106,12 +109,19 @@ def load_config(path: Path) -> LintConfig:
         raise ConfigError(f"{path}: {where}.lint must be a table")
     unknown = sorted(set(table) - _LINT_KEYS)
     if unknown:
-        raise ConfigError(f"{path}: unknown lint setting(s): {', '.join(unknown)}; known: "
+        raise ConfigError(f"{path}: unknown lint setting(s): "
+                          f"{', '.join(_with_guess(key) for key in unknown)}; known: "
                           f"{', '.join(sorted(_LINT_KEYS))}")
     # Lint settings may also sit directly in [tool.teamwire]; the lint table wins.
     lint = {key: value for key, value in top.items() if key in _LINT_KEYS}
     lint.update(table)
     config = LintConfig(path=path)
+    # Tables beside [lint] may hold other teamwire settings; a plain value there that is no
+    # lint setting is most likely a misspelt one.
+    config.warnings = [f"{path}: {where} has {_with_guess(key)}, which is not a lint setting; "
+                       "it is ignored"
+                       for key, value in top.items()
+                       if key not in _LINT_KEYS and not isinstance(value, dict)]
     profile = lint.get("profile", top.get("profile"))
     if profile is not None:
         config.profile = _string(path, "profile", profile)
@@ -134,6 +144,12 @@ def load_config(path: Path) -> LintConfig:
     config.max_record_bytes = _positive(path, "max-record-bytes",
                                         lint.get("max-record-bytes", DEFAULT_MAX_RECORD_BYTES))
     return config
+
+
+def _with_guess(key: str) -> str:
+    """``key`` quoted, with the lint setting it was probably meant to be."""
+    close = difflib.get_close_matches(key, sorted(_LINT_KEYS), n=1, cutoff=0.6)
+    return f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key)
 
 
 def _string(path: Path, key: str, value: Any) -> str:
