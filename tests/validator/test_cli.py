@@ -204,6 +204,15 @@ def test_rule_command() -> None:
     assert run("rule")[0] == 2
 
 
+def test_mistyped_rules_get_a_hint(files: dict[str, Path]) -> None:
+    assert "did you mean 'id-shape'?" in run("rule", "id-shap")[1]
+    code, out = run("rule", "TW10")
+    assert code == 2 and "TW101, TW102" in out
+    assert "'teamwire rule --all' lists them" in run("rule", "qqq")[1]
+    code, out = run("lint", "--select", "envelop-syntax", str(files["clean"]))
+    assert code == 2 and "did you mean 'envelope-syntax'?" in out
+
+
 def test_progress_bar_advances_by_bytes() -> None:
     from teamwire.cli.lint_cmd import _progress_bar
     from teamwire.validator import FileReport

@@ -190,7 +190,9 @@ def _check(selectors: Iterable[str], origin: str) -> list[str]:
         if not selector:
             continue
         if not list(REGISTRY.matching(selector)):
-            raise ConfigError(f"{origin}: {selector!r} selects no rule")
+            hint = REGISTRY.suggest(selector)
+            raise ConfigError(f"{origin}: {selector!r} selects no rule"
+                              + (f"; {hint}" if hint else ""))
         checked.append(selector)
     return checked
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -98,6 +99,14 @@ class Registry:
             return [by_name]
         prefix = selector.upper()
         return [r for r in self if r.code.startswith(prefix)]
+
+    def suggest(self, key: str) -> str | None:
+        """What a mistyped rule code or name was probably meant to be, as a hint, or None."""
+        close = difflib.get_close_matches(key.lower(), sorted(self._by_name), n=1, cutoff=0.75)
+        if not close:
+            close = difflib.get_close_matches(key.upper(), sorted(self._by_code), n=1,
+                                              cutoff=0.8)
+        return f"did you mean {close[0]!r}?" if close else None
 
 
 REGISTRY = Registry()
