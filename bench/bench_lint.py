@@ -12,7 +12,7 @@ and prints, from one run on one core:
 - ``lint_bytes`` over the same bytes (decode plus every rule), in MB/s, its ratio to
   the floor (target >= 0.5), and where the time beyond the floor goes (the conversation
   passes, the session checks, the rest) with its cost per message;
-- the prototype the lint issue set its target by, rebuilt from its description
+- the prototype linter the throughput target was set by, rebuilt from its description
   (``prototype_lint.py``), over the same bytes: its ratio to the floor, and lint's to it;
 - if ``check-jsonschema`` is installed, its wall time validating the same files against
   the bundle schema alone, beside the wall time of the ``teamwire lint`` command on them
@@ -359,7 +359,7 @@ def main() -> None:
         print(f"  beyond the floor: conversation passes {best_split['conversations'] * 1e3:.1f} ms, "
               f"session checks {best_split['session'] * 1e3:.1f} ms, the rest {rest * 1e3:.1f} ms "
               f"({(linted - floor) / messages * 1e6:.2f} us per message)")
-        print(f"the issue's prototype: {total / prototyped:8.1f} MB/s  (ratio to the floor "
+        print(f"prototype linter:      {total / prototyped:8.1f} MB/s  (ratio to the floor "
               f"{floor / prototyped:.2f}; lint runs at {prototyped / linted:.2f} of its speed)")
 
         cli = shutil.which("teamwire", path=os.path.dirname(sys.executable)) or "teamwire"

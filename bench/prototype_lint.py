@@ -1,4 +1,4 @@
-"""The throwaway prototype the lint issue measured its target against, rebuilt from its
+"""The throwaway prototype linter the throughput target was set by, rebuilt from its
 description, as a second baseline for ``bench_lint.py``.
 
 It does only what that description lists: an orjson decode, one anchored regular expression
