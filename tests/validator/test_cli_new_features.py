@@ -259,32 +259,24 @@ def test_near_miss_selector_is_a_usage_error_with_a_hint(corpus: Path, option: s
     assert "did you mean 'leader-tool-by-sub-agent'?" in result.output
 
 
-@pytest.mark.xfail(strict=True, reason="inputs are de-duplicated by spelling, not by file: "
-                   "one file given as 'broken.json' and './broken.json' is linted twice")
 def test_one_file_named_two_ways_is_linted_once(corpus: Path) -> None:
     _, issues = gitlab("broken.json", "./broken.json")
     once = gitlab("broken.json")[1]
     assert len(issues) == len(once)
 
 
-@pytest.mark.xfail(strict=True, reason="the fingerprint hashes the path as typed, so the same "
-                   "finding changes fingerprint between 'lint .' and 'lint broken.json'")
 def test_gitlab_fingerprint_does_not_depend_on_how_the_path_was_given(corpus: Path) -> None:
     named = {i["fingerprint"] for i in gitlab("broken.json")[1]}
     walked = {i["fingerprint"] for i in gitlab(".")[1] if i["location"]["path"] == "broken.json"}
     assert named == walked
 
 
-@pytest.mark.xfail(strict=True, reason="ties in the code hint go to the highest code: "
-                   "TW1O2 (letter O) suggests TW512, TW4O1 suggests TW417")
 @pytest.mark.parametrize(("typed", "meant"), [("TW1O2", "TW102"), ("TW4O1", "TW401")])
 def test_code_typed_with_letter_o_hints_the_right_rule(typed: str, meant: str) -> None:
     result = invoke("rule", typed)
     assert result.exit_code == 2 and f"did you mean {meant!r}?" in result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="a misspelt table-valued lint setting written directly "
-                   "in [tool.teamwire] (severty = {...}) is ignored without a warning")
 def test_misspelt_inline_table_setting_warns(corpus: Path) -> None:
     Path("pyproject.toml").write_text('[tool.teamwire]\nseverty = { TW1 = "info" }\n',
                                       encoding="utf-8")

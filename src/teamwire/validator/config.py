@@ -117,11 +117,12 @@ def load_config(path: Path) -> LintConfig:
     lint.update(table)
     config = LintConfig(path=path)
     # Tables beside [lint] may hold other teamwire settings; a plain value there that is no
-    # lint setting is most likely a misspelt one.
+    # lint setting is most likely a misspelt one, and so is a table named like one.
     config.warnings = [f"{path}: {where} has {_with_guess(key)}, which is not a lint setting; "
                        "it is ignored"
                        for key, value in top.items()
-                       if key not in _LINT_KEYS and not isinstance(value, dict)]
+                       if key not in _LINT_KEYS and key != "lint"
+                       and (not isinstance(value, dict) or _guess(key) is not None)]
     profile = lint.get("profile", top.get("profile"))
     if profile is not None:
         config.profile = _string(path, "profile", profile)
@@ -146,10 +147,16 @@ def load_config(path: Path) -> LintConfig:
     return config
 
 
+def _guess(key: str) -> str | None:
+    """The lint setting ``key`` was probably meant to be, if any."""
+    close = difflib.get_close_matches(key, sorted(_LINT_KEYS), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def _with_guess(key: str) -> str:
     """``key`` quoted, with the lint setting it was probably meant to be."""
-    close = difflib.get_close_matches(key, sorted(_LINT_KEYS), n=1, cutoff=0.6)
-    return f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key)
+    guess = _guess(key)
+    return f"{key!r} (did you mean {guess!r}?)" if guess else repr(key)
 
 
 def _string(path: Path, key: str, value: Any) -> str:

@@ -101,12 +101,25 @@ class Registry:
         return [r for r in self if r.code.startswith(prefix)]
 
     def suggest(self, key: str) -> str | None:
-        """What a mistyped rule code or name was probably meant to be, as a hint, or None."""
+        """What a mistyped rule code or name was probably meant to be, as a hint, or None.
+
+        A code is a code one character off (the lowest, if several are); a name is the
+        closest name.
+        """
+        if key[:2].upper() == "TW":
+            near = [code for code in sorted(self._by_code) if _one_off(key.upper(), code)]
+            return f"did you mean {near[0]!r}?" if near else None
         close = difflib.get_close_matches(key.lower(), sorted(self._by_name), n=1, cutoff=0.75)
-        if not close:
-            close = difflib.get_close_matches(key.upper(), sorted(self._by_code), n=1,
-                                              cutoff=0.8)
         return f"did you mean {close[0]!r}?" if close else None
+
+
+def _one_off(typed: str, code: str) -> bool:
+    """Whether ``typed`` is ``code`` with one character changed, added or left out."""
+    if len(typed) == len(code):
+        return sum(a != b for a, b in zip(typed, code, strict=True)) == 1
+    short, long = sorted((typed, code), key=len)
+    return len(long) - len(short) == 1 and any(
+        long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 REGISTRY = Registry()

@@ -40,7 +40,7 @@ def _inputs(paths: Sequence[str], exclude: Sequence[str],
             root: str | None) -> list[str | FileReport]:
     """Every file to lint and a report for every missing path, in the order of ``paths``."""
     inputs: list[str | FileReport] = []
-    seen: set[str] = set()
+    seen: set[str] = set()  # one file named two ways (a/b.json, ./a/b.json, a link) is one input
     for path in paths:
         if path == STDIN:
             found = [STDIN]
@@ -52,8 +52,9 @@ def _inputs(paths: Sequence[str], exclude: Sequence[str],
             inputs.append(unreadable(path, f"cannot read {path}: {os.strerror(errno.ENOENT)}"))
             continue
         for file in found:
-            if file not in seen:
-                seen.add(file)
+            key = file if file == STDIN else os.path.realpath(file)
+            if key not in seen:
+                seen.add(key)
                 inputs.append(file)
     return inputs
 

@@ -2,9 +2,9 @@
 
 GitLab shows one issue per fingerprint and compares fingerprints between the source and
 target branches of a merge request, so each finding's fingerprint is unique within the
-report and stays the same while the finding does: it hashes the file, the rule, the place
-in the transcript (the JSON pointer, or the line and column of a decode error) and the
-message, plus an occurrence number for findings alike in all of these.
+report and stays the same while the finding does: it hashes the reported path, the rule,
+the place in the transcript (the JSON pointer, or the line and column of a decode error)
+and the message, plus an occurrence number for findings alike in all of these.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "
 def report_path(file: str) -> str:
     """``file`` as GitLab locates it: relative to the working directory (the job's checkout)
     when inside it, with forward slashes."""
+    if not file:
+        return file
     path = os.path.abspath(file)
     try:
         relative = os.path.relpath(path)
@@ -45,10 +47,11 @@ def _line(finding: Finding) -> int:
     return finding.file_line or 1
 
 
-def _fingerprint(finding: Finding, occurrence: int) -> str:
+def _fingerprint(finding: Finding, path: str, occurrence: int) -> str:
     place = finding.pointer if finding.pointer is not None \
         else f"{finding.line}:{finding.column}"
-    key = "\0".join([finding.file, finding.rule, place, finding.message, str(occurrence)])
+    # The reported path, not the path as typed: `lint .` and `lint x.json` agree.
+    key = "\0".join([path, finding.rule, place, finding.message, str(occurrence)])
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
@@ -56,8 +59,12 @@ def issues(report: LintReport) -> list[dict[str, Any]]:
     """The report's findings as Code Quality issues, in report order."""
     seen: dict[tuple[str, str, str | None, int | None, int | None, str], int] = {}
     found: list[dict[str, Any]] = []
+    paths: dict[str, str] = {}
     for finding in report.findings:
-        key = (finding.file, finding.rule, finding.pointer, finding.line, finding.column,
+        path = paths.get(finding.file)
+        if path is None:
+            path = paths[finding.file] = report_path(finding.file)
+        key = (path, finding.rule, finding.pointer, finding.line, finding.column,
                finding.message)
         occurrence = seen[key] = seen.get(key, -1) + 1
         rule = REGISTRY.get(finding.rule)
@@ -67,9 +74,9 @@ def issues(report: LintReport) -> list[dict[str, Any]]:
             "description": encodable(f"{finding.rule}{name} {place + ': ' if place else ''}"
                                      f"{finding.message}"),
             "check_name": finding.rule,
-            "fingerprint": _fingerprint(finding, occurrence),
+            "fingerprint": _fingerprint(finding, path, occurrence),
             "severity": SEVERITY[finding.severity],
-            "location": {"path": report_path(finding.file), "lines": {"begin": _line(finding)}},
+            "location": {"path": path, "lines": {"begin": _line(finding)}},
         })
     return found
 
