@@ -204,7 +204,43 @@ def test_rule_command() -> None:
     assert run("rule")[0] == 2
 
 
+def test_a_report_written_into_a_searched_directory_is_not_linted_next_time(
+        tmp_path: Path, files: dict[str, Path]) -> None:
+    target = tmp_path / "t"
+    target.mkdir()
+    (target / "broken.json").write_bytes(files["broken"].read_bytes())
+    report = target / "report.json"
+    first = run("lint", "-f", "gitlab", "-o", str(report), str(target))
+    second = run("lint", "-f", "gitlab", "-o", str(report), str(target))
+    assert first == second and first[0] == 1
+    assert json.loads(report.read_text(encoding="utf-8"))
+    # named on the command line, it is linted like any file
+    code, out = run("lint", "-f", "json", str(report))
+    assert str(report) in {f["file"] for f in json.loads(out)["findings"]}
+
+
+def test_every_file_excluded_says_so(tmp_path: Path, files: dict[str, Path],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fx").mkdir()
+    (tmp_path / "fx" / "a.json").write_bytes(files["clean"].read_bytes())
+    result = CliRunner().invoke(main, ["lint", "--exclude", "fx/**", "fx"])
+    assert result.exit_code == 0
+    assert "every *.json and *.jsonl file in fx matches an exclude glob" in result.stderr
+    result = CliRunner().invoke(main, ["lint", str(tmp_path / "nothing-here")])
+    assert result.exit_code == 2
+
+
+def test_an_unknown_profile_names_where_it_was_set(tmp_path: Path,
+                                                   files: dict[str, Path]) -> None:
+    config = tmp_path / "teamwire.toml"
+    config.write_text('profile = "astrio"\n', encoding="utf-8")
+    code, out = run("lint", "--config", str(config), str(files["clean"]))
+    assert code == 2 and str(config) in out and "did you mean 'astrion'?" in out
+
+
 def test_mistyped_rules_get_a_hint(files: dict[str, Path]) -> None:
+    assert "'teamwire rule --all' lists every rule" in run("rule", "ALL")[1]
     assert "did you mean 'id-shape'?" in run("rule", "id-shap")[1]
     code, out = run("rule", "TW10")
     assert code == 2 and "TW101, TW102" in out

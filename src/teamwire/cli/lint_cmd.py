@@ -136,9 +136,16 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    files, missing = discover(paths, excluded, options.root)
+    # A report written into a searched directory is not a transcript: a second run skips it.
+    skip = {os.path.realpath(output_file)} if output_file is not None else set()
+    files, missing = discover(paths, excluded, options.root, skip)
     if not files and not missing:
-        click.echo(f"warning: no *.json or *.jsonl files found in {', '.join(paths)}", err=True)
+        if excluded and discover(paths, (), options.root, skip)[0]:
+            click.echo(f"warning: every *.json and *.jsonl file in {', '.join(paths)} matches "
+                       "an exclude glob; nothing to lint", err=True)
+        else:
+            click.echo(f"warning: no *.json or *.jsonl files found in {', '.join(paths)}",
+                       err=True)
     total = sum(os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f))
     show_bar = (not quiet and not no_progress and not _in_ci() and sys.stderr.isatty()
                 and total >= LARGE_INPUT_BYTES)
@@ -147,7 +154,7 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
         with _progress_bar(total, show_bar) as progress:
             report = lint_paths(paths, options, jobs=workers,
                                 stdin=lambda: sys.stdin.buffer.read(), stdin_name=stdin_filename,
-                                exclude=excluded, progress=progress)
+                                exclude=excluded, progress=progress, skip=skip)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(2)

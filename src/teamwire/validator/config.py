@@ -270,7 +270,11 @@ def resolve(config: LintConfig, flags: Overrides) -> tuple[LintOptions, list[str
     try:
         profile = Profile(name)
     except ValueError:
-        raise ConfigError(f"unknown profile {name!r}; use strict or astrion") from None
+        where = "--profile" if flags.profile else origin
+        close = difflib.get_close_matches(name, [p.value for p in Profile], n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigError(f"{where}: unknown profile {name!r}; {hint}profiles are strict and "
+                          "astrion") from None
     per_file: list[tuple[str, frozenset[str]]] = []
     for pattern, selectors in config.per_file_ignores.items():
         codes = select_rules(_check(selectors, f"{origin}: per-file-ignores"), [])

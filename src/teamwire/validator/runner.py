@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TypeVar
 
 from teamwire.validator.engine import lint_bytes, lint_file, unreadable
@@ -23,21 +23,22 @@ Progress = Callable[[FileReport, int], None]
 """Called once per finished file with its report and its size in bytes."""
 
 
-def discover(paths: Sequence[str], exclude: Sequence[str] = (),
-             root: str | None = None) -> tuple[list[str], list[FileReport]]:
+def discover(paths: Sequence[str], exclude: Sequence[str] = (), root: str | None = None,
+             skip: Collection[str] = ()) -> tuple[list[str], list[FileReport]]:
     """The files to lint, in a stable order, and a report for each path that does not exist.
 
     Directories are searched recursively for ``*.json`` and ``*.jsonl``, skipping hidden
     directories and paths matching an ``exclude`` glob (matched against the path as found,
-    the path relative to ``root`` and the base name); ``-`` stands for standard input.
+    the path relative to ``root`` and the base name) and the files whose real paths are in
+    ``skip`` (the report being written, say); ``-`` stands for standard input.
     """
-    inputs = _inputs(paths, exclude, root)
+    inputs = _inputs(paths, exclude, root, skip)
     return ([i for i in inputs if isinstance(i, str)],
             [i for i in inputs if isinstance(i, FileReport)])
 
 
-def _inputs(paths: Sequence[str], exclude: Sequence[str],
-            root: str | None) -> list[str | FileReport]:
+def _inputs(paths: Sequence[str], exclude: Sequence[str], root: str | None,
+            skip: Collection[str] = ()) -> list[str | FileReport]:
     """Every file to lint and a report for every missing path, in the order of ``paths``."""
     inputs: list[str | FileReport] = []
     seen: set[str] = set()  # one file named two ways (a/b.json, ./a/b.json, a link) is one input
@@ -45,7 +46,7 @@ def _inputs(paths: Sequence[str], exclude: Sequence[str],
         if path == STDIN:
             found = [STDIN]
         elif os.path.isdir(path):
-            found = _walk(path, exclude, root)
+            found = _walk(path, exclude, root, skip)
         elif os.path.exists(path):
             found = [path]
         else:
@@ -64,14 +65,16 @@ def _excluded(path: str, exclude: Sequence[str], root: str | None) -> bool:
     return any(fnmatch.fnmatchcase(form, glob) for form in forms for glob in exclude)
 
 
-def _walk(root: str, exclude: Sequence[str], config_root: str | None) -> list[str]:
+def _walk(root: str, exclude: Sequence[str], config_root: str | None,
+          skip: Collection[str] = ()) -> list[str]:
     found: list[str] = []
     for directory, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _excluded(
             os.path.join(directory, d), exclude, config_root))
         for name in sorted(names):
             path = os.path.join(directory, name)
-            if name.endswith(SUFFIXES) and not _excluded(path, exclude, config_root):
+            if name.endswith(SUFFIXES) and not _excluded(path, exclude, config_root) \
+                    and not (skip and os.path.realpath(path) in skip):
                 found.append(path)
     return found
 
@@ -85,13 +88,14 @@ def _size(path: str) -> int:
 
 def lint_paths(paths: Sequence[str], options: LintOptions | None = None, *, jobs: int = 1,
                stdin: Callable[[], bytes] | None = None, stdin_name: str = "<stdin>",
-               exclude: Sequence[str] = (), progress: Progress | None = None) -> LintReport:
+               exclude: Sequence[str] = (), progress: Progress | None = None,
+               skip: Collection[str] = ()) -> LintReport:
     """Lint every input under ``paths``; ``jobs`` > 1 lints files in that many processes.
 
     ``stdin`` supplies the bytes of standard input when ``-`` is among the paths.
     """
     options = options or LintOptions()
-    inputs = _inputs(paths, exclude, options.root)
+    inputs = _inputs(paths, exclude, options.root, skip)
     reports: list[FileReport | None] = [i if isinstance(i, FileReport) else None for i in inputs]
     pending: list[tuple[int, str]] = []
     for i, path in enumerate(inputs):
