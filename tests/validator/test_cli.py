@@ -215,7 +215,7 @@ def test_a_report_written_into_a_searched_directory_is_not_linted_next_time(
     assert first == second and first[0] == 1
     assert json.loads(report.read_text(encoding="utf-8"))
     # named on the command line, it is linted like any file
-    code, out = run("lint", "-f", "json", str(report))
+    _code, out = run("lint", "-f", "json", str(report))
     assert str(report) in {f["file"] for f in json.loads(out)["findings"]}
 
 
