@@ -189,6 +189,18 @@ def discarded_with_target() -> dict[str, Any]:
     return b.bundle()
 
 
+def forbidden_create() -> tuple[dict[str, Any], int]:
+    """UI Operator_1 calls the leader's create_sub_agent for a sub-agent that exists, and its
+    result claims success: the call is reported (TW403) and promises no Task."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+    call = b.call(ui, "create_sub_agent", {"role_id": "full-stack-engineer", "agent_id": 1,
+                                           "task": "Help me."})
+    b.result(ui, call, {"success": True, "display_name": "Full-Stack Engineer_1"})
+    return b.bundle(), len(ui.messages) - 2
+
+
 def answer_then_report() -> dict[str, Any]:
     """UI Operator_1 answers the leader's ask_sub_agent with text beside a tool call, then
     ends its turn saying the same: the first is the Answer, the second the completion."""
@@ -1255,6 +1267,7 @@ def flow_cases() -> list[dict[str, Any]]:
 
     both, _ = messages_to_ui("both")
     swapped, sent_swapped = messages_to_ui("swapped")
+    forbidden = forbidden_create()
     only_second, sent_second = messages_to_ui("second")
     only_first, sent_first = messages_to_ui("first")
     twice, twice_at = answered(2)
@@ -1413,6 +1426,12 @@ def flow_cases() -> list[dict[str, Any]]:
             "TW505 near miss: a message discarded with the target the leader then terminated",
             discarded_with_target(),
             [],
+        ),
+        case(
+            "TW505 near miss: a sub-agent's create_sub_agent is reported as forbidden (TW403), "
+            "not as a Task that never arrived",
+            forbidden[0],
+            [("TW403", UIO, forbidden[1])],
         ),
         case(
             "TW513 near miss: the output that answered ask_sub_agent is no report",

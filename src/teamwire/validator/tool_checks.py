@@ -328,7 +328,9 @@ class ToolChecks(EnvelopeChecks):
                 "source_agent_id" if name == "answer_other_agent" else None)
             if key is not None:
                 self._sub_target(call, arguments.get(key), arguments.get("role_id"))
-        if self.facts is not None:
+        if self.facts is not None and name not in self.tool_verdicts:
+            # A tool this agent may not call is reported here (TW403-TW406); whatever its
+            # result says, the checks across conversations expect nothing of it.
             self.facts.calls.append(call)
 
     def _check_answer(self, call: Call, arguments: dict[str, Any], result: Result) -> None:

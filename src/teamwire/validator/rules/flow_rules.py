@@ -62,7 +62,8 @@ rule("TW505", "not-delivered", E,
      requirements=("TW-DEL-001", "TW-TOOL-007", "TW-TOOL-011", "TW-TYPE-015"), scope="bundle",
      rationale="""
 create_sub_agent delivers a Task and send_message_to_sub_agent a Message whose content is the
-call's text, verbatim, into the target's conversation.""",
+call's text, verbatim, into the target's conversation. A call of a tool its caller may not use
+(TW403-TW406) is reported as such and promises no delivery, whatever its result says.""",
      bad=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
      + "\n# UI Operator_1's conversation has no Message 'Use blue.'",
      good=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
