@@ -69,6 +69,18 @@ def test_stdin_bundle_and_jsonl(clean_bundle: dict[str, object]) -> None:
     assert json.loads(out)["findings"][0]["file"] == "x.jsonl"
 
 
+def test_stdin_findings_get_the_file_lines_a_file_gets(files: dict[str, Path]) -> None:
+    # Standard input cannot be read again: its bytes place the findings instead.
+    data = files["broken"].read_bytes()
+    for fmt in ("text", "github", "sarif", "gitlab"):
+        named = run("lint", "-f", fmt, str(files["broken"]))[1]
+        piped = run("lint", "-f", fmt, "--stdin-filename", str(files["broken"]), "-",
+                    stdin=data)[1]
+        assert piped == named, fmt
+    text = run("lint", "-", stdin=data)[1]
+    assert text.startswith("<stdin>:") and text.split(":")[1].strip().isdigit()
+
+
 def test_select_ignore_and_severity(files: dict[str, Path]) -> None:
     path = str(files["broken"])
     codes = lambda out: {f["rule"] for f in json.loads(out)["findings"]}  # noqa: E731

@@ -57,6 +57,9 @@ class FileReport:
     messages: int = 0
     error: str | None = None
     """Why the file could not be read at all (exit code 2), or None."""
+    source: bytes | None = field(default=None, repr=False, compare=False)
+    """The bytes linted, kept for input that cannot be read again (standard input) when
+    findings may need their file lines; None for files."""
 
 
 @dataclass

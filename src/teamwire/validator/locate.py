@@ -8,6 +8,7 @@ and containers that lead to no wanted pointer are skipped without tracking keys.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import re
@@ -118,13 +119,15 @@ def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int
 def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) -> None:
     """Give findings that point into a readable JSON file the line their value starts on.
 
-    JSONL findings already carry their line. Standard input cannot be read again: the
-    report named ``stdin_name`` is left alone, even when a file of that name exists (it
-    holds what was saved, not what was linted).
+    JSONL findings already carry their line. Standard input cannot be read again: its
+    report is placed by the bytes it kept (``FileReport.source``), and the report named
+    ``stdin_name`` is never placed by a file of that name (which holds what was saved, not
+    what was linted).
     """
     for report in reports:
-        if report.error is not None or report.file == stdin_name \
-                or not os.path.isfile(report.file):
+        source = report.source
+        if report.error is not None or (source is None and (
+                report.file == stdin_name or not os.path.isfile(report.file))):
             continue
         _record_columns(report)
         missing = {f.pointer for f in report.findings
@@ -132,10 +135,12 @@ def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) ->
         if not missing:
             continue
         try:
-            with open(report.file, "rb") as handle:
-                text = handle.read().decode("utf-8", errors="replace")
+            if source is None:
+                with open(report.file, "rb") as handle:
+                    source = handle.read()
         except OSError:
             continue
+        text = source.decode("utf-8", errors="replace")
         places = _locate(text, missing)
         report.findings = [_placed(f, text, places[f.pointer])
                            if f.file_line is None and f.pointer in places else f
@@ -154,12 +159,14 @@ def _record_columns(report: FileReport) -> None:
     if not wanted:
         return
     records: dict[int, str] = {}
+    last = max(wanted)
     try:
-        with open(report.file, "rb") as handle:
+        with (io.BytesIO(report.source) if report.source is not None
+              else open(report.file, "rb")) as handle:
             for number, raw in enumerate(handle, 1):
                 if number in wanted:
                     records[number] = raw.decode("utf-8", errors="replace")
-                if number >= max(wanted):
+                if number >= last:
                     break
     except OSError:
         return

@@ -102,7 +102,9 @@ def lint_paths(paths: Sequence[str], options: LintOptions | None = None, *, jobs
         if path == STDIN:
             data = stdin() if stdin is not None else b""
             jsonl = True if stdin_name.endswith(".jsonl") else None
-            reports[i] = lint_bytes(data, stdin_name, options, jsonl=jsonl)
+            report = reports[i] = lint_bytes(data, stdin_name, options, jsonl=jsonl)
+            if report.findings:
+                report.source = data  # standard input cannot be read again for file lines
             if progress is not None:
                 progress(reports[i] or FileReport(stdin_name), len(data))
         elif isinstance(path, str):
