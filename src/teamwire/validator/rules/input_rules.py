@@ -101,6 +101,7 @@ rule("TW010", "unreadable-input", E, "An input path cannot be read (missing, a d
      requirements=(), scope="file",
      rationale="""
 A path named on the command line that cannot be read is reported as a finding, so that every
-output format shows it, and the run exits with code 2.""",
+output format shows it, and the run exits with code 2. It is an error whatever the selection
+and severity settings say: a run that read nothing of an input has checked nothing of it.""",
      bad="teamwire lint missing.json",
      good="teamwire lint session.json")
