@@ -79,6 +79,7 @@ def test_stdin_findings_get_the_file_lines_a_file_gets(files: dict[str, Path]) -
         assert piped == named, fmt
     text = run("lint", "-", stdin=data)[1]
     assert text.startswith("<stdin>:") and text.split(":")[1].strip().isdigit()
+    assert run("lint", "--stdin-filename", " ", "-", stdin=data)[1] == text
 
 
 def test_select_ignore_and_severity(files: dict[str, Path]) -> None:

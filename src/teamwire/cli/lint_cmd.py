@@ -115,6 +115,7 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
 
     Exit codes: 0 no errors, 1 errors found, 2 usage error or unreadable input.
     """
+    stdin_filename = stdin_filename.strip() or "<stdin>"  # a report needs a name for it
     if statistics and output_format != "text":
         raise click.UsageError(f"--statistics prints text, not {output_format}; the json "
                                "format lists every finding to count")
