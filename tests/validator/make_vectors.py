@@ -368,6 +368,7 @@ def input_cases() -> list[dict[str, Any]]:
         ),
         case("TW009 a conversation that does not tell whose it is", conv, [("TW009", None, None)]),
         case("TW009 near miss: the agent is named", conv, [], agent=UIO),
+        case("TW009 near miss: an empty conversation has nothing to check", [], []),
         case(
             "TW009 near miss: a conversation that calls leader tools is the leader's",
             [calls("list_agents", {}), result({"success": True, "roles": []})],

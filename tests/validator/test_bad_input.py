@@ -89,5 +89,12 @@ def test_empty_input_says_so() -> None:
         [finding] = lint_bytes(data, "empty.json").findings
         assert (finding.rule, finding.line, finding.column) == ("TW001", 1, 1)
         assert "the input is empty" in finding.message
-    empty_lines = lint_bytes(b"\n\n", "empty.jsonl", jsonl=True)
-    assert [f.rule for f in empty_lines.findings] == ["TW009"]  # no records: nothing else
+    # JSON Lines without records is an empty conversation: nothing to check, nobody to name
+    # (TW009 is for messages whose owner would change their checks).
+    for lines in (b"", b"\n\n"):
+        report = lint_bytes(lines, "empty.jsonl", jsonl=True)
+        assert report.findings == [] and report.messages == 0
+    assert lint_bytes(b"[]", "empty.json").findings == []
+    assert [f.rule for f in lint_bytes(b"\n", "one.jsonl", jsonl=True).findings] == []
+    said = lint_bytes(b'{"role": "assistant", "content": "Hi."}\n', "one.jsonl", jsonl=True)
+    assert [f.rule for f in said.findings] == ["TW009"]

@@ -183,8 +183,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
         return 0
     scan.seek(0)
     tools = tool_catalog(options.profile)
-    agent = _identity(options, lambda: _scan_jsonl(scan, options.max_record_bytes), tools,
-                      emitter)
+    agent = _identity(options, lambda: _scan_jsonl(scan, options.max_record_bytes), tools)
     linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
                                 round_limit=options.round_limit)
     index = 0
@@ -208,6 +207,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
         linter.feed(index, message, number)
         index += 1
     linter.finish()
+    _unidentified(agent, index, emitter)
     return index
 
 
@@ -250,11 +250,12 @@ def _lint_value(value: Any, emitter: Emitter, options: LintOptions) -> int:
         return 0
     if type(value) is list:
         tools = tool_catalog(options.profile)
-        agent = _identity(options, lambda: value, tools, emitter)
+        agent = _identity(options, lambda: value, tools)
         linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
                                 round_limit=options.round_limit)
         linter.feed_all(value)
         linter.finish()
+        _unidentified(agent, len(value), emitter)
         return len(value)
     emitter.emit("TW003", f"top level is {_kind(value)}; expected a session bundle (object) or "
                  "a conversation (array of messages)", pointer="")
@@ -273,16 +274,18 @@ def _kind(value: Any) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
-def _identity(options: LintOptions, messages: Any, tools: ToolCatalog,
-              emitter: Emitter) -> Agent:
+def _identity(options: LintOptions, messages: Any, tools: ToolCatalog) -> Agent:
     if options.agent is not None:
         return agent_for_name(options.agent)
-    agent = infer_agent(messages(), tools, options.profile)
-    if agent.kind is AgentKind.UNKNOWN:
+    return infer_agent(messages(), tools, options.profile)
+
+
+def _unidentified(agent: Agent, messages: int, emitter: Emitter) -> None:
+    # An empty conversation has nothing the owner would change the checks of.
+    if agent.kind is AgentKind.UNKNOWN and messages:
         emitter.emit("TW009", "cannot tell whose conversation this is (no leader or sub-agent "
                      "tool calls, no tasks or reports); pass --agent to check direction rules",
                      pointer="")
-    return agent
 
 
 def agent_for_name(name: str) -> Agent:

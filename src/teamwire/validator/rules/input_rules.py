@@ -93,7 +93,8 @@ rule("TW009", "unidentified-agent", INFO,
 Whether a message may appear in a conversation depends on whose conversation it is. Without
 --agent the linter infers it: the Team Leader if it calls leader tools or receives reports, a
 sub-agent if it calls sub-agent tools or receives tasks or messages. When nothing tells, the
-checks that need the owner are skipped and this note says so.""",
+checks that need the owner are skipped and this note says so; a conversation without messages
+has nothing to check and gets no note.""",
      bad='[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]',
      good="teamwire lint --agent \"UI Operator_1\" conversation.json")
 
