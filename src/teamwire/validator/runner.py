@@ -92,7 +92,8 @@ def lint_paths(paths: Sequence[str], options: LintOptions | None = None, *, jobs
                skip: Collection[str] = ()) -> LintReport:
     """Lint every input under ``paths``; ``jobs`` > 1 lints files in that many processes.
 
-    ``stdin`` supplies the bytes of standard input when ``-`` is among the paths.
+    ``stdin`` supplies the bytes of standard input when ``-`` is among the paths; ``exclude``
+    and ``skip`` are as for ``discover``.
     """
     options = options or LintOptions()
     inputs = _inputs(paths, exclude, options.root, skip)
