@@ -16,6 +16,7 @@ from teamwire.validator import LintOptions, LintReport, lint_file
 from teamwire.validator.findings import FileReport, Finding, Severity
 from teamwire.validator.locate import with_file_lines
 from teamwire.validator.reporters import FORMATS, gitlab
+from teamwire.validator.reporters.fingerprints import fingerprints
 
 # The official OASIS schema (oasis-tcs/sarif-spec, Schemata/sarif-schema-2.1.0.json).
 SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-2.1.0.schema.json"
@@ -106,6 +107,25 @@ def test_gitlab_fingerprints_tell_alike_findings_apart() -> None:
     fingerprints = [issue["fingerprint"] for issue in gitlab.issues(report)]
     assert len(set(fingerprints)) == 3
     assert [i["location"]["lines"]["begin"] for i in gitlab.issues(report)] == [1, 1, 1]
+
+
+def test_sarif_and_gitlab_share_one_fingerprint_per_finding(report: LintReport) -> None:
+    sarif = json.loads(render(report, "sarif"))["runs"][0]["results"]
+    gitlab_issues = json.loads(render(report, "gitlab"))
+    assert [r["partialFingerprints"]["teamwireFinding/v1"] for r in sarif] == [
+        i["fingerprint"] for i in gitlab_issues]
+
+
+def test_fingerprints_ignore_file_lines_and_tell_positions_apart() -> None:
+    def finding(line: int | None, file_line: int | None) -> Finding:
+        return Finding(rule="TW601", severity=Severity.WARNING, message="forged", file="s.json",
+                       agent="Team Leader", index=3, pointer="/agents/Team Leader/messages/3",
+                       line=line, column=1, file_line=file_line)
+    two_places = LintReport([FileReport("s.json", findings=[finding(2, 40), finding(9, 40)])])
+    first, second = fingerprints(two_places)
+    assert first != second
+    moved = LintReport([FileReport("s.json", findings=[finding(2, 77), finding(9, 77)])])
+    assert fingerprints(moved) == [first, second]  # reformatting moves lines, not findings
 
 
 def test_junit_is_xml_with_one_suite_per_file(report: LintReport) -> None:

@@ -12,6 +12,7 @@ from teamwire._version import __version__
 from teamwire.validator.docs import rule_help_markdown
 from teamwire.validator.findings import Finding, LintReport, Severity
 from teamwire.validator.reporters import encodable
+from teamwire.validator.reporters.fingerprints import fingerprints
 from teamwire.validator.rules import REGISTRY
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -56,7 +57,7 @@ def artifact_uri(file: str) -> str:
     return quote(os.fsencode(Path(relative).as_posix()))
 
 
-def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
+def _result(finding: Finding, index: dict[str, int], fingerprint: str) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(finding.file)}}
     if finding.pointer is None and finding.line is not None:
         physical["region"] = {"startLine": finding.line, "startColumn": finding.column or 1}
@@ -73,6 +74,9 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
         "level": _LEVEL[finding.severity],
         "message": {"text": encodable(finding.message)},
         "locations": [location],
+        # Code scanning matches alerts across uploads by these: a finding keeps its own
+        # while the transcript is reformatted (its file lines move, its pointer does not).
+        "partialFingerprints": {"teamwireFinding/v1": fingerprint},
     }
     if finding.rule in index:
         result["ruleIndex"] = index[finding.rule]
@@ -99,7 +103,8 @@ def report_sarif(report: LintReport) -> dict[str, Any]:
             "tool": {"driver": {"name": "teamwire", "version": __version__,
                                 "informationUri": "https://teamwire.dev",
                                 "rules": rules_json()}},
-            "results": [_result(f, index) for f in report.findings],
+            "results": [_result(f, index, fingerprint) for f, fingerprint
+                        in zip(report.findings, fingerprints(report), strict=True)],
             "columnKind": "unicodeCodePoints",
         }],
     }
