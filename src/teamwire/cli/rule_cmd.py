@@ -24,11 +24,12 @@ def rule(code: str | None, show_all: bool, output_format: str) -> None:
     if code is not None:
         found = REGISTRY.get(code)
         if found is None:
-            prefixed = [r.code for r in REGISTRY.matching(code)] if code.upper() != "ALL" else []
-            hint = (f"rules whose codes start so: {', '.join(prefixed)}" if prefixed
-                    else REGISTRY.suggest(code) or "'teamwire rule --all' lists them")
             if code.upper() == "ALL":
                 hint = "'teamwire rule --all' lists every rule"
+            else:
+                prefixed = [r.code for r in REGISTRY.matching(code)]
+                hint = (f"rules whose codes start so: {', '.join(prefixed)}" if prefixed
+                        else REGISTRY.suggest(code) or "'teamwire rule --all' lists them")
             click.echo(f"error: no rule {code!r}; {hint}", err=True)
             sys.exit(2)
         selected = [found]
