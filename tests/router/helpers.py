@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import json
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from teamwire.envelope import MessageType
 from teamwire.router import (
@@ -83,3 +88,46 @@ def run_to_idle(session: Session, request: str = "do the thing") -> Session:
 
     asyncio.run(go())
     return session
+
+
+class ChatStub:
+    """What a stub chat-completions endpoint received, and the replies it sends in turn."""
+
+    def __init__(self, default: tuple[int, Any]) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.replies: list[tuple[int, Any]] = []
+        """(status, body) to send, first first: a body given as bytes goes out as it is."""
+        self.default = default
+        """What is sent once the replies run out."""
+
+
+@contextmanager
+def chat_stub(default: tuple[int, Any] = (500, {"error": "none"})
+              ) -> Iterator[tuple[ChatStub, str]]:
+    """A chat-completions endpoint on 127.0.0.1: the stub and its base URL."""
+    state = ChatStub(default)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            state.requests.append({"path": self.path,
+                                   "auth": self.headers.get("Authorization"),
+                                   "body": json.loads(self.rfile.read(length))})
+            status, reply = state.replies.pop(0) if state.replies else state.default
+            data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()

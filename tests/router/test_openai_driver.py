@@ -4,53 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from teamwire.router.runtime import DriverError, ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.openai_chat import OpenAIChatDriver, parse_completion
-from tests.router.helpers import LEADER, UIO
-
-
-class _Stub:
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.replies: list[tuple[int, Any]] = []
+from tests.router.helpers import LEADER, UIO, ChatStub, chat_stub
 
 
 @pytest.fixture
-def stub() -> Iterator[tuple[_Stub, str]]:
-    state = _Stub()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", 0))
-            state.requests.append({"path": self.path,
-                                   "auth": self.headers.get("Authorization"),
-                                   "body": json.loads(self.rfile.read(length))})
-            status, reply = state.replies.pop(0) if state.replies else (500, {"error": "none"})
-            data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+def stub() -> Iterator[tuple[ChatStub, str]]:
+    with chat_stub() as found:
+        yield found
 
 
 def _message(content: str | None,
@@ -63,7 +30,7 @@ def _message(content: str | None,
     return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
 
 
-def test_sub_agent_on_a_chat_completions_endpoint(stub: tuple[_Stub, str]) -> None:
+def test_sub_agent_on_a_chat_completions_endpoint(stub: tuple[ChatStub, str]) -> None:
     state, url = stub
     state.replies = [
         (200, _message("Asking the leader.", [("c1", "ask_master",
@@ -102,7 +69,7 @@ def test_sub_agent_on_a_chat_completions_endpoint(stub: tuple[_Stub, str]) -> No
     assert session.core.state(UIO).value == "completed"
 
 
-def test_http_error_ends_the_turn_with_an_error_result(stub: tuple[_Stub, str]) -> None:
+def test_http_error_ends_the_turn_with_an_error_result(stub: tuple[ChatStub, str]) -> None:
     """TW-ROUTE-019: a failed model call ends the turn; the leader gets a run result."""
     state, url = stub
     state.replies = [(503, {"error": "overloaded"})]
@@ -130,7 +97,7 @@ def test_parse_completion_rejects_garbage() -> None:
 
 
 @pytest.mark.parametrize("body", [b"{", b"\xff", b'{"n": 1' + b"0" * 5000 + b"}", b"[" * 100_000])
-def test_a_response_that_is_not_json_is_a_driver_error(stub: tuple[_Stub, str],
+def test_a_response_that_is_not_json_is_a_driver_error(stub: tuple[ChatStub, str],
                                                        body: bytes) -> None:
     """Not JSON, not UTF-8, a number too long for the parser, nesting too deep: each is a
     DriverError (the turn ends with an error result), never another exception."""

@@ -9,9 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,7 @@ from teamwire.router.runtime import (
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.runtime.openai_chat import OpenAIChatDriver, parse_completion
 from teamwire.router.store import MessageStatus, SQLiteStore
-from tests.router.helpers import LEADER, UIO, resume_demo
+from tests.router.helpers import LEADER, UIO, ChatStub, chat_stub, resume_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 CITED = ("TW-RES-009", "TW-DUR-003", "TW-DUR-004", "TW-DUR-007", "TW-TOOL-026", "TW-TOOL-032")
@@ -174,31 +172,10 @@ def test_parse_completion_takes_arguments_sent_as_an_object_and_a_missing_id() -
 
 
 @pytest.fixture
-def endpoint() -> Iterator[tuple[list[bytes], str]]:
-    """A chat-completions stub on 127.0.0.1 that sends the queued bodies as they are."""
-    bodies: list[bytes] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            data = bodies.pop(0) if bodies else json.dumps(
-                {"choices": [{"message": {"content": "done"}}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield bodies, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+def endpoint() -> Iterator[tuple[ChatStub, str]]:
+    """A chat-completions stub that sends the queued bodies as they are, then 'done'."""
+    with chat_stub(default=(200, {"choices": [{"message": {"content": "done"}}]})) as found:
+        yield found
 
 
 def _completion(*calls: tuple[str, Any]) -> bytes:
@@ -208,9 +185,9 @@ def _completion(*calls: tuple[str, Any]) -> bytes:
 
 
 def test_an_endpoint_with_object_arguments_and_reused_ids(
-        endpoint: tuple[list[bytes], str]) -> None:
-    bodies, url = endpoint
-    bodies.extend([
+        endpoint: tuple[ChatStub, str]) -> None:
+    stub, url = endpoint
+    stub.replies.extend((200, body) for body in [
         _completion(("create_sub_agent", CREATE)),
         _completion(("send_message_to_sub_agent", {"agent_id": 1, "message": "first"})),
         b"\xff\xfe not UTF-8",
