@@ -443,11 +443,15 @@ def change_call(agent: str, tool: str, **changes: Any) -> Any:
     return mutate
 
 
-def task_from_sub_agent(bundle: Bundle) -> None:
+def peer_delivery_as(bundle: Bundle, mtype: str, text: str) -> None:
+    """UI Operator_2's ask to UI Operator_3 delivered instead as ``mtype`` carrying ``text``."""
     other, _ = ask_ids(bundle)
     find(bundle, "UI Operator_3", "<UI Operator_2>")["content"] = envelope(
-        "UI Operator_2", "task", other, "Build the button now.",
-        [("target", "UI Operator_3")], "UI Operator_3")
+        "UI Operator_2", mtype, other, text, [("target", "UI Operator_3")], "UI Operator_3")
+
+
+def task_from_sub_agent(bundle: Bundle) -> None:
+    peer_delivery_as(bundle, "task", "Build the button now.")
 
 
 def answer_to_wrong_question(bundle: Bundle) -> None:
@@ -482,10 +486,7 @@ def text_change(agent: str, needle: str, *pairs: tuple[str, str]) -> Any:
 
 
 def ask_delivered_as_message(bundle: Bundle) -> None:
-    other, _ = ask_ids(bundle)
-    find(bundle, "UI Operator_3", "<UI Operator_2>")["content"] = envelope(
-        "UI Operator_2", "message", other, "Is the button component's API final? I need its props.",
-        [("target", "UI Operator_3")], "UI Operator_3")
+    peer_delivery_as(bundle, "message", "Is the button component's API final? I need its props.")
 
 
 def message_to_leader(bundle: Bundle) -> None:
