@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,10 +41,23 @@ FORMATS: dict[str, Format] = {
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def relative_to_cwd(file: str) -> str | None:
+    """``file`` relative to the working directory (where CI systems resolve paths: the job's
+    checkout), when inside it; else None."""
+    path = os.path.abspath(file)
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return None
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative
+
+
 def encodable(text: str) -> str:
     """``text`` with lone surrogates (file names that are not UTF-8) as U+FFFD, so that
     it can be written as UTF-8."""
     return _SURROGATE.sub("\ufffd", text)
 
 
-__all__ = ["FORMATS", "Format", "Writer", "encodable"]
+__all__ = ["FORMATS", "Format", "Writer", "encodable", "relative_to_cwd"]

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from teamwire.validator.findings import LintReport
-from teamwire.validator.reporters import encodable
+from teamwire.validator.reporters import encodable, relative_to_cwd
 
 
 def report_path(file: str) -> str:
@@ -24,14 +24,7 @@ def report_path(file: str) -> str:
     checkout) when inside it, with forward slashes."""
     if not file:
         return file
-    path = os.path.abspath(file)
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        relative = path
-    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
-        relative = path
-    return encodable(Path(relative).as_posix())
+    return encodable(Path(relative_to_cwd(file) or os.path.abspath(file)).as_posix())
 
 
 def fingerprints(report: LintReport) -> list[str]:

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from teamwire._version import __version__
 from teamwire.validator.docs import rule_help_markdown
 from teamwire.validator.findings import Finding, LintReport, Severity
-from teamwire.validator.reporters import encodable
+from teamwire.validator.reporters import encodable, relative_to_cwd
 from teamwire.validator.reporters.fingerprints import fingerprints
 from teamwire.validator.rules import REGISTRY
 
@@ -47,13 +47,9 @@ def artifact_uri(file: str) -> str:
     """A URI reference for ``file``: relative to the working directory when inside it (code
     scanning resolves those against the repository root), percent-encoded (a name that is not
     UTF-8 by its bytes)."""
-    path = os.path.abspath(file)
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        relative = path
-    if relative.startswith(".."):
-        return Path(path).as_uri()
+    relative = relative_to_cwd(file)
+    if relative is None:
+        return Path(os.path.abspath(file)).as_uri()
     return quote(os.fsencode(Path(relative).as_posix()))
 
 
