@@ -328,13 +328,13 @@ class ConversationLinter(ToolChecks):
         sender, label, tag = parts[0], parts[1], parts[2]
         plan = self.quiet.get((label, tag, sender))
         if plan is None:
-            verdict = _QUIET.get(self._quiet_key(label, tag, sender))
-            # The first Output of a sender starts its list: only once it is taken.
-            if verdict is None or (verdict[2] and self.facts is not None
-                                   and sender not in self.facts.outputs):
+            # The first Output of a sender starts its list: only once it is taken (the scan
+            # path does that), so a failed match here leaves the facts as they were.
+            if tag == "Output" and self.facts is not None and sender not in self.facts.outputs:
                 return None
             plan = self._quiet_plan(label, tag, sender)
-            assert plan is not None
+            if plan is None:
+                return None
         head = self.heads[line] = (*parts, plan)
         return head
 
