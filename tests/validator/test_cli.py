@@ -232,6 +232,31 @@ def test_a_report_written_into_a_searched_directory_is_not_linted_next_time(
     assert str(report) in {f["file"] for f in json.loads(out)["findings"]}
 
 
+def test_directories_are_searched_once_and_missing_paths_keep_their_place(
+        tmp_path: Path, files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    import teamwire.validator.runner as runner
+
+    walked: list[str] = []
+    walk = runner._walk
+
+    def counted(root: str, *args: Any) -> list[str]:
+        walked.append(root)
+        return walk(root, *args)
+
+    monkeypatch.setattr(runner, "_walk", counted)
+    sub = tmp_path / "in"
+    sub.mkdir()
+    (sub / "a.json").write_bytes(files["clean"].read_bytes())
+    report = tmp_path / "report.json"
+    code, _ = run("lint", "-f", "json", "-o", str(report), str(sub), "gone.json",
+                  str(files["broken"]))
+    assert walked == [str(sub)]
+    assert code == 2
+    order = [f["file"] for f in json.loads(report.read_text(encoding="utf-8"))["findings"]]
+    assert order.count("gone.json") == 1
+    assert order.index("gone.json") < order.index(str(files["broken"]))
+
+
 def test_every_file_excluded_says_so(tmp_path: Path, files: dict[str, Path],
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

@@ -28,7 +28,7 @@ from teamwire.validator.config import (
 from teamwire.validator.findings import FileReport, LintReport
 from teamwire.validator.locate import with_file_lines
 from teamwire.validator.reporters import FORMATS
-from teamwire.validator.runner import STDIN, Progress, discover, lint_paths
+from teamwire.validator.runner import STDIN, Progress, find_inputs, lint_inputs
 
 LARGE_INPUT_BYTES = 16 * 1024 * 1024
 """Inputs at least this large get a progress bar (on a terminal, outside CI)."""
@@ -139,23 +139,24 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
         sys.exit(2)
     # A report written into a searched directory is not a transcript: a second run skips it.
     skip = {os.path.realpath(output_file)} if output_file is not None else set()
-    files, missing = discover(paths, excluded, options.root, skip)
-    if not files and not missing:
-        if excluded and discover(paths, (), options.root, skip)[0]:
+    inputs = find_inputs(paths, excluded, options.root, skip)
+    files = [i for i in inputs if isinstance(i, str)]
+    if not inputs:
+        if excluded and find_inputs(paths, (), options.root, skip):
             click.echo(f"warning: every *.json and *.jsonl file in {', '.join(paths)} matches "
                        "an exclude glob; nothing to lint", err=True)
         else:
             click.echo(f"warning: no *.json or *.jsonl files found in {', '.join(paths)}",
                        err=True)
-    total = sum(os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f))
+    total = sum(os.path.getsize(f) for f in files if f != STDIN and os.path.isfile(f))
     show_bar = (not quiet and not no_progress and not _in_ci() and sys.stderr.isatty()
                 and total >= LARGE_INPUT_BYTES)
     workers = jobs or os.cpu_count() or 1
     try:
         with _progress_bar(total, show_bar) as progress:
-            report = lint_paths(paths, options, jobs=workers,
-                                stdin=lambda: sys.stdin.buffer.read(), stdin_name=stdin_filename,
-                                exclude=excluded, progress=progress, skip=skip)
+            report = lint_inputs(inputs, options, jobs=workers,
+                                 stdin=lambda: sys.stdin.buffer.read(),
+                                 stdin_name=stdin_filename, progress=progress)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(2)

@@ -17,7 +17,7 @@ from teamwire.validator.findings import FileReport, Finding, LintReport, Severit
 from teamwire.validator.options import LintOptions
 from teamwire.validator.registry import Rule
 from teamwire.validator.rules import REGISTRY
-from teamwire.validator.runner import discover, lint_paths
+from teamwire.validator.runner import discover, find_inputs, lint_inputs, lint_paths
 
 __all__ = [
     "REGISTRY",
@@ -29,9 +29,11 @@ __all__ = [
     "Severity",
     "agent_for_name",
     "discover",
+    "find_inputs",
     "infer_agent",
     "lint_bytes",
     "lint_file",
+    "lint_inputs",
     "lint_paths",
     "lint_value",
 ]

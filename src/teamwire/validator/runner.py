@@ -6,7 +6,7 @@ import errno
 import fnmatch
 import os
 from collections.abc import Callable, Collection, Sequence
-from typing import TypeVar
+from typing import TypeAlias, TypeVar
 
 from teamwire.validator.engine import lint_bytes, lint_file, unreadable
 from teamwire.validator.findings import FileReport, LintReport
@@ -23,25 +23,32 @@ Progress = Callable[[FileReport, int], None]
 """Called once per finished file with its report and its size in bytes."""
 
 
+Input: TypeAlias = "str | FileReport"
+"""A file to lint (a path, or ``-`` for standard input), or the report of a path that does
+not exist, which keeps its place among the others."""
+
+
 def discover(paths: Sequence[str], exclude: Sequence[str] = (), root: str | None = None,
              skip: Collection[str] = ()) -> tuple[list[str], list[FileReport]]:
-    """The files to lint, in a stable order, and a report for each path that does not exist.
-
-    Directories are searched recursively for ``*.json`` and ``*.jsonl``, skipping hidden
-    directories and paths matching an ``exclude`` glob (matched against the path as found,
-    the path relative to ``root`` and the base name) and the files whose real paths are in
-    ``skip`` (the report being written, say); ``-`` stands for standard input.
-    """
-    inputs = _inputs(paths, exclude, root, skip)
+    """The files to lint, in a stable order, and a report for each path that does not exist
+    (``find_inputs``, split in two)."""
+    inputs = find_inputs(paths, exclude, root, skip)
     return ([i for i in inputs if isinstance(i, str)],
             [i for i in inputs if isinstance(i, FileReport)])
 
 
-def _inputs(paths: Sequence[str], exclude: Sequence[str], root: str | None,
-            skip: Collection[str] = ()) -> list[str | FileReport]:
-    """Every file to lint and a report for every missing path, in the order of ``paths``."""
-    inputs: list[str | FileReport] = []
-    seen: set[str] = set()  # one file named two ways (a/b.json, ./a/b.json, a link) is one input
+def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | None = None,
+                skip: Collection[str] = ()) -> list[Input]:
+    """Every file to lint and a report for every missing path, in the order of ``paths``.
+
+    Directories are searched recursively for ``*.json`` and ``*.jsonl``, skipping hidden
+    directories and paths matching an ``exclude`` glob (matched against the path as found,
+    the path relative to ``root`` and the base name) and the files whose real paths are in
+    ``skip`` (the report being written, say); ``-`` stands for standard input. A file named
+    two ways (``a/b.json``, ``./a/b.json``, a link to it) is one input.
+    """
+    inputs: list[Input] = []
+    seen: set[str] = set()
     for path in paths:
         if path == STDIN:
             found = [STDIN]
@@ -93,10 +100,18 @@ def lint_paths(paths: Sequence[str], options: LintOptions | None = None, *, jobs
     """Lint every input under ``paths``; ``jobs`` > 1 lints files in that many processes.
 
     ``stdin`` supplies the bytes of standard input when ``-`` is among the paths; ``exclude``
-    and ``skip`` are as for ``discover``.
+    and ``skip`` are as for ``find_inputs``.
     """
     options = options or LintOptions()
-    inputs = _inputs(paths, exclude, options.root, skip)
+    return lint_inputs(find_inputs(paths, exclude, options.root, skip), options, jobs=jobs,
+                       stdin=stdin, stdin_name=stdin_name, progress=progress)
+
+
+def lint_inputs(inputs: Sequence[Input], options: LintOptions | None = None, *, jobs: int = 1,
+                stdin: Callable[[], bytes] | None = None, stdin_name: str = "<stdin>",
+                progress: Progress | None = None) -> LintReport:
+    """Lint inputs ``find_inputs`` found, in their order (as ``lint_paths`` does)."""
+    options = options or LintOptions()
     reports: list[FileReport | None] = [i if isinstance(i, FileReport) else None for i in inputs]
     pending: list[tuple[int, str]] = []
     for i, path in enumerate(inputs):
