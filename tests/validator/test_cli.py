@@ -430,3 +430,39 @@ def test_a_reader_that_stops_early_leaves_the_verdict(tmp_path: Path) -> None:
         errors = run_.stderr.read()
         assert run_.wait() == verdict
         assert b"Traceback" not in errors and b"Broken pipe" not in errors
+
+
+def test_show_settings_reports_the_merged_configuration(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.teamwire]\nprofile = "astrion"\n[tool.teamwire.lint]\nignore = ["TW111"]\n'
+        'exclude = ["fixtures/**"]\nseverity = { TW509 = "error" }\n'
+        'per-file-ignores = { "legacy/**" = ["TW113"] }\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out = run("lint", "--show-settings", "--ignore", "TW112", ".")
+    rows = dict(line.split(None, 1) for line in out.splitlines() if line.strip())
+    assert code == 0
+    assert rows["config"] == str(tmp_path / "pyproject.toml")
+    assert rows["profile"] == "astrion"
+    assert rows["off"] == "TW111, TW112"
+    assert rows["severity"] == "TW509=error (default warning)"
+    assert rows["per-file-ignores"] == "legacy/** -> TW113"
+    assert rows["exclude"] == "fixtures/**"
+    assert "All checks passed" not in out  # nothing was linted
+
+
+def test_show_files_lists_what_a_run_would_lint(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path = tmp_path / "show"
+    for name in ("b.json", "a.jsonl", "skip/c.json", ".hidden/d.json", "e.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("[]", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out = run("lint", "--isolated", "--show-files", "--exclude", "skip/**", ".", "b.json",
+                    "-", "--stdin-filename", "in.jsonl")
+    assert code == 0
+    assert out.splitlines() == ["./a.jsonl", "./b.json", "in.jsonl"]
+    code, out = run("lint", "--isolated", "--show-files", "gone.json", "b.json")
+    assert code == 2
+    assert "b.json" in out.splitlines()
+    assert "cannot read gone.json" in out

@@ -27,8 +27,9 @@ from teamwire.validator.config import (
 )
 from teamwire.validator.findings import FileReport, LintReport
 from teamwire.validator.locate import with_file_lines
+from teamwire.validator.options import LintOptions
 from teamwire.validator.reporters import FORMATS
-from teamwire.validator.runner import STDIN, Progress, find_inputs, lint_inputs
+from teamwire.validator.runner import STDIN, Input, Progress, find_inputs, lint_inputs
 
 LARGE_INPUT_BYTES = 16 * 1024 * 1024
 """Inputs at least this large get a progress bar (on a terminal, outside CI)."""
@@ -101,6 +102,11 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
 @click.option("--statistics", is_flag=True,
               help="Print how many findings each rule has instead of the findings (text "
                    "format).")
+@click.option("--show-settings", is_flag=True,
+              help="Print the settings a run would use (configuration file, rules, "
+                   "severities, ignores) and exit.")
+@click.option("--show-files", is_flag=True,
+              help="Print the files a run would lint, in order, and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress.")
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
 @click.option("--stdin-filename", default="<stdin>", show_default=True,
@@ -109,7 +115,8 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
          output_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...],
          ignore: tuple[str, ...], severities: tuple[str, ...], exclude: tuple[str, ...],
          config_path: str | None, isolated: bool, exit_zero: bool, jobs: int,
-         statistics: bool, quiet: bool, no_progress: bool, stdin_filename: str) -> None:
+         statistics: bool, show_settings: bool, show_files: bool, quiet: bool,
+         no_progress: bool, stdin_filename: str) -> None:
     """Check transcripts: session bundles (.json), conversations (.json array or .jsonl),
     directories (searched for *.json and *.jsonl) or - for standard input.
 
@@ -125,8 +132,8 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
                       extend_select=_split(extend_select), ignore=_split(ignore),
                       severity=_severity_flags(severities), profile=profile, agent=agent,
                       exclude=list(exclude))
+    config = LintConfig()
     try:
-        config = LintConfig()
         if not isolated:
             found = Path(config_path) if config_path else find_config(Path.cwd())
             if found is not None:
@@ -141,6 +148,8 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     skip = {os.path.realpath(output_file)} if output_file is not None else set()
     inputs = find_inputs(paths, excluded, options.root, skip)
     files = [i for i in inputs if isinstance(i, str)]
+    if show_settings or show_files:
+        _show(config, options, excluded, inputs, stdin_filename, show_settings, show_files)
     if not inputs:
         if excluded and find_inputs(paths, (), options.root, skip):
             click.echo(f"warning: every *.json and *.jsonl file in {', '.join(paths)} matches "
@@ -165,6 +174,21 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     for unreadable in report.unreadable:
         click.echo(f"error: {unreadable.error}", err=True)
     sys.exit(report.exit_code(exit_zero))
+
+
+def _show(config: LintConfig, options: LintOptions, excluded: list[str], inputs: list[Input],
+          stdin_name: str, settings: bool, files: bool) -> None:
+    """--show-settings / --show-files: print, and exit without linting (2 if a path is
+    missing, as a run would)."""
+    from teamwire.cli.lint_show import files_text, settings_text
+
+    parts = ([settings_text(config.path, options, excluded)] if settings else []) \
+        + ([files_text(inputs, stdin_name)] if files else [])
+    click.echo("\n\n".join(part for part in parts if part))
+    missing = [i for i in inputs if isinstance(i, FileReport)]
+    for report in missing:
+        click.echo(f"error: {report.error}", err=True)
+    sys.exit(2 if missing else 0)
 
 
 def _write(report: LintReport, output_format: str, output_file: str | None, quiet: bool,
