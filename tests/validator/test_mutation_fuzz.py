@@ -11,7 +11,9 @@ from __future__ import annotations
 import copy
 import io
 import json
+import os
 import random
+import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,14 @@ from jsonschema import Draft202012Validator
 
 from teamwire import schemas
 from teamwire.envelope import LEADER_NAME, Profile
-from teamwire.validator import FileReport, Finding, LintOptions, LintReport, lint_bytes
+from teamwire.validator import (
+    FileReport,
+    Finding,
+    LintOptions,
+    LintReport,
+    lint_bytes,
+    lint_file,
+)
 from teamwire.validator.locate import with_file_lines
 from teamwire.validator.reporters import FORMATS
 from tests.validator.builders import small_session
@@ -444,6 +453,29 @@ def test_reserialising_changes_no_finding(data: st.DataObject, profile: Profile,
     again = reordered(doc, random.Random(data.draw(st.integers(0, 2**32))))
     raw_again = json.dumps(again, ensure_ascii=data.draw(st.booleans()), indent=indent).encode()
     assert key(lint_bytes(raw_again, "r.json", options)) == key(before)
+
+
+@FUZZ
+@given(st.data(), PROFILES)
+def test_a_byte_order_mark_changes_no_finding(data: st.DataObject, profile: Profile) -> None:
+    doc, raw, jsonl = mutated_input(data)
+    if _known_crash(doc):
+        return
+    # The agent is named: a BOM before a JSON Lines file's first record hides that record
+    # from agent inference (/work/fuzz_findings/04-bom-hides-first-jsonl-record.md).
+    options = LintOptions(profile=profile, agent=data.draw(st.sampled_from(NAMES[:4])))
+    suffix = ".jsonl" if jsonl else ".json"
+    with tempfile.TemporaryDirectory() as folder:
+        reports = []
+        for name, content in (("plain", raw), ("bom", b"\xef\xbb\xbf" + raw)):
+            path = os.path.join(folder, name + suffix)
+            Path(path).write_bytes(content)
+            reports.append(lint_file(path, options))
+        with_file_lines(reports)  # reads the files again
+    plain, bom = reports
+    assert key(bom) == key(plain)
+    if jsonl:  # JSON Lines columns start after the BOM (JSON files: finding 02)
+        assert [f.file_column for f in bom.findings] == [f.file_column for f in plain.findings]
 
 
 def test_the_seed_is_clean() -> None:
