@@ -380,8 +380,9 @@ def test_exclude_globs_match_paths_relative_to_the_configuration(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "fixtures" / "a").mkdir(parents=True)
     (tmp_path / "sub").mkdir()
-    (tmp_path / "fixtures" / "a" / "x.json").write_text("42", encoding="utf-8")
-    (tmp_path / "sub" / "x.json").write_text("42", encoding="utf-8")
+    faulty = '[{"role": "robot", "content": "x"}]'  # a conversation with a TW004 finding
+    (tmp_path / "fixtures" / "a" / "x.json").write_text(faulty, encoding="utf-8")
+    (tmp_path / "sub" / "x.json").write_text(faulty, encoding="utf-8")
     (tmp_path / "pyproject.toml").write_text('[tool.teamwire.lint]\nexclude = ["fixtures/**"]\n',
                                              encoding="utf-8")
     monkeypatch.chdir(tmp_path)

@@ -171,9 +171,26 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
         sys.exit(2)
     _write(report, output_format, output_file, quiet,
            stdin_filename if STDIN in paths else None, statistics)
+    if report.skipped and not quiet:
+        click.echo(_skipped_note(report.skipped), err=True)
     for unreadable in report.unreadable:
         click.echo(f"error: {unreadable.error}", err=True)
     sys.exit(report.exit_code(exit_zero))
+
+
+_SKIPPED_SHOWN = 5
+
+
+def _skipped_note(skipped: list[FileReport]) -> str:
+    """The note on files a directory search found that are no transcripts."""
+    many = len(skipped) != 1
+    rows = [f"note: {len(skipped)} file{'s' * many} found in directories {'are' if many else 'is'} "
+            f"no transcript{'s' * many}, skipped (name a file on the command line to lint it "
+            "anyway):"]
+    rows += [f"  {r.file}: {r.skipped}" for r in skipped[:_SKIPPED_SHOWN]]
+    if len(skipped) > _SKIPPED_SHOWN:
+        rows.append(f"  and {len(skipped) - _SKIPPED_SHOWN} more")
+    return "\n".join(rows)
 
 
 def _show(config: LintConfig, options: LintOptions, excluded: list[str], inputs: list[Input],

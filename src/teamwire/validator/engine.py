@@ -44,31 +44,73 @@ def default_options() -> LintOptions:
     return LintOptions()
 
 
+class _NotTranscript(Exception):
+    """Raised in a file found by searching a directory whose shape says it is no transcript."""
+
+
+def not_transcript(value: Any) -> str | None:
+    """Why a decoded document is plainly no transcript (a package.json, a list of numbers),
+    or None when it may be one: a bundle, a message, a conversation, even an empty one."""
+    if type(value) is dict:
+        if "agents" in value or "teamwire" in value or "role" in value:
+            return None
+        return "a JSON object with no 'agents' or 'teamwire' member"
+    if type(value) is list:
+        if not value or any(type(m) is dict and "role" in m for m in value):
+            return None
+        return "a JSON array with no message in it (no object with a 'role')"
+    return f"{_kind(value)} at the top level"
+
+
+def _not_transcript_lines(first: Any) -> str | None:
+    """``not_transcript`` for JSON Lines, told by the first record (None: blank or not JSON,
+    which the pass over the records reports)."""
+    if first is None or (type(first) is dict and "role" in first):
+        return None
+    if type(first) is dict and "seq" in first and "event" in first:
+        return "a teamwire event log; lint the session bundle instead"
+    if type(first) is dict:
+        return "JSON Lines whose first record has no 'role'"
+    return f"JSON Lines whose first record is {_kind(first)}"
+
+
 def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None = None,
-               jsonl: bool | None = None) -> FileReport:
+               jsonl: bool | None = None, searched: bool = False) -> FileReport:
     """Lint the bytes of one input file.
 
     ``jsonl`` says whether the input is JSON Lines; None decides by content (a
-    document followed by more documents is JSON Lines).
+    document followed by more documents is JSON Lines). ``searched`` says the file was
+    found by searching a directory: one that is plainly no transcript is then not linted
+    but marked ``skipped`` (named on its own, it gets TW003).
     """
     options = options or default_options()
     emitter = Emitter(name, options.policy_for(name))
     report = FileReport(name)
     if data.startswith(_BOM):
         data = data[len(_BOM):]
-    if jsonl:
-        report.messages = _lint_jsonl(io.BytesIO(data), emitter, options, io.BytesIO(data))
-    else:
-        try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            if jsonl is None and "after document" in str(exc) and data.lstrip()[:1] == b"{":
-                stream = io.BytesIO(data)
-                report.messages = _lint_jsonl(stream, emitter, options, io.BytesIO(data))
-            else:
-                _decode_error(data, emitter)
+    try:
+        if jsonl:
+            report.messages = _lint_jsonl(io.BytesIO(data), emitter, options, io.BytesIO(data),
+                                          searched)
         else:
-            report.messages = _lint_value(value, emitter, options)
+            try:
+                value = orjson.loads(data)
+            except orjson.JSONDecodeError as exc:
+                if jsonl is None and "after document" in str(exc) \
+                        and data.lstrip()[:1] == b"{":
+                    stream = io.BytesIO(data)
+                    report.messages = _lint_jsonl(stream, emitter, options, io.BytesIO(data),
+                                                  searched)
+                else:
+                    _decode_error(data, emitter)
+            else:
+                reason = not_transcript(value) if searched else None
+                if reason is not None:
+                    raise _NotTranscript(reason)
+                report.messages = _lint_value(value, emitter, options)
+    except _NotTranscript as exc:
+        report.skipped = str(exc)
+        return report
     report.findings = _sorted(emitter)
     return report
 
@@ -84,22 +126,28 @@ def lint_value(value: Any, name: str = "<input>",
     return report
 
 
-def lint_file(path: str, options: LintOptions | None = None) -> FileReport:
-    """Lint one file; ``.jsonl`` files are streamed record by record."""
+def lint_file(path: str, options: LintOptions | None = None,
+              searched: bool = False) -> FileReport:
+    """Lint one file; ``.jsonl`` files are streamed record by record. ``searched`` is as
+    for ``lint_bytes``."""
     options = options or default_options()
     try:
         if path.endswith(".jsonl"):
             emitter = Emitter(path, options.policy_for(path))
             report = FileReport(path)
             with open(path, "rb") as stream, open(path, "rb") as scan:
-                report.messages = _lint_jsonl(stream, emitter, options, scan)
+                try:
+                    report.messages = _lint_jsonl(stream, emitter, options, scan, searched)
+                except _NotTranscript as exc:
+                    report.skipped = str(exc)
+                    return report
             report.findings = _sorted(emitter)
             return report
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         return unreadable(path, f"cannot read {path}: {exc.strerror or exc}")
-    return lint_bytes(data, path, options, jsonl=False)
+    return lint_bytes(data, path, options, jsonl=False, searched=searched)
 
 
 def unreadable(path: str, reason: str) -> FileReport:
@@ -175,8 +223,11 @@ def _records(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]
 
 
 def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
-                scan: IO[bytes]) -> int:
+                scan: IO[bytes], searched: bool = False) -> int:
     first = _first_record(scan, options.max_record_bytes)
+    reason = _not_transcript_lines(first) if searched else None
+    if reason is not None:
+        raise _NotTranscript(reason)
     if type(first) is dict and "seq" in first and "event" in first and "role" not in first:
         emitter.emit("TW003", "this is a teamwire event log (records with seq and event), not a "
                      "conversation; lint the session bundle instead", line=1, column=1)

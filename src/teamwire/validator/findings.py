@@ -60,6 +60,9 @@ class FileReport:
     source: bytes | None = field(default=None, repr=False, compare=False)
     """The bytes linted, kept for input that cannot be read again (standard input) when
     findings may need their file lines; None for files."""
+    skipped: str | None = None
+    """Why a file found by searching a directory was not linted (its shape says it is no
+    transcript: a package.json, an event log), or None."""
 
 
 @dataclass
@@ -67,6 +70,9 @@ class LintReport:
     """The result of one lint run over any number of files."""
 
     files: list[FileReport] = field(default_factory=list)
+    skipped: list[FileReport] = field(default_factory=list)
+    """Files found by searching a directory and left alone as no transcripts (not in
+    ``files``; every report format ignores them)."""
 
     @property
     def findings(self) -> list[Finding]:

@@ -23,6 +23,13 @@ Progress = Callable[[FileReport, int], None]
 """Called once per finished file with its report and its size in bytes."""
 
 
+class Found(str):
+    """A path found by searching a directory, not named on the command line: a file of
+    plainly another kind (a package.json) found so is skipped rather than reported."""
+
+    __slots__ = ()
+
+
 Input: TypeAlias = "str | FileReport"
 """A file to lint (a path, or ``-`` for standard input), or the report of a path that does
 not exist, which keeps its place among the others."""
@@ -45,10 +52,12 @@ def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | N
     directories and paths matching an ``exclude`` glob (matched against the path as found,
     the path relative to ``root`` and the base name) and the files whose real paths are in
     ``skip`` (the report being written, say); ``-`` stands for standard input. A file named
-    two ways (``a/b.json``, ``./a/b.json``, a link to it) is one input.
+    two ways (``a/b.json``, ``./a/b.json``, a link to it) is one input, in the place it
+    first takes; named on the command line as well as found in a directory, it counts as
+    named (``Found`` marks the others).
     """
     inputs: list[Input] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # real path -> place in inputs
     for path in paths:
         if path == STDIN:
             found = [STDIN]
@@ -61,9 +70,12 @@ def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | N
             continue
         for file in found:
             key = file if file == STDIN else os.path.realpath(file)
-            if key not in seen:
-                seen.add(key)
+            place = seen.get(key)
+            if place is None:
+                seen[key] = len(inputs)
                 inputs.append(file)
+            elif not isinstance(file, Found) and isinstance(inputs[place], Found):
+                inputs[place] = str(inputs[place])
     return inputs
 
 
@@ -82,7 +94,7 @@ def _walk(root: str, exclude: Sequence[str], config_root: str | None,
             path = os.path.join(directory, name)
             if name.endswith(SUFFIXES) and not _excluded(path, exclude, config_root) \
                     and not (skip and os.path.realpath(path) in skip):
-                found.append(path)
+                found.append(Found(path))
     return found
 
 
@@ -142,10 +154,12 @@ def lint_inputs(inputs: Sequence[Input], options: LintOptions | None = None, *, 
                         progress(report, _size(path))
     else:
         for i, path in pending:
-            reports[i] = lint_file(path, options)
+            reports[i] = lint_file(path, options, isinstance(path, Found))
             if progress is not None:
                 progress(reports[i] or FileReport(path), _size(path))
-    return LintReport(files=[r for r in reports if r is not None])
+    done = [r for r in reports if r is not None]
+    return LintReport(files=[r for r in done if r.skipped is None],
+                      skipped=[r for r in done if r.skipped is not None])
 
 
 _BATCH_BYTES = 1 << 20
@@ -180,4 +194,4 @@ def _set_worker_options(options: LintOptions) -> None:
 
 
 def _lint_batch(paths: list[str]) -> list[FileReport]:
-    return [lint_file(path, _worker_options) for path in paths]
+    return [lint_file(path, _worker_options, isinstance(path, Found)) for path in paths]

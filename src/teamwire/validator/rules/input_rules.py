@@ -33,7 +33,9 @@ or one conversation (an array of chat messages, or JSON Lines with one message p
 other top-level value, an 'agents' member that is not an object, an entry that is not an object,
 'messages' that is not an array, or a bundle without the Team Leader is reported here. So is
 a router event log (JSON Lines whose first record has seq and event and no role), once, instead
-of a finding for every record.""",
+of a finding for every record. A file found by searching a directory whose shape is plainly no
+transcript (a package.json, say) is skipped with a note instead; named on the command line, it
+is reported here.""",
      bad='{"role": "user", "content": "hello"}',
      good='[{"role": "user", "content": "hello"}]')
 

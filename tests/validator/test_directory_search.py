@@ -1,0 +1,137 @@
+"""What a directory search lints: transcripts, and not the other JSON a repository holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from teamwire.cli import main
+from teamwire.validator import Severity, lint_bytes, lint_file, lint_paths
+from teamwire.validator.runner import Found, find_inputs
+
+OTHERS = {
+    "package.json": {"name": "web", "version": "1.0.0"},
+    "tsconfig.json": {"compilerOptions": {"strict": True}},
+    "data/numbers.json": [1, 2, 3],
+    "data/rows.json": [{"id": 1}, {"id": 2}],
+    "data/title.json": "a string",
+}
+
+
+@pytest.fixture()
+def repo(tmp_path: Path, files: dict[str, Path]) -> Path:
+    """A repository with two transcripts, a broken JSON file and JSON of other kinds."""
+    root = tmp_path / "repo"
+    for name, value in OTHERS.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(json.dumps(value), encoding="utf-8")
+    (root / "runs").mkdir()
+    (root / "runs" / "clean.json").write_bytes(files["clean"].read_bytes())
+    (root / "runs" / "broken.json").write_bytes(files["broken"].read_bytes())
+    (root / "runs" / "events.jsonl").write_text(
+        '{"seq": 1, "event": "enqueued", "message": {}}\n{"seq": 2, "event": "consumed"}\n',
+        encoding="utf-8")
+    (root / "runs" / "cut.json").write_text('{"teamwire": "1.0", "agents": {', encoding="utf-8")
+    return root
+
+
+def invoke(*args: str) -> tuple[int, dict[str, Any], str]:
+    result = CliRunner().invoke(main, ["lint", "-f", "json", *args])
+    return result.exit_code, json.loads(result.stdout), result.stderr
+
+
+def test_other_json_found_in_a_directory_is_skipped_with_a_note(repo: Path) -> None:
+    code, report, err = invoke(str(repo))
+    linted = {Path(f["file"]).name for f in report["findings"]}
+    assert code == 1
+    assert report["summary"]["files"] == 3  # clean, broken, cut
+    assert linted == {"broken.json", "cut.json"}
+    assert "6 files found in directories are no transcripts, skipped" in err
+    assert "package.json: a JSON object with no 'agents' or 'teamwire' member" in err
+    assert "numbers.json: a JSON array with no message in it" in err
+    assert "and 1 more" in err  # five are named, the rest counted
+    err = invoke(str(repo / "runs"))[2]
+    assert "1 file found in directories is no transcript" in err
+    assert "events.jsonl: a teamwire event log; lint the session bundle instead" in err
+
+
+def test_a_file_named_on_the_command_line_is_linted_whatever_its_shape(repo: Path) -> None:
+    package = str(repo / "package.json")
+    code, report, err = invoke(str(repo), package)
+    assert code == 1
+    rules = {(Path(f["file"]).name, f["rule"]) for f in report["findings"]}
+    assert ("package.json", "TW003") in rules
+    assert "package.json" not in err
+    # Named, it keeps the place the search gave it, ahead of the runs/ directory.
+    order = [Path(f["file"]).name for f in report["findings"]]
+    assert order.index("package.json") < order.index("broken.json")
+
+
+def test_quiet_drops_the_note_and_jobs_skip_alike(repo: Path) -> None:
+    one = invoke("-q", str(repo))
+    two = invoke("-q", "-j", "2", str(repo))
+    assert one[2] == two[2] == ""
+    assert one[:2] == two[:2]
+
+
+def test_skipped_files_are_apart_from_the_report(repo: Path) -> None:
+    inputs = find_inputs([str(repo), str(repo / "tsconfig.json")])
+    assert len(inputs) == 9
+    assert [i for i in inputs if not isinstance(i, Found)] == [str(repo / "tsconfig.json")]
+    report = lint_paths([str(repo)])
+    assert len(report.files) == 3 and len(report.skipped) == 6
+    assert all(r.skipped and not r.findings for r in report.skipped)
+
+
+@pytest.mark.parametrize(("text", "jsonl", "skipped"), [
+    ("[]", False, False),                           # an empty conversation
+    ('{"role": "user", "content": "x"}', False, False),  # one message: TW003 says so
+    ('{"agents": 3}', False, False),                # a broken bundle
+    ('{"teamwire": "1.0"}', False, False),
+    ('[{"role": "user", "content": "x"}, 5]', False, False),
+    ('[{"id": 1}]', False, True),
+    ("null", False, True),
+    ('{"agent": {}}', False, True),
+    ('{"x": 1}\n{"y": 2}\n', True, True),           # JSON Lines of something else
+    ("[1]\n", True, True),
+    ('{"role": "user", "content": "x"}\n', True, False),
+    ("\n{not json\n", True, False),                 # TW001 says so
+    ("", True, False),
+    ('{"x":', False, False),                        # TW001 says so
+])
+def test_what_counts_as_plainly_no_transcript(tmp_path: Path, text: str, jsonl: bool,
+                                              skipped: bool) -> None:
+    path = tmp_path / ("f.jsonl" if jsonl else "f.json")
+    path.write_text(text, encoding="utf-8")
+    searched = lint_file(str(path), searched=True)
+    assert (searched.skipped is not None) is skipped
+    if not skipped:
+        assert searched == lint_file(str(path))
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["role", "agents", "teamwire", "content", "x"]), inner,
+                      max_size=3),
+    max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON)
+def test_only_input_that_would_fail_is_skipped(value: Any) -> None:
+    data = orjson.dumps(value)
+    searched = lint_bytes(data, "f.json", jsonl=False, searched=True)
+    named = lint_bytes(data, "f.json", jsonl=False)
+    if searched.skipped is None:
+        assert searched == named
+    else:
+        assert not searched.findings
+        assert any(f.severity is Severity.ERROR for f in named.findings)
