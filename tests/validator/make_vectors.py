@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from teamwire.envelope import Envelope, MessageType, render
-from tests.validator.builders import SessionBuilder, small_session
+from tests.validator.builders import PendingAsk, SessionBuilder, small_session
 from tests.validator.vector_runner import expected, found, run_case
 
 OUT = Path(__file__).resolve().parents[2] / "conformance" / "transcripts"
@@ -1202,6 +1202,26 @@ def flow_cases() -> list[dict[str, Any]]:
         b.result(ui, "call_b", error(code))
         return b.bundle()
 
+    def two_asks(then: str) -> dict[str, Any]:
+        """UI Operator_1 asks the leader twice in one message; the first Ask arrives. Then
+        ``then``: "waiting" (no answer yet, so the second call is still blocked), "answered"
+        (the first is answered and the second never arrives), or "terminated" (answered,
+        and the leader terminates UI Operator_1 before the second call runs)."""
+        b = SessionBuilder()
+        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+        ui.messages.append({"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_a", "type": "function", "function": {
+                "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
+            {"id": "call_b", "type": "function", "function": {
+                "name": "ask_master", "arguments": json.dumps(
+                    {"question": "And the font?", "question_id": "ask_uio_002"})}}]})
+        b.deliver(b.leader, ASK_TL)
+        if then != "waiting":
+            b.answer_master(PendingAsk(ui, b.leader, "call_a", "ask_uio_001"), "Navy.")
+        if then == "terminated":
+            b.terminate(ui)
+        return b.bundle()
+
     def messages_to_ui(order: str) -> tuple[dict[str, Any], list[int]]:
         b = SessionBuilder()
         ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
@@ -1400,6 +1420,23 @@ def flow_cases() -> list[dict[str, Any]]:
         case(
             "TW501 near miss: the second ask of the message never ran (turn-ended)",
             never_ran("turn-ended"),
+            [],
+        ),
+        case(
+            "TW501 the second ask of a message, free to run once the first was answered, "
+            "never reaches the Team Leader",
+            two_asks("answered"),
+            [("TW501", UIO, 2)],
+        ),
+        case(
+            "TW501 near miss: the second ask is still blocked by the first, which waits for "
+            "its answer",
+            two_asks("waiting"),
+            [],
+        ),
+        case(
+            "TW501 near miss: the leader terminated the asker before its second ask ran",
+            two_asks("terminated"),
             [],
         ),
         case("TW502 an answer to a question nobody asked", unknown.bundle(), [("TW502", TL, unknown_at)]),

@@ -143,20 +143,24 @@ class SessionChecker:
             self._targets[found] = matches[0].name if len(matches) == 1 else None
         return self._targets[found]
 
+    def _find_terminations(self) -> None:
+        self._terminations = {}
+        leader = self.facts.get(LEADER_NAME)
+        for other in leader.calls if leader is not None else ():
+            if other.name == "terminate_sub_agent" and other.arguments is not None \
+                    and (other.result is None or not other.result.rejected):
+                name = self._target(other.arguments, "agent_id", LEADER_NAME)
+                if name is not None:
+                    self._terminations.setdefault(name, (other.index, other.position))
+
     def _terminated_after(self, target: str, send: _Send) -> bool:
         """Whether ``send``'s message may have been discarded with its target (TW-ROUTE-020):
         the Team Leader terminated ``target`` by a call that succeeded after the send (for a
         sub-agent's send, at any point: two conversations give no order), and nothing from
         the sender that the send could have become arrived unmatched."""
         if self._terminations is None:
-            self._terminations = {}
-            leader = self.facts.get(LEADER_NAME)
-            for other in leader.calls if leader is not None else ():
-                if other.name == "terminate_sub_agent" and other.arguments is not None \
-                        and (other.result is None or not other.result.rejected):
-                    name = self._target(other.arguments, "agent_id", LEADER_NAME)
-                    if name is not None:
-                        self._terminations.setdefault(name, (other.index, other.position))
+            self._find_terminations()
+        assert self._terminations is not None
         at = self._terminations.get(target)
         if at is None:
             return False
@@ -167,6 +171,16 @@ class SessionChecker:
         return facts is None or not any(
             not d.consumed and d.sender == sender and d.mtype in send.types
             for d in facts.deliveries)
+
+    def _never_run(self, send: _Send) -> bool:
+        """Whether ``send``'s call, which has no result, may never have run: the Team Leader
+        terminated the caller, which ends the calls it had not run yet (TW-ROUTE-020); two
+        conversations give no order to tell whether this one ran first. (A call that an
+        earlier open ask of its message still blocks is not settled at all.)"""
+        if self._terminations is None:
+            self._find_terminations()
+        assert self._terminations is not None
+        return send.facts.agent.name in self._terminations
 
     # -- ids across conversations ---------------------------------------------------------------
 
@@ -306,6 +320,8 @@ class SessionChecker:
                 call, facts = send.call, send.facts
                 if send.delivery is None and call.sent is None:
                     continue  # refused or cut short: either is fine
+                if send.delivery is None and call.result is None and self._never_run(send):
+                    continue
                 if send.delivery is None and self._terminated_after(target, send):
                     continue  # discarded with the target's queue (TW-ROUTE-020)
                 if send.delivery is None:
