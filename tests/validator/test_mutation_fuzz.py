@@ -1,9 +1,13 @@
-"""Mutation fuzzing of the linter: clean sessions with structured and byte-level edits.
+"""Mutation fuzzing of the linter: a clean session bundle and its conversations, with
+structured edits (keys, types, messages, tool calls, agent names, envelope text) and
+byte-level ones (flips, insertions, truncation, BOM, invalid UTF-8, CRLF).
 
-Whatever the edit, linting never raises, gives the same findings twice, reports through the
-inline loop what feeding one message at a time reports, keeps the json and SARIF contracts,
-points every finding inside the document it names, and does not change its findings when the
-document is only re-serialised (keys reordered, indented).
+Whatever the edit, linting never raises and gives the same findings twice; the inline loop
+reports what feeding one message at a time reports; a conversation gets the same findings as
+a JSON array and as JSON Lines; the json and SARIF reports keep their contracts; every
+finding's pointer, index and positions lie inside what it names, and its file position spells
+the character it names; re-serialising (keys reordered, indented, JSON inside strings written
+anew) or a leading BOM changes no finding.
 """
 
 from __future__ import annotations
@@ -55,12 +59,12 @@ def _seed_bundle() -> bytes:
 
 
 def bundle() -> dict[str, Any]:
-    """A fresh copy of the clean seed session."""
+    """A fresh copy of the clean seed bundle."""
     return json.loads(_seed_bundle())
 
 
 def conversation(name: str) -> list[Any]:
-    """One agent's conversation of the clean seed session."""
+    """One agent's conversation of the clean seed bundle."""
     messages: list[Any] = bundle()["agents"][name]["messages"]
     return messages
 
@@ -259,6 +263,11 @@ def mutated_input(data: st.DataObject) -> tuple[Any, bytes, bool]:
 def key(report: FileReport) -> list[tuple[Any, ...]]:
     return [(f.rule, f.severity, f.message, f.agent, f.index, f.pointer, f.line, f.column)
             for f in report.findings]
+
+
+def on_values(report: FileReport) -> list[tuple[Any, ...]]:
+    """The findings without their positions inside values and their wording."""
+    return [(f.rule, f.severity, f.agent, f.index, f.pointer) for f in report.findings]
 
 
 def resolve(doc: Any, pointer: str) -> tuple[bool, Any]:
@@ -498,10 +507,7 @@ def test_reserialising_changes_no_finding(data: st.DataObject, profile: Profile,
     # strings move, but the same findings stay on the same values
     inner = respelt_inner_json(doc, random.Random(data.draw(st.integers(0, 2**32))))
     after = lint_bytes(json.dumps(inner, ensure_ascii=False).encode(), "r.json", options)
-    def place(report: FileReport) -> list[tuple[Any, ...]]:
-        return [(f.rule, f.severity, f.agent, f.index, f.pointer) for f in report.findings]
-
-    assert place(after) == place(before)
+    assert on_values(after) == on_values(before)
 
 
 @FUZZ
@@ -523,7 +529,9 @@ def test_a_byte_order_mark_changes_no_finding(data: st.DataObject, profile: Prof
         with_file_lines(reports)  # reads the files again
     plain, bom = reports
     assert key(bom) == key(plain)
-    if jsonl:  # JSON Lines columns start after the BOM (JSON files: finding 02)
+    # JSON Lines columns start after the BOM; JSON files' do not yet
+    # (/work/fuzz_findings/02-bom-shifts-json-columns.md)
+    if jsonl:
         assert [f.file_column for f in bom.findings] == [f.file_column for f in plain.findings]
 
 
