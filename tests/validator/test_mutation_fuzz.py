@@ -60,7 +60,8 @@ def _seed_bundle() -> bytes:
 
 def bundle() -> dict[str, Any]:
     """A fresh copy of the clean seed bundle."""
-    return json.loads(_seed_bundle())
+    fresh: dict[str, Any] = json.loads(_seed_bundle())
+    return fresh
 
 
 def conversation(name: str) -> list[Any]:
