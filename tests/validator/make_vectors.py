@@ -826,22 +826,27 @@ def tool_cases() -> list[dict[str, Any]]:
     create = {"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}
     created = [calls("create_sub_agent", create, "c0"), result(OK, "c0")]
     fse = {"agent_id": 1, "role_id": "full-stack-engineer", "task": "Write the API."}
+    # Full-Stack Engineer_1, as the Team Leader never terminates it: a terminated agent's
+    # open call may never have run.
     self_ask = bundle_with(
-        lambda b: messages(b, UIO).append(
+        lambda b: messages(b, FSE).append(
             calls(
                 "ask_other_agent",
                 {
                     "target_agent_id": 1,
-                    "role_id": "ui-operator",
+                    "role_id": "full-stack-engineer",
                     "content": "Me?",
-                    "message_id": "ask_uio_009",
+                    "message_id": "ask_fse_009",
                 },
                 "self",
                 "Asking myself.",
             )
         )
     )
-    self_at = len(messages(self_ask, UIO)) - 1
+    self_at = len(messages(self_ask, FSE)) - 1
+    unrun_self_answer = bundle_with(lambda b: messages(b, UIO).append(calls(
+        "answer_other_agent", {"source_agent_id": 1, "role_id": "ui-operator",
+                               "message_id": "ask_uio_009", "answer": "Me."}, "self")))
     return [
         case(
             "TW401 arguments with a trailing comma",
@@ -1105,9 +1110,15 @@ def tool_cases() -> list[dict[str, Any]]:
             "TW415 a sub-agent asks itself (accepted and pending; its text, a progress report, "
             "never reaches the leader)",
             self_ask,
-            [("TW415", UIO, self_at), ("TW512", UIO, self_at)],
+            [("TW415", FSE, self_at), ("TW512", FSE, self_at)],
         ),
         case("TW415 near miss: the clean session", small_session(), []),
+        case(
+            "TW415 near miss: a sub-agent the leader terminated answers itself in a call that has "
+            "no result, so may never have run",
+            unrun_self_answer,
+            [],
+        ),
         case(
             "TW416 send_message_to_sub_agent answers in prose",
             [
@@ -1219,6 +1230,27 @@ def flow_cases() -> list[dict[str, Any]]:
         if then != "waiting":
             b.answer_master(PendingAsk(ui, b.leader, "call_a", "ask_uio_001"), "Navy.")
         if then == "terminated":
+            b.terminate(ui)
+        return b.bundle()
+
+    def unrun_answer(terminated: bool) -> dict[str, Any]:
+        """UI Operator_1 asks the leader and, in the same message, answers a question
+        Full-Stack Engineer_1 never asked; the first call is answered, the second has no
+        result: the leader terminated UI Operator_1 before it ran, or (not ``terminated``)
+        the conversation just ends there."""
+        b = SessionBuilder()
+        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+        b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+        ui.messages.append({"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_a", "type": "function", "function": {
+                "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
+            {"id": "call_b", "type": "function", "function": {
+                "name": "answer_other_agent", "arguments": json.dumps(
+                    {"source_agent_id": 1, "role_id": "full-stack-engineer",
+                     "message_id": "ask_fse_009", "answer": "Use the tokens file."})}}]})
+        b.deliver(b.leader, ASK_TL)
+        b.answer_master(PendingAsk(ui, b.leader, "call_a", "ask_uio_001"), "Navy.")
+        if terminated:
             b.terminate(ui)
         return b.bundle()
 
@@ -1441,6 +1473,16 @@ def flow_cases() -> list[dict[str, Any]]:
         ),
         case("TW502 an answer to a question nobody asked", unknown.bundle(), [("TW502", TL, unknown_at)]),
         case("TW502 near miss: the answered question was asked", once, []),
+        case(
+            "TW502 an answer call with no result, of an agent that goes on, names no question",
+            unrun_answer(terminated=False),
+            [("TW502", UIO, 2)],
+        ),
+        case(
+            "TW502 near miss: the leader terminated the caller before its answer call ran",
+            unrun_answer(terminated=True),
+            [],
+        ),
         case("TW503 one question answered twice", twice, [("TW503", TL, twice_at[0])]),
         case("TW503 near miss: answered once", once, []),
         case("TW504 the Answer names another question", mismatch, [("TW504", UIO, 1)], agent=UIO),

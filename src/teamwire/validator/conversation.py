@@ -231,16 +231,25 @@ class ConversationLinter(ToolChecks):
 
         Calls of one message run in order, so of a message's calls without a result only
         the first may have run (an ask that still waits); the later ones did nothing yet
-        and are not judged.
+        and are not judged. When the Team Leader terminated this agent, even the first may
+        not have run: termination ends the calls not run yet (TW-ROUTE-020), and two
+        conversations give no order to tell. Such a call is only recorded, as one that may
+        not have run, for what it may have sent.
         """
         pending = [c for c in self.pending.values() if isinstance(c, Call)]
         self.pending.clear()
+        ended = self.session is not None and self.name in self.session.terminated
         first: dict[int, int] = {}
         for call in pending:
             first[call.index] = min(call.position, first.get(call.index, call.position))
         for call in pending:
-            if call.position == first[call.index]:
+            if call.position != first[call.index]:
+                continue
+            if not ended:
                 self.settle(call)
+            elif self.facts is not None and call.name not in self.tool_verdicts:
+                call.maybe_unrun = True
+                self.facts.calls.append(call)
 
     def _bad_content(self, index: int, content: Any, what: str) -> None:
         if type(content) is list:

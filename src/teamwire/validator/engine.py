@@ -429,7 +429,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
     profile = options.profile
     tools = tool_catalog(profile)
     leader_messages = next((m for a, m, _ in entries if a.kind is AgentKind.LEADER), [])
-    index = SessionIndex([a for a, _, _ in entries], _leader_creates(leader_messages, profile))
+    index = SessionIndex([a for a, _, _ in entries], *_leader_calls(leader_messages, profile))
     facts: list[Facts] = []
     total = 0
     for agent, messages, pointer in entries:
@@ -478,9 +478,12 @@ def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agen
     return Agent(name, AgentKind.SUB_AGENT, role_id, agent_id)
 
 
-def _leader_creates(messages: list[Any], profile: Profile) -> list[tuple[str, int]]:
-    """(role_id, agent_id) of every create_sub_agent call in the leader's conversation."""
+def _leader_calls(messages: list[Any], profile: Profile) -> tuple[
+        list[tuple[str, int]], list[tuple[int, str | None]]]:
+    """(role_id, agent_id) of every create_sub_agent call in the leader's conversation, and
+    (agent_id, role_id) of every terminate_sub_agent call that did not fail."""
     keys: list[tuple[str, int]] = []
+    ends: dict[str, tuple[int, str | None]] = {}
     per_role: dict[str, int] = {}
     # Only assistant messages have tool calls: select them in one go when every message is
     # an object (dict.get refuses anything else).
@@ -495,20 +498,42 @@ def _leader_creates(messages: list[Any], profile: Profile) -> list[tuple[str, in
             continue
         for call in calls:
             function = call.get("function") if type(call) is dict else None
-            if type(function) is not dict or function.get("name") != "create_sub_agent":
+            name = function.get("name") if type(function) is dict else None
+            if name != "create_sub_agent" and name != "terminate_sub_agent":
                 continue
+            assert type(function) is dict
             raw = function.get("arguments")
             try:
                 arguments = orjson.loads(raw) if type(raw) is str else None
             except orjson.JSONDecodeError:
                 continue
-            if type(arguments) is not dict or type(arguments.get("role_id")) is not str:
+            if type(arguments) is not dict:
                 continue
-            role_id = arguments["role_id"]
+            role_id = arguments.get("role_id")
             agent_id = arguments.get("agent_id")
+            if name == "terminate_sub_agent":
+                if type(agent_id) is int and type(call.get("id")) is str:
+                    ends[call["id"]] = (agent_id, role_id if type(role_id) is str else None)
+                continue
+            if type(role_id) is not str:
+                continue
             if agent_id is None and profile is Profile.ASTRION:
                 agent_id = per_role.get(role_id, 0) + 1
             if type(agent_id) is int:
                 per_role[role_id] = max(per_role.get(role_id, 0), agent_id)
                 keys.append((role_id, agent_id))
-    return keys
+    if ends:
+        for message in messages:
+            if type(message) is dict and message.get("role") == "tool" \
+                    and message.get("tool_call_id") in ends and _failed(message.get("content")):
+                del ends[message["tool_call_id"]]
+    return keys, list(ends.values())
+
+
+def _failed(content: Any) -> bool:
+    """Whether a tool result is an error result (``"success": false``)."""
+    try:
+        value = orjson.loads(content) if type(content) is str else None
+    except orjson.JSONDecodeError:
+        return False
+    return type(value) is dict and value.get("success") is False

@@ -96,6 +96,8 @@ class Call:
     result: Result | None = None
     text_in_turn: bool = False
     """Whether the agent said something (non-blank text) in the turn of this call."""
+    maybe_unrun: bool = False
+    """The call has no result and its agent was terminated: it may never have run."""
 
     @property
     def accepted(self) -> bool:
@@ -107,8 +109,11 @@ class Call:
         """Whether the call's message was enqueued: True, False, or None when unknowable.
 
         An ask that ended in ``timeout`` was accepted first, so its message went out; one
-        that ended in ``agent-terminated`` may have been refused or cut short.
+        that ended in ``agent-terminated`` may have been refused or cut short, and one that
+        may never have run may or may not have sent it.
         """
+        if self.maybe_unrun:
+            return None
         if self.accepted:
             return True
         code = self.result.error_code if self.result is not None else None

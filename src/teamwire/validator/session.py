@@ -172,16 +172,6 @@ class SessionChecker:
             not d.consumed and d.sender == sender and d.mtype in send.types
             for d in facts.deliveries)
 
-    def _never_run(self, send: _Send) -> bool:
-        """Whether ``send``'s call, which has no result, may never have run: the Team Leader
-        terminated the caller, which ends the calls it had not run yet (TW-ROUTE-020); two
-        conversations give no order to tell whether this one ran first. (A call that an
-        earlier open ask of its message still blocks is not settled at all.)"""
-        if self._terminations is None:
-            self._find_terminations()
-        assert self._terminations is not None
-        return send.facts.agent.name in self._terminations
-
     # -- ids across conversations ---------------------------------------------------------------
 
     def _ids(self) -> None:
@@ -320,8 +310,6 @@ class SessionChecker:
                 call, facts = send.call, send.facts
                 if send.delivery is None and call.sent is None:
                     continue  # refused or cut short: either is fine
-                if send.delivery is None and call.result is None and self._never_run(send):
-                    continue
                 if send.delivery is None and self._terminated_after(target, send):
                     continue  # discarded with the target's queue (TW-ROUTE-020)
                 if send.delivery is None:
@@ -371,7 +359,8 @@ class SessionChecker:
         for facts in self.facts.values():
             for call in facts.calls:
                 if call.name not in _ANSWER_TOOLS or call.arguments is None \
-                        or (call.result is not None and call.result.rejected):  # not accepted
+                        or (call.result is not None and call.result.rejected) \
+                        or call.maybe_unrun:  # not accepted, or perhaps never run
                     continue
                 self._answer(facts, call, call.arguments, answered)
 

@@ -10,7 +10,8 @@ from teamwire.validator.model import Agent, AgentKind
 class SessionIndex:
     """The agents of one bundle, looked up by display name or by (agent_id, role_id)."""
 
-    def __init__(self, agents: Iterable[Agent], leader_creates: Iterable[tuple[str, int]] = ()):
+    def __init__(self, agents: Iterable[Agent], leader_creates: Iterable[tuple[str, int]] = (),
+                 leader_terminates: Iterable[tuple[int, str | None]] = ()):
         self.agents: dict[str, Agent] = {a.name: a for a in agents if a.name is not None}
         self._subs = [a for a in self.agents.values()
                       if a.kind is AgentKind.SUB_AGENT and a.agent_id is not None]
@@ -19,6 +20,11 @@ class SessionIndex:
         for sub in self._subs:
             assert sub.agent_id is not None
             self._roles.setdefault(sub.agent_id, set()).add(sub.role_id or "")
+        self.terminated: frozenset[str] = frozenset(
+            found[0].name for agent_id, role_id in leader_terminates
+            if len(found := self.subs_with(agent_id, role_id)) == 1
+            and found[0].name is not None)
+        """Sub-agents a terminate_sub_agent call of the Team Leader names, unless it failed."""
 
     def role_id(self, name: str) -> str | None:
         """The role id the bundle records for display name ``name``."""
