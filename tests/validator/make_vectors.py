@@ -201,19 +201,34 @@ def forbidden_create() -> tuple[dict[str, Any], int]:
     return b.bundle(), len(ui.messages) - 2
 
 
-def answer_then_report() -> dict[str, Any]:
-    """UI Operator_1 answers the leader's ask_sub_agent with text beside a tool call, then
-    ends its turn saying the same: the first is the Answer, the second the completion."""
+def answer_then_report(asker: str = TL) -> dict[str, Any]:
+    """UI Operator_1 answers with text beside a tool call, then ends its turn saying the same:
+    the first is the Answer, the second the completion. The question is the leader's
+    ask_sub_agent, or (``asker`` FSE) Full-Stack Engineer_1's notification: an
+    ask_other_agent delivered as a Message, which the next natural output answers."""
     b = SessionBuilder()
     ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-    question_id = b.ids.allocate(MessageType.ASK, TL, "team-leader")
-    call_id = b.call(b.leader, "ask_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
-                                                  "question": "Status?",
-                                                  "question_id": question_id})
-    b.deliver(ui, render(Envelope(sender=TL, label="提问", id=question_id, tag="Ask",
-                                  content="Status?")))
+    if asker == TL:
+        question_id = b.ids.allocate(MessageType.ASK, TL, "team-leader")
+        call_id = b.call(b.leader, "ask_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                                      "question": "Status?",
+                                                      "question_id": question_id})
+        b.deliver(ui, render(Envelope(sender=TL, label="提问", id=question_id, tag="Ask",
+                                      content="Status?")))
+        waiting = b.leader
+    else:
+        waiting = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+        question_id = b.ids.allocate(MessageType.MESSAGE, FSE, "full-stack-engineer")
+        call_id = b.call(waiting, "ask_other_agent", {
+            "target_agent_id": 1, "role_id": "ui-operator", "content": "The API is up.",
+            "message_id": question_id}, "Telling UI Operator_1.")
+        b.deliver(b.leader, render(Envelope(
+            sender=FSE, label="任务进度输出", id=b.ids.allocate(MessageType.PROGRESS, FSE),
+            tag="Output", content="Telling UI Operator_1.")))
+        b.deliver(ui, render(Envelope(sender=FSE, label="消息", id=question_id, tag="Message",
+                                      content="The API is up.")))
     read = b.call(ui, "read_file", {"path": "palette.md"}, "Working on it.")
-    b.result(b.leader, call_id, render(Envelope(
+    b.result(waiting, call_id, render(Envelope(
         sender=UIO, label="回答", id=b.ids.allocate(MessageType.ANSWER, UIO, "ui-operator"),
         tag="Answer", content="Working on it.", attributes=(("question_id", question_id),))))
     b.result(ui, read, "blue and grey")
@@ -1516,6 +1531,11 @@ def flow_cases() -> list[dict[str, Any]]:
         case(
             "TW513 near miss: the output that answered ask_sub_agent is no report",
             answer_then_report(),
+            [],
+        ),
+        case(
+            "TW513 near miss: the output that answered a peer's notification is no report",
+            answer_then_report(FSE),
             [],
         ),
         case(

@@ -464,15 +464,19 @@ class SessionChecker:
                                "the Team Leader as an Output", facts, index, "/content")
 
     def _answering_texts(self) -> dict[str, set[int]]:
-        """Index of each sub-agent text that answered the leader's ask_sub_agent: the first
-        text after the Ask reached it, when it is the Answer's content (TW-TOOL-013)."""
+        """Index of each sub-agent text that answered the leader's ask_sub_agent, or another
+        sub-agent's notification (an ask_other_agent delivered as a MESSAGE): the first text
+        after the Ask or Message reached it, when it is the Answer's content (TW-TOOL-013;
+        Routing, answer matching)."""
         found: dict[str, set[int]] = {}
         for (_asker, target, _id), send in self._asked.items():
             result = send.call.result
             answer = result.answer if result is not None else None
             facts = self.facts.get(target)
-            if send.call.name != "ask_sub_agent" or answer is None or send.delivery is None \
-                    or facts is None:
+            if answer is None or send.delivery is None or facts is None or not (
+                    send.call.name == "ask_sub_agent" or (
+                        send.call.name == "ask_other_agent"
+                        and send.delivery.mtype is MessageType.MESSAGE)):
                 continue
             after = send.delivery.index
             first = next((t for t in facts.texts if t[0] > after), None)
