@@ -135,7 +135,9 @@ rule("TW415", "self-target", E, "A call that targets its own caller succeeded.",
      requirements=("TW-TOOL-030",),
      rationale="""
 An agent cannot target itself (ask, answer or message itself); such a call must fail with
-invalid-arguments. (Wait-for cycles between different agents are a separate check.)""",
+invalid-arguments. A call still without a result counts as accepted, unless the Team Leader
+terminated its caller, whose unrun calls never get one. (Wait-for cycles between different agents
+are a separate check.)""",
      bad=call("ask_other_agent", '{"target_agent_id": 1, "content": "…", "message_id": '
               '"ask_uio_001"}', _UIO) + '  → answered',
      good=call("ask_other_agent", '{"target_agent_id": 1, "role_id": "full-stack-engineer", '
