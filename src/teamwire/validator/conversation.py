@@ -122,7 +122,10 @@ class ConversationLinter(ToolChecks):
                         if type(call_id) is str and call_id and type(function) is dict \
                                 and call_id not in call_ids:
                             name = function.get("name")
-                            if type(name) is str and name not in special:
+                            if type(name) is not str:
+                                assistant(index, message)  # reported there (TW004)
+                                continue
+                            if name not in special:
                                 if has_text and texts is not None:
                                     texts.append((index, content, True))
                                 call_ids.add(call_id)

@@ -205,7 +205,8 @@ def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
 
 
 def _records(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
-    """(line number, line) of each line; None for a line longer than ``limit`` bytes."""
+    """(line number, line) of each line; None for a line longer than ``limit`` bytes (but
+    an empty one for a line of white space only, however long: it holds no record)."""
     number = 0
     while True:
         line = stream.readline(limit + 1)
@@ -213,11 +214,13 @@ def _records(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]
             return
         number += 1
         if len(line) > limit and not line.endswith(b"\n"):
+            blank = not line.strip()
             while True:
                 rest = stream.readline(_READ_CHUNK)
+                blank = blank and not rest.strip()
                 if not rest or rest.endswith(b"\n"):
                     break
-            yield number, None
+            yield number, b"" if blank else None
             continue
         yield number, line
 
@@ -278,10 +281,12 @@ def _first_record(stream: IO[bytes], limit: int) -> Any:
 
 def _scan_jsonl(stream: IO[bytes], limit: int) -> Iterator[Any]:
     """The messages of a JSONL stream that can tell whose conversation it is."""
-    for _number, line in _records(stream, limit):
+    for number, line in _records(stream, limit):
         if line is None or (b"tool_calls" not in line and b"\xe6\x9d\xa5\xe8\x87\xaa" not in line
                             and b"\\u6765" not in line):
             continue
+        if number == 1:
+            line = line.removeprefix(_BOM)
         try:
             yield orjson.loads(line)
         except orjson.JSONDecodeError:
@@ -524,9 +529,10 @@ def _leader_calls(messages: list[Any], profile: Profile) -> tuple[
                 keys.append((role_id, agent_id))
     if ends:
         for message in messages:
-            if type(message) is dict and message.get("role") == "tool" \
-                    and message.get("tool_call_id") in ends and _failed(message.get("content")):
-                del ends[message["tool_call_id"]]
+            call_id = message.get("tool_call_id") if type(message) is dict else None
+            if type(call_id) is str and call_id in ends and message.get("role") == "tool" \
+                    and _failed(message.get("content")):
+                del ends[call_id]
     return keys, list(ends.values())
 
 

@@ -103,10 +103,9 @@ def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int
                 current = f"{frame[0]}/{_escape(str(frame[3]))}"
         else:
             current = ""
-        if current in wanted and current not in found:
+        if current in wanted:
+            # The last of duplicated members is the one the decoder kept: keep reading.
             found[current] = (*lines.at(match.start()), match.start())
-            if len(found) == len(wanted):
-                break
         if first in "{[":
             if current in prefixes:
                 stack.append([current, first == "[", 0, None])
@@ -140,7 +139,8 @@ def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) ->
                     source = handle.read()
         except OSError:
             continue
-        text = source.decode("utf-8", errors="replace")
+        # A byte order mark is no column of line 1, as editors and CI annotations show it.
+        text = source.decode("utf-8", errors="replace").removeprefix("\ufeff")
         places = _locate(text, missing)
         report.findings = [_placed(f, text, places[f.pointer])
                            if f.file_line is None and f.pointer in places else f
