@@ -135,3 +135,65 @@ def test_only_input_that_would_fail_is_skipped(value: Any) -> None:
     else:
         assert not searched.findings
         assert any(f.severity is Severity.ERROR for f in named.findings)
+
+
+@pytest.fixture()
+def work_tree(tmp_path: Path) -> Path:
+    """A git work tree whose .gitignore files, and .git/info/exclude, ignore some JSON."""
+    root = tmp_path / "tree"
+    files = {
+        ".gitignore": "node_modules/\n*.tmp.json\n!keep.tmp.json\n",
+        ".git/info/exclude": "secret.json\n",
+        "sub/.gitignore": "local.json\n",
+        "node_modules/pkg/run.json": "[]",
+        "a.tmp.json": "[]",
+        "keep.tmp.json": "[]",
+        "secret.json": "[]",
+        "sub/local.json": "[]",
+        "sub/run.json": "[]",
+        "local.json": "[]",  # ignored only below sub/
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def shown(*args: str) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(main, ["lint", "--isolated", "--show-files", *args])
+    return result.exit_code, sorted(result.stdout.split())
+
+
+def test_a_search_passes_over_what_git_ignores(work_tree: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(work_tree)
+    assert shown(".") == (0, ["./keep.tmp.json", "./local.json", "./sub/run.json"])
+    assert shown("sub") == (0, ["sub/run.json"])
+    everything = shown("--no-respect-gitignore", ".")[1]
+    assert len(everything) == 7 and "./node_modules/pkg/run.json" in everything
+    # A file named on the command line is read whatever git ignores, and so is a directory.
+    assert shown("secret.json", "sub/local.json") == (0, ["secret.json", "sub/local.json"])
+    assert shown("node_modules") == (0, ["node_modules/pkg/run.json"])
+
+
+def test_respect_gitignore_is_a_setting(work_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (work_tree / "teamwire.toml").write_text("[lint]\nrespect-gitignore = false\n",
+                                             encoding="utf-8")
+    monkeypatch.chdir(work_tree)
+    result = CliRunner().invoke(main, ["lint", "--show-files", "--show-settings", "."])
+    assert "respect-gitignore  false" in result.stdout
+    assert "./secret.json" in result.stdout
+    (work_tree / "teamwire.toml").write_text('[lint]\nrespect-gitignore = "no"\n',
+                                             encoding="utf-8")
+    result = CliRunner().invoke(main, ["lint", "."])
+    assert result.exit_code == 2
+    assert "respect-gitignore must be true or false" in result.stderr
+
+
+def test_outside_a_work_tree_gitignore_files_mean_nothing(work_tree: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    for item in sorted((work_tree / ".git").rglob("*"), reverse=True):
+        item.unlink() if item.is_file() else item.rmdir()
+    (work_tree / ".git").rmdir()
+    monkeypatch.chdir(work_tree)
+    assert len(shown(".")[1]) == 7

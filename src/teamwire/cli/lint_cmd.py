@@ -93,6 +93,8 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
               help="Change the severity of rules (error, warning, info). Repeatable.")
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Skip files and directories matching GLOB when searching directories.")
+@click.option("--no-respect-gitignore", is_flag=True,
+              help="Search directories without passing over what git ignores (.gitignore).")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
               help="Configuration file (teamwire.toml or pyproject.toml).")
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
@@ -114,7 +116,7 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
 def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_format: str,
          output_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...],
          ignore: tuple[str, ...], severities: tuple[str, ...], exclude: tuple[str, ...],
-         config_path: str | None, isolated: bool, exit_zero: bool, jobs: int,
+         no_respect_gitignore: bool, config_path: str | None, isolated: bool, exit_zero: bool, jobs: int,
          statistics: bool, show_settings: bool, show_files: bool, quiet: bool,
          no_progress: bool, stdin_filename: str) -> None:
     """Check transcripts: session bundles (.json), conversations (.json array or .jsonl),
@@ -146,12 +148,14 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
         sys.exit(2)
     # A report written into a searched directory is not a transcript: a second run skips it.
     skip = {os.path.realpath(output_file)} if output_file is not None else set()
-    inputs = find_inputs(paths, excluded, options.root, skip)
+    gitignore = config.respect_gitignore and not no_respect_gitignore
+    inputs = find_inputs(paths, excluded, options.root, skip, gitignore)
     files = [i for i in inputs if isinstance(i, str)]
     if show_settings or show_files:
-        _show(config, options, excluded, inputs, stdin_filename, show_settings, show_files)
+        _show(config, options, excluded, gitignore, inputs, stdin_filename, show_settings,
+              show_files)
     if not inputs:
-        if excluded and find_inputs(paths, (), options.root, skip):
+        if excluded and find_inputs(paths, (), options.root, skip, gitignore):
             click.echo(f"warning: every *.json and *.jsonl file in {', '.join(paths)} matches "
                        "an exclude glob; nothing to lint", err=True)
         else:
@@ -193,13 +197,13 @@ def _skipped_note(skipped: list[FileReport]) -> str:
     return "\n".join(rows)
 
 
-def _show(config: LintConfig, options: LintOptions, excluded: list[str], inputs: list[Input],
-          stdin_name: str, settings: bool, files: bool) -> None:
+def _show(config: LintConfig, options: LintOptions, excluded: list[str], gitignore: bool,
+          inputs: list[Input], stdin_name: str, settings: bool, files: bool) -> None:
     """--show-settings / --show-files: print, and exit without linting (2 if a path is
     missing, as a run would)."""
     from teamwire.cli.lint_show import files_text, settings_text
 
-    parts = ([settings_text(config.path, options, excluded)] if settings else []) \
+    parts = ([settings_text(config.path, options, excluded, gitignore)] if settings else []) \
         + ([files_text(inputs, stdin_name)] if files else [])
     click.echo("\n\n".join(part for part in parts if part))
     missing = [i for i in inputs if isinstance(i, FileReport)]

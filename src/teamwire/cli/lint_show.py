@@ -15,7 +15,8 @@ def _codes(codes: Sequence[str]) -> str:
     return ", ".join(codes) if codes else "none"
 
 
-def settings_text(config: Path | None, options: LintOptions, exclude: Sequence[str]) -> str:
+def settings_text(config: Path | None, options: LintOptions, exclude: Sequence[str],
+                  gitignore: bool = True) -> str:
     """The settings a run would use, one per line, in the order a reader checks them."""
     every = REGISTRY.codes()
     off = [code for code in every if code not in options.enabled]
@@ -35,6 +36,7 @@ def settings_text(config: Path | None, options: LintOptions, exclude: Sequence[s
              for glob, codes in options.per_file_ignores] or [("per-file-ignores", "none")]
     rows += [
         ("exclude", _codes(list(exclude))),
+        ("respect-gitignore", "true" if gitignore else "false"),
         ("ask-round-limit", str(options.round_limit)),
         ("max-record-bytes", str(options.max_record_bytes)),
     ]

@@ -41,7 +41,8 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 CONFIG_NAMES = ("teamwire.toml", "pyproject.toml")
 _LINT_KEYS = frozenset({"select", "extend-select", "ignore", "severity", "per-file-ignores",
-                        "exclude", "ask-round-limit", "max-record-bytes", "profile"})
+                        "exclude", "respect-gitignore", "ask-round-limit", "max-record-bytes",
+                        "profile"})
 
 
 class ConfigError(ValueError):
@@ -60,6 +61,8 @@ class LintConfig:
     severity: dict[str, str] = field(default_factory=dict)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool = True
+    """Whether directory searches pass over what git ignores."""
     round_limit: int = DEFAULT_ROUND_LIMIT
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
     warnings: list[str] = field(default_factory=list)
@@ -131,6 +134,10 @@ def load_config(path: Path) -> LintConfig:
     config.extend_select = _strings(path, "extend-select", lint.get("extend-select", []))
     config.ignore = _strings(path, "ignore", lint.get("ignore", []))
     config.exclude = _strings(path, "exclude", lint.get("exclude", []))
+    respect = lint.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise ConfigError(f"{path}: respect-gitignore must be true or false, not {respect!r}")
+    config.respect_gitignore = respect
     severity = lint.get("severity", {})
     if not isinstance(severity, dict):
         raise ConfigError(f"{path}: severity must be a table of selector = level")

@@ -10,6 +10,7 @@ from typing import TypeAlias, TypeVar
 
 from teamwire.validator.engine import lint_bytes, lint_file, unreadable
 from teamwire.validator.findings import FileReport, LintReport
+from teamwire.validator.gitignore import GitIgnores
 from teamwire.validator.options import LintOptions, match_forms
 
 SUFFIXES = (".json", ".jsonl")
@@ -45,13 +46,15 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = (), root: str | None
 
 
 def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | None = None,
-                skip: Collection[str] = ()) -> list[Input]:
+                skip: Collection[str] = (), gitignore: bool = True) -> list[Input]:
     """Every file to lint and a report for every missing path, in the order of ``paths``.
 
     Directories are searched recursively for ``*.json`` and ``*.jsonl``, skipping hidden
     directories and paths matching an ``exclude`` glob (matched against the path as found,
-    the path relative to ``root`` and the base name) and the files whose real paths are in
-    ``skip`` (the report being written, say); ``-`` stands for standard input. A file named
+    the path relative to ``root`` and the base name), what git ignores there (``.gitignore``
+    files and ``.git/info/exclude``, unless ``gitignore`` is false) and the files whose real
+    paths are in ``skip`` (the report being written, say); ``-`` stands for standard input.
+    A file named
     two ways (``a/b.json``, ``./a/b.json``, a link to it) is one input, in the place it
     first takes; named on the command line as well as found in a directory, it counts as
     named (``Found`` marks the others).
@@ -62,7 +65,7 @@ def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | N
         if path == STDIN:
             found = [STDIN]
         elif os.path.isdir(path):
-            found = _walk(path, exclude, root, skip)
+            found = _walk(path, exclude, root, skip, _ignores(path) if gitignore else None)
         elif os.path.exists(path):
             found = [path]
         else:
@@ -79,21 +82,31 @@ def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | N
     return inputs
 
 
+def _ignores(directory: str) -> GitIgnores | None:
+    """What git ignores below ``directory``; None if git ignores the directory itself, as
+    named on the command line it is searched all the same (transcripts a run writes into an
+    ignored output directory, say)."""
+    ignores = GitIgnores(directory)
+    return None if ignores.ignored(directory, True) else ignores
+
+
 def _excluded(path: str, exclude: Sequence[str], root: str | None) -> bool:
     forms = match_forms(path, root)
     return any(fnmatch.fnmatchcase(form, glob) for form in forms for glob in exclude)
 
 
 def _walk(root: str, exclude: Sequence[str], config_root: str | None,
-          skip: Collection[str] = ()) -> list[str]:
+          skip: Collection[str] = (), ignores: GitIgnores | None = None) -> list[str]:
     found: list[str] = []
     for directory, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _excluded(
-            os.path.join(directory, d), exclude, config_root))
+            os.path.join(directory, d), exclude, config_root) and not (
+                ignores is not None and ignores.ignored(os.path.join(directory, d), True)))
         for name in sorted(names):
             path = os.path.join(directory, name)
             if name.endswith(SUFFIXES) and not _excluded(path, exclude, config_root) \
-                    and not (skip and os.path.realpath(path) in skip):
+                    and not (skip and os.path.realpath(path) in skip) \
+                    and not (ignores is not None and ignores.ignored(path, False)):
                 found.append(Found(path))
     return found
 
@@ -108,14 +121,15 @@ def _size(path: str) -> int:
 def lint_paths(paths: Sequence[str], options: LintOptions | None = None, *, jobs: int = 1,
                stdin: Callable[[], bytes] | None = None, stdin_name: str = "<stdin>",
                exclude: Sequence[str] = (), progress: Progress | None = None,
-               skip: Collection[str] = ()) -> LintReport:
+               skip: Collection[str] = (), gitignore: bool = True) -> LintReport:
     """Lint every input under ``paths``; ``jobs`` > 1 lints files in that many processes.
 
-    ``stdin`` supplies the bytes of standard input when ``-`` is among the paths; ``exclude``
-    and ``skip`` are as for ``find_inputs``.
+    ``stdin`` supplies the bytes of standard input when ``-`` is among the paths; ``exclude``,
+    ``skip`` and ``gitignore`` are as for ``find_inputs``.
     """
     options = options or LintOptions()
-    return lint_inputs(find_inputs(paths, exclude, options.root, skip), options, jobs=jobs,
+    return lint_inputs(find_inputs(paths, exclude, options.root, skip, gitignore), options,
+                       jobs=jobs,
                        stdin=stdin, stdin_name=stdin_name, progress=progress)
 
 
