@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from teamwire.envelope import Envelope, MessageType, render
-from tests.validator.builders import PendingAsk, SessionBuilder, small_session
+from tests.validator.builders import Agent, PendingAsk, SessionBuilder, small_session
 from tests.validator.vector_runner import expected, found, run_case
 
 OUT = Path(__file__).resolve().parents[2] / "conformance" / "transcripts"
@@ -1212,9 +1212,9 @@ def flow_cases() -> list[dict[str, Any]]:
             b.deliver(b.leader, ASK_TL)
         return b.bundle()
 
-    def never_ran(code: str) -> dict[str, Any]:
-        """A message's second call never ran: the turn timed out while the first (an ask that
-        reached the leader) waited; the router closes the second with ``code``."""
+    def asked_twice() -> tuple[SessionBuilder, Agent]:
+        """UI Operator_1 asks the leader twice in one message (call_a, call_b); the first
+        Ask arrives."""
         b = SessionBuilder()
         ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
         ui.messages.append({"role": "assistant", "content": "", "tool_calls": [
@@ -1224,24 +1224,22 @@ def flow_cases() -> list[dict[str, Any]]:
                 "name": "ask_master", "arguments": json.dumps(
                     {"question": "And the font?", "question_id": "ask_uio_002"})}}]})
         b.deliver(b.leader, ASK_TL)
+        return b, ui
+
+    def never_ran(code: str) -> dict[str, Any]:
+        """A message's second call never ran: the turn timed out while the first (an ask that
+        reached the leader) waited; the router closes the second with ``code``."""
+        b, ui = asked_twice()
         b.result(ui, "call_a", error("timeout"))
         b.result(ui, "call_b", error(code))
         return b.bundle()
 
     def two_asks(then: str) -> dict[str, Any]:
-        """UI Operator_1 asks the leader twice in one message; the first Ask arrives. Then
-        ``then``: "waiting" (no answer yet, so the second call is still blocked), "answered"
-        (the first is answered and the second never arrives), or "terminated" (answered,
-        and the leader terminates UI Operator_1 before the second call runs)."""
-        b = SessionBuilder()
-        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-        ui.messages.append({"role": "assistant", "content": "", "tool_calls": [
-            {"id": "call_a", "type": "function", "function": {
-                "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
-            {"id": "call_b", "type": "function", "function": {
-                "name": "ask_master", "arguments": json.dumps(
-                    {"question": "And the font?", "question_id": "ask_uio_002"})}}]})
-        b.deliver(b.leader, ASK_TL)
+        """``asked_twice``, then ``then``: "waiting" (no answer yet, so the second call is
+        still blocked), "answered" (the first is answered and the second never arrives), or
+        "terminated" (answered, and the leader terminates UI Operator_1 before the second
+        call runs)."""
+        b, ui = asked_twice()
         if then != "waiting":
             b.answer_master(PendingAsk(ui, b.leader, "call_a", "ask_uio_001"), "Navy.")
         if then == "terminated":
