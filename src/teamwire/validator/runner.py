@@ -6,12 +6,14 @@ import errno
 import fnmatch
 import os
 from collections.abc import Callable, Collection, Sequence
-from typing import TypeAlias, TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from teamwire.validator.engine import lint_bytes, lint_file, unreadable
 from teamwire.validator.findings import FileReport, LintReport
-from teamwire.validator.gitignore import GitIgnores
 from teamwire.validator.options import LintOptions, match_forms
+
+if TYPE_CHECKING:
+    from teamwire.validator.gitignore import GitIgnores
 
 SUFFIXES = (".json", ".jsonl")
 """Files a directory contributes; files named on the command line are linted whatever their name."""
@@ -86,6 +88,9 @@ def _ignores(directory: str) -> GitIgnores | None:
     """What git ignores below ``directory``; None if git ignores the directory itself, as
     named on the command line it is searched all the same (transcripts a run writes into an
     ignored output directory, say)."""
+    # Imported here: a run over named files needs no pattern matcher at start-up.
+    from teamwire.validator.gitignore import GitIgnores
+
     ignores = GitIgnores(directory)
     return None if ignores.ignored(directory, True) else ignores
 
