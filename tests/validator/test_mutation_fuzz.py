@@ -75,8 +75,9 @@ SEEDS = st.sampled_from(["bundle", LEADER_NAME, "UI Operator_1", "Full-Stack Eng
 
 # -- mutations --------------------------------------------------------------------------------
 
+# copied, so that an edit inside an inserted list or object never reaches the next example
 ODD_VALUES = st.sampled_from([None, 0, -1, 1.5, True, "", "x", [], {}, [None], {"a": 1},
-                              2**64, "来自", "call_0001", "ask_uio_001"])
+                              2**64, "来自", "call_0001", "ask_uio_001"]).map(copy.deepcopy)
 LABELS = ["任务发布", "任务进度输出", "任务完成汇报", "提问", "消息", "回答", "任务结束汇报"]
 NAMES = ["Team Leader", "UI Operator_1", "UI Operator_2", "Full-Stack Engineer_1", "X_01",
          "<x>", "a/b~c"]
