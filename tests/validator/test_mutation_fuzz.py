@@ -234,15 +234,6 @@ def byte_mutate(data: st.DataObject, raw: bytes) -> bytes:
     return raw.replace(b"\n", b"\r\n")
 
 
-def _known_crash(doc: Any) -> bool:
-    # A tool call whose function name is an array or object makes ConversationLinter.feed_all
-    # raise TypeError (/work/fuzz_findings/01-unhashable-tool-name.md); such inputs are left
-    # out until that is fixed.
-    return any(isinstance(call.get("function", {}).get("name"), (list, dict))
-               for messages in _conversations(doc) for message in messages
-               if (call := _first_call(message)) is not None)
-
-
 def serialise(doc: Any, jsonl: bool) -> bytes:
     if jsonl:
         return b"".join(json.dumps(m, ensure_ascii=False).encode() + b"\n" for m in doc)
@@ -328,10 +319,7 @@ def check_places(report: FileReport, doc: Any, raw: bytes) -> None:
             if finding.line is not None:
                 assert isinstance(value, str) and inside(value, finding.line, finding.column), (
                     finding, value)
-                # a BOM moves line 1's file columns (/work/fuzz_findings/02-bom-shifts-json-
-                # columns.md): those are not compared
-                if finding.file_line is not None and finding.file_column is not None and not (
-                        finding.file_line == 1 and raw.startswith(b"\xef\xbb\xbf")):
+                if finding.file_line is not None and finding.file_column is not None:
                     check_file_place(finding, value, lines)
         elif finding.pointer is None and finding.line is not None:
             assert inside(text, finding.line, finding.column), finding
@@ -442,8 +430,6 @@ def respelt_inner_json(doc: Any, rng: random.Random) -> Any:
 @given(st.data(), PROFILES)
 def test_structured_mutations_lint_soundly(data: st.DataObject, profile: Profile) -> None:
     doc, raw, jsonl = mutated_input(data)
-    if _known_crash(doc):
-        return
     options = LintOptions(profile=profile)
     name = "s.jsonl" if jsonl else "s.json"
     report = lint_bytes(raw, name, options, jsonl=jsonl)
@@ -461,9 +447,7 @@ def test_structured_mutations_lint_soundly(data: st.DataObject, profile: Profile
 @FUZZ
 @given(st.data(), PROFILES)
 def test_byte_mutations_never_raise(data: st.DataObject, profile: Profile) -> None:
-    doc, raw, jsonl = mutated_input(data)
-    if _known_crash(doc):
-        return
+    _doc, raw, jsonl = mutated_input(data)
     raw = byte_mutate(data, raw)
     options = LintOptions(profile=profile)
     for name, lines in (("b.json", False), ("b.jsonl", True), ("b", None)):
@@ -471,8 +455,6 @@ def test_byte_mutations_never_raise(data: st.DataObject, profile: Profile) -> No
         assert key(report) == key(lint_bytes(raw, name, options, jsonl=lines))
     report = lint_bytes(raw, "b.json", options, jsonl=jsonl)
     parsed = decoded(raw, jsonl)
-    if _known_crash(parsed):
-        return
     check_places(placed(report, raw), parsed, raw)
     check_formats(report)
 
@@ -485,7 +467,7 @@ def test_inline_loop_reports_as_feeding_one_by_one_after_edits(
     for _ in range(data.draw(st.integers(1, 3))):
         doc = mutate(data, doc)
     agents = doc.get("agents") if isinstance(doc, dict) else None
-    if not isinstance(agents, dict) or _known_crash(doc) or not all(
+    if not isinstance(agents, dict) or not all(
             isinstance(entry, dict) and isinstance(entry.get("messages"), list)
             for entry in agents.values()):
         return  # the comparison needs every agent's message list
@@ -498,7 +480,7 @@ def test_inline_loop_reports_as_feeding_one_by_one_after_edits(
 def test_reserialising_changes_no_finding(data: st.DataObject, profile: Profile,
                                           indent: int | None) -> None:
     doc, raw, jsonl = mutated_input(data)
-    if jsonl or _known_crash(doc):
+    if jsonl:
         return
     options = LintOptions(profile=profile)
     before = lint_bytes(raw, "r.json", options)
@@ -515,12 +497,9 @@ def test_reserialising_changes_no_finding(data: st.DataObject, profile: Profile,
 @FUZZ
 @given(st.data(), PROFILES)
 def test_a_byte_order_mark_changes_no_finding(data: st.DataObject, profile: Profile) -> None:
-    doc, raw, jsonl = mutated_input(data)
-    if _known_crash(doc):
-        return
-    # The agent is named: a BOM before a JSON Lines file's first record hides that record
-    # from agent inference (/work/fuzz_findings/04-bom-hides-first-jsonl-record.md).
-    options = LintOptions(profile=profile, agent=data.draw(st.sampled_from(NAMES[:4])))
+    _doc, raw, jsonl = mutated_input(data)
+    agent = data.draw(st.sampled_from([None, *NAMES[:4]]))  # None: inferred
+    options = LintOptions(profile=profile, agent=agent)
     suffix = ".jsonl" if jsonl else ".json"
     with tempfile.TemporaryDirectory() as folder:
         reports = []
@@ -531,10 +510,7 @@ def test_a_byte_order_mark_changes_no_finding(data: st.DataObject, profile: Prof
         with_file_lines(reports)  # reads the files again
     plain, bom = reports
     assert key(bom) == key(plain)
-    # JSON Lines columns start after the BOM; JSON files' do not yet
-    # (/work/fuzz_findings/02-bom-shifts-json-columns.md)
-    if jsonl:
-        assert [f.file_column for f in bom.findings] == [f.file_column for f in plain.findings]
+    assert [f.file_column for f in bom.findings] == [f.file_column for f in plain.findings]
 
 
 def test_the_seed_is_clean() -> None:
