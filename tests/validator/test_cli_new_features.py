@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from teamwire import schemas
 from teamwire.cli import main
 
 GITLAB_SEVERITIES = {"info", "minor", "major"}
@@ -282,3 +283,30 @@ def test_misspelt_inline_table_setting_warns(corpus: Path) -> None:
                                       encoding="utf-8")
     result = invoke("lint", "broken.json")
     assert "did you mean 'severity'?" in result.stderr
+
+
+def test_json_findings_carry_the_gitlab_and_sarif_fingerprints(corpus: Path) -> None:
+    data = json.loads(invoke("lint", "-f", "json", ".").stdout)
+    prints = [f["fingerprint"] for f in data["findings"]]
+    assert prints and all(re.fullmatch("[0-9a-f]{32}", p) for p in prints)
+    assert len(set(prints)) == len(prints)
+    assert prints == [issue["fingerprint"] for issue in gitlab(".")[1]]
+    assert schemas.validate("lint-findings", data) == []
+    data["findings"][0]["fingerprint"] = "ABC"
+    assert schemas.validate("lint-findings", data) != []
+    sarif = json.loads(invoke("lint", "-f", "sarif", ".").stdout)
+    assert prints == [r["partialFingerprints"]["teamwireFinding/v1"]
+                      for r in sarif["runs"][0]["results"]]
+
+
+def test_json_report_lists_the_files_a_search_skipped(corpus: Path) -> None:
+    (corpus / "package.json").write_text('{"name": "x"}', encoding="utf-8")
+    data = json.loads(invoke("lint", "-f", "json", ".").stdout)
+    assert data["skipped"] == [{"file": "./package.json",
+                                "reason": "a JSON object with no 'agents' or 'teamwire' member"}]
+    assert all(f["file"] != "./package.json" for f in data["findings"])
+    assert schemas.validate("lint-findings", data) == []
+    named = json.loads(invoke("lint", "-f", "json", "package.json").stdout)
+    assert "skipped" not in named and named["findings"][0]["rule"] == "TW003"
+    bad = {**data, "skipped": [{"file": "x.json", "reason": ""}]}
+    assert schemas.validate("lint-findings", bad) != []

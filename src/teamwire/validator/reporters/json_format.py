@@ -7,15 +7,16 @@ from typing import Any, TextIO
 
 from teamwire.validator.findings import Finding, LintReport, Severity
 from teamwire.validator.reporters import encodable
+from teamwire.validator.reporters.fingerprints import fingerprints
 from teamwire.validator.rules import REGISTRY
 
 FORMAT_VERSION = 1
 
 
-def finding_json(finding: Finding) -> dict[str, Any]:
-    """One finding as the contract writes it."""
+def finding_json(finding: Finding, fingerprint: str | None = None) -> dict[str, Any]:
+    """One finding as the contract writes it (with its fingerprint, when given)."""
     rule = REGISTRY.get(finding.rule)
-    return {
+    written = {
         "rule": finding.rule,
         "name": rule.name if rule is not None else finding.rule,
         "severity": finding.severity.value,
@@ -28,14 +29,18 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "requirements": list(rule.requirements) if rule is not None else [],
         "message": encodable(finding.message),
     }
+    if fingerprint is not None:
+        written["fingerprint"] = fingerprint
+    return written
 
 
 def report_json(report: LintReport) -> dict[str, Any]:
     """The whole report as the contract writes it."""
     findings = report.findings
-    return {
+    written: dict[str, Any] = {
         "version": FORMAT_VERSION,
-        "findings": [finding_json(f) for f in findings],
+        "findings": [finding_json(f, print_) for f, print_
+                     in zip(findings, fingerprints(report), strict=True)],
         "summary": {
             "files": len(report.files),
             "messages": report.messages,
@@ -43,6 +48,10 @@ def report_json(report: LintReport) -> dict[str, Any]:
             "warnings": sum(1 for f in findings if f.severity is Severity.WARNING),
         },
     }
+    if report.skipped:
+        written["skipped"] = [{"file": encodable(r.file), "reason": r.skipped}
+                              for r in report.skipped]
+    return written
 
 
 def write(report: LintReport, stream: TextIO, color: bool = False) -> None:
