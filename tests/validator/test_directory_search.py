@@ -197,3 +197,66 @@ def test_outside_a_work_tree_gitignore_files_mean_nothing(work_tree: Path,
     (work_tree / ".git").rmdir()
     monkeypatch.chdir(work_tree)
     assert len(shown(".")[1]) == 7
+
+
+def tree(root: Path, files: dict[str, str], repos: tuple[str, ...] = (".",)) -> Path:
+    """``files`` under ``root``; each of ``repos`` a git work tree (a .git directory)."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    for repo in repos:
+        (root / repo / ".git" / "info").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def test_contents_patterns_leave_the_directory_and_take_back_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # keep/** names what is inside keep, not keep: !*.json takes keep/a.json back, while
+    # keep/sub is ignored, and nothing below an ignored directory can be taken back.
+    tree(tmp_path, {".gitignore": "keep/**\n!*.json\n", "keep/a.json": "[]",
+                    "keep/sub/b.json": "[]"})
+    monkeypatch.chdir(tmp_path)
+    assert shown(".")[1] == ["./keep/a.json"]
+
+
+def test_what_git_ignores_below_a_named_ignored_directory_is_passed_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree(tmp_path, {".gitignore": "out/\n*.tmp.json\n", "out/.gitignore": "a.json\n",
+                    "out/a.json": "[]", "out/b.tmp.json": "[]", "out/c.json": "[]",
+                    "out/x/out/d.json": "[]", "out/x/e.json": "[]"})
+    monkeypatch.chdir(tmp_path)
+    assert shown("out")[1] == ["out/c.json", "out/x/e.json"]
+    assert shown("out/x")[1] == ["out/x/e.json"]
+    assert shown(".")[1] == []
+
+
+def test_each_work_tree_keeps_its_own_rules(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    tree(tmp_path, {
+        "repo/.gitignore": "node_modules/\n", "repo/a.json": "[]",
+        "repo/node_modules/x.json": "[]",
+        ".gitignore": "gen/\nout/\n", "inner/gen/x.json": "[]", "inner/out/o.json": "[]",
+        "inner/a.json": "[]", "inner/b.json": "[]", "inner/.git/info/exclude": "a.json\n",
+    }, repos=(".", "repo", "inner"))
+    monkeypatch.chdir(tmp_path)
+    # The outer tree's gen/ and out/ mean nothing inside inner/, which has rules of its own.
+    expected = ["./inner/b.json", "./inner/gen/x.json", "./inner/out/o.json", "./repo/a.json"]
+    assert shown(".")[1] == expected
+    assert shown("inner")[1] == ["inner/b.json", "inner/gen/x.json", "inner/out/o.json"]
+    # A search that starts above a work tree still reads that tree's rules.
+    monkeypatch.chdir(tmp_path / "repo")
+    assert shown("..")[1] == [p.replace("./", "../") for p in expected]
+
+
+def test_no_files_to_show_prints_nothing(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["lint", "--isolated", "--show-files", str(tmp_path)])
+    assert result.exit_code == 0 and result.stdout == ""
+
+
+def test_a_search_git_empties_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree(tmp_path, {".gitignore": "*.json\n", "a.json": "[]"})
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["lint", "--isolated", "."])
+    assert result.exit_code == 0
+    assert "git ignores every *.json and *.jsonl file in ." in result.stderr
+    assert "--no-respect-gitignore" in result.stderr

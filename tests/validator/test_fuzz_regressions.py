@@ -88,3 +88,18 @@ def test_a_tool_call_id_that_is_no_string_beside_a_termination_is_a_finding() ->
     leader.append({"role": "tool", "tool_call_id": [], "content": "{}"})
     report = lint_bytes(json.dumps(bundle).encode(), "b.json")
     assert [(f.rule, f.index) for f in report.findings] == [("TW004", len(leader) - 1)]
+
+
+def test_a_missing_member_is_placed_on_the_object_that_lacks_it(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    path.write_text('{\n "teamwire": "1.0"\n}', encoding="utf-8")
+    report = lint_file(str(path))
+    with_file_lines([report])
+    assert [(f.rule, f.file_line, f.message.startswith("bundle has no 'agents'"))
+            for f in report.findings] == [("TW003", 1, True)]
+    path.write_text('{\n "teamwire": "1.0",\n "agents": {"Team Leader": {\n  "role_id": '
+                    '"team-leader",\n  "messages": [\n   {"role": "user"}]}}}', encoding="utf-8")
+    report = lint_file(str(path))
+    with_file_lines([report])
+    assert [(f.rule, f.pointer, f.file_line) for f in report.findings] == [
+        ("TW004", "/agents/Team Leader/messages/0/content", 6)]

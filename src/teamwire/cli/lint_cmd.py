@@ -155,12 +155,15 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
         _show(config, options, excluded, gitignore, inputs, stdin_filename, show_settings,
               show_files)
     if not inputs:
+        where = ", ".join(paths)
         if excluded and find_inputs(paths, (), options.root, skip, gitignore):
-            click.echo(f"warning: every *.json and *.jsonl file in {', '.join(paths)} matches "
-                       "an exclude glob; nothing to lint", err=True)
+            click.echo(f"warning: every *.json and *.jsonl file in {where} matches an exclude "
+                       "glob; nothing to lint", err=True)
+        elif gitignore and find_inputs(paths, excluded, options.root, skip, False):
+            click.echo(f"warning: git ignores every *.json and *.jsonl file in {where}; nothing "
+                       "to lint (--no-respect-gitignore searches them)", err=True)
         else:
-            click.echo(f"warning: no *.json or *.jsonl files found in {', '.join(paths)}",
-                       err=True)
+            click.echo(f"warning: no *.json or *.jsonl files found in {where}", err=True)
     total = sum(os.path.getsize(f) for f in files if f != STDIN and os.path.isfile(f))
     show_bar = (not quiet and not no_progress and not _in_ci() and sys.stderr.isatty()
                 and total >= LARGE_INPUT_BYTES)
@@ -205,7 +208,9 @@ def _show(config: LintConfig, options: LintOptions, excluded: list[str], gitigno
 
     parts = ([settings_text(config.path, options, excluded, gitignore)] if settings else []) \
         + ([files_text(inputs, stdin_name)] if files else [])
-    click.echo("\n\n".join(part for part in parts if part))
+    shown = "\n\n".join(part for part in parts if part)
+    if shown:
+        click.echo(shown)
     missing = [i for i in inputs if isinstance(i, FileReport)]
     for report in missing:
         click.echo(f"error: {report.error}", err=True)

@@ -413,8 +413,10 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
         emitter.emit("TW006", f"bundle version {shorten(version)!r} is not 1.x", pointer="/teamwire")
     agents_value = bundle.get("agents")
     if type(agents_value) is not dict:
-        emitter.emit("TW003", f"'agents' is {_kind(agents_value)}, not an object mapping "
-                     "display names to conversations", pointer="/agents")
+        what = f"'agents' is {_kind(agents_value)}, not" if "agents" in bundle \
+            else "bundle has no 'agents',"
+        emitter.emit("TW003", f"{what} an object mapping display names to conversations",
+                     pointer="/agents")
         return 0
     if LEADER_NAME not in agents_value:
         emitter.emit("TW003", "bundle has no 'Team Leader' entry", pointer="/agents")

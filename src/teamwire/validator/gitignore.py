@@ -1,4 +1,11 @@
-"""What git ignores, for directory searches: ``.gitignore`` files and ``.git/info/exclude``."""
+"""What git ignores, for directory searches: ``.gitignore`` files and ``.git/info/exclude``.
+
+A search asks about each entry it meets on its way down, and never enters a directory git
+ignores, so a pattern is asked only whether it names the entry itself: ``out/`` names a
+directory ``out``, not the files in it (those are never reached), and ``keep/**`` names what
+is inside ``keep``, not ``keep``. That is also why a directory named on the command line is
+searched even when git ignores it: the patterns that name it are never asked about it.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +13,10 @@ import os
 from pathlib import PurePosixPath
 
 from pathspec import GitIgnoreSpec
+from pathspec.pattern import RegexPattern
 
 
-def _work_tree(directory: str) -> str | None:
+def work_tree(directory: str) -> str | None:
     """The top of the git work tree holding ``directory`` (where ``.git`` is), or None."""
     current = os.path.abspath(directory)
     while True:
@@ -20,54 +28,67 @@ def _work_tree(directory: str) -> str | None:
         current = parent
 
 
-def _read(path: str) -> GitIgnoreSpec | None:
+def _patterns(path: str) -> list[RegexPattern]:
+    """The patterns of one ignore file, last first (the last one that names a path decides)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
     except OSError:
-        return None
+        return []
     spec = GitIgnoreSpec.from_lines(lines)
-    return spec if len(spec) else None
+    return [p for p in reversed(list(spec.patterns))
+            if isinstance(p, RegexPattern) and p.include is not None and p.regex is not None]
+
+
+def _names(pattern: RegexPattern, relative: str, is_dir: bool) -> bool:
+    """Whether ``pattern`` names the entry at ``relative`` itself, not only something above it.
+
+    pathspec's expressions match a prefix: a directory pattern (``out/``, ``*.json``) ends in
+    a group ``ps_d`` that takes the slash after a directory, so it names the entry when the
+    match takes the whole of it (with that slash for a directory); a pattern for what is
+    inside a directory (``keep/**``) ends in a bare slash, so it names an entry strictly below.
+    """
+    text = relative + "/" if is_dir else relative
+    regex = pattern.regex
+    assert regex is not None
+    match = regex.match(text)
+    if match is None:
+        return False
+    if "ps_d" in regex.groupindex:
+        return match.end() == len(text)
+    return regex.pattern == "." or match.end() < len(text)
 
 
 class GitIgnores:
-    """The ignore rules met on the way down a directory search inside a git work tree.
+    """The ignore rules of one git work tree, read as a search needs them.
 
-    Each ``.gitignore`` speaks of paths below its own directory; a deeper file decides
-    before a shallower one, and within a file the last matching pattern decides (a ``!``
-    pattern takes a path back). Outside a work tree nothing is ignored.
+    Each ``.gitignore`` speaks of the paths below its own directory, a deeper one before a
+    shallower one, then ``.git/info/exclude``; within a file the last pattern that names a
+    path decides (a ``!`` pattern takes it back).
     """
 
-    def __init__(self, start: str) -> None:
-        self.top = _work_tree(start)
-        self._specs: dict[str, GitIgnoreSpec | None] = {}
-        self._info = None if self.top is None else _read(
-            os.path.join(self.top, ".git", "info", "exclude"))
+    def __init__(self, top: str) -> None:
+        self.top = os.path.abspath(top)
+        self._files: dict[str, list[RegexPattern]] = {}
+        self._exclude = _patterns(os.path.join(self.top, ".git", "info", "exclude"))
 
-    def _spec(self, directory: str) -> GitIgnoreSpec | None:
-        if directory not in self._specs:
-            self._specs[directory] = _read(os.path.join(directory, ".gitignore"))
-        return self._specs[directory]
+    def _rules(self, directory: str) -> list[RegexPattern]:
+        if directory not in self._files:
+            self._files[directory] = _patterns(os.path.join(directory, ".gitignore"))
+        return self._files[directory]
 
     def ignored(self, path: str, is_dir: bool) -> bool:
-        """Whether git ignores ``path`` (a directory if ``is_dir``)."""
-        if self.top is None:
-            return False
-        absolute = os.path.abspath(path)
-        relative = os.path.relpath(absolute, self.top)
-        if relative.startswith(".."):
+        """Whether a pattern names ``path`` (a directory if ``is_dir``) as ignored."""
+        relative = os.path.relpath(os.path.abspath(path), self.top)
+        if relative == "." or relative.startswith(".."):
             return False
         parts = PurePosixPath(relative.replace(os.sep, "/")).parts
-        suffix = "/" if is_dir else ""
-        # From the file's own directory up to the top, then .git/info/exclude.
         for depth in range(len(parts) - 1, -1, -1):
-            spec = self._spec(os.path.join(self.top, *parts[:depth]))
-            if spec is not None:
-                verdict = spec.check_file("/".join(parts[depth:]) + suffix).include
-                if verdict is not None:
-                    return verdict
-        if self._info is not None:
-            verdict = self._info.check_file("/".join(parts) + suffix).include
-            if verdict is not None:
-                return verdict
+            below = "/".join(parts[depth:])
+            for pattern in self._rules(os.path.join(self.top, *parts[:depth])):
+                if _names(pattern, below, is_dir):
+                    return pattern.include is True
+        for pattern in self._exclude:
+            if _names(pattern, relative.replace(os.sep, "/"), is_dir):
+                return pattern.include is True
         return False

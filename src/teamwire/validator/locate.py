@@ -141,10 +141,24 @@ def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) ->
             continue
         # A byte order mark is no column of line 1, as editors and CI annotations show it.
         text = source.decode("utf-8", errors="replace").removeprefix("\ufeff")
-        places = _locate(text, missing)
-        report.findings = [_placed(f, text, places[f.pointer])
-                           if f.file_line is None and f.pointer in places else f
+        # A finding about a member that is missing is placed on the object that lacks it.
+        parents = {p[:i] for p in missing for i in range(len(p)) if p[i] == "/"}
+        places = _locate(text, missing | parents)
+        report.findings = [_placed(f, text, place)
+                           if f.file_line is None and (place := _nearest(places, f.pointer))
+                           else f
                            for f in report.findings]
+
+
+def _nearest(places: dict[str, tuple[int, int, int]],
+             pointer: str | None) -> tuple[int, int, int] | None:
+    """Where the value at ``pointer`` starts or, if it is missing, its nearest container."""
+    while pointer is not None:
+        place = places.get(pointer)
+        if place is not None:
+            return place
+        pointer = pointer[:pointer.rfind("/")] if pointer else None
+    return None
 
 
 def _record_columns(report: FileReport) -> None:

@@ -67,7 +67,7 @@ def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | N
         if path == STDIN:
             found = [STDIN]
         elif os.path.isdir(path):
-            found = _walk(path, exclude, root, skip, _ignores(path) if gitignore else None)
+            found = _walk(path, exclude, root, skip, gitignore)
         elif os.path.exists(path):
             found = [path]
         else:
@@ -84,36 +84,46 @@ def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | N
     return inputs
 
 
-def _ignores(directory: str) -> GitIgnores | None:
-    """What git ignores below ``directory``; None if git ignores the directory itself, as
-    named on the command line it is searched all the same (transcripts a run writes into an
-    ignored output directory, say)."""
-    # Imported here: a run over named files needs no pattern matcher at start-up.
-    from teamwire.validator.gitignore import GitIgnores
-
-    ignores = GitIgnores(directory)
-    return None if ignores.ignored(directory, True) else ignores
-
-
 def _excluded(path: str, exclude: Sequence[str], root: str | None) -> bool:
     forms = match_forms(path, root)
     return any(fnmatch.fnmatchcase(form, glob) for form in forms for glob in exclude)
 
 
 def _walk(root: str, exclude: Sequence[str], config_root: str | None,
-          skip: Collection[str] = (), ignores: GitIgnores | None = None) -> list[str]:
+          skip: Collection[str] = (), gitignore: bool = False) -> list[str]:
     found: list[str] = []
+    # The work tree each directory belongs to: a directory holding .git starts its own, whose
+    # rules alone apply below it.
+    trees: dict[str, GitIgnores | None] = {root: _tree(root) if gitignore else None}
     for directory, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _excluded(
-            os.path.join(directory, d), exclude, config_root) and not (
-                ignores is not None and ignores.ignored(os.path.join(directory, d), True)))
+        tree = trees.pop(directory, None)
+        kept = []
+        for name in sorted(dirs):
+            path = os.path.join(directory, name)
+            if name.startswith(".") or _excluded(path, exclude, config_root) \
+                    or (tree is not None and tree.ignored(path, True)):
+                continue
+            kept.append(name)
+            if gitignore:
+                trees[path] = _tree(path) if os.path.exists(os.path.join(path, ".git")) \
+                    else tree
+        dirs[:] = kept
         for name in sorted(names):
             path = os.path.join(directory, name)
             if name.endswith(SUFFIXES) and not _excluded(path, exclude, config_root) \
                     and not (skip and os.path.realpath(path) in skip) \
-                    and not (ignores is not None and ignores.ignored(path, False)):
+                    and not (tree is not None and tree.ignored(path, False)):
                 found.append(Found(path))
     return found
+
+
+def _tree(directory: str) -> GitIgnores | None:
+    """The ignore rules of the work tree holding ``directory``, if it is in one."""
+    # Imported here: a run over named files needs no pattern matcher at start-up.
+    from teamwire.validator.gitignore import GitIgnores, work_tree
+
+    top = work_tree(directory)
+    return None if top is None else GitIgnores(top)
 
 
 def _size(path: str) -> int:
