@@ -260,3 +260,22 @@ def test_a_search_git_empties_says_so(tmp_path: Path, monkeypatch: pytest.Monkey
     assert result.exit_code == 0
     assert "git ignores every *.json and *.jsonl file in ." in result.stderr
     assert "--no-respect-gitignore" in result.stderr
+
+
+@pytest.mark.parametrize(("pattern", "path", "is_dir", "names"), [
+    ("out/", "out", True, True), ("out/", "a/out", True, True), ("out/", "out", False, False),
+    ("out/", "out/x.json", False, False),      # inside out/, not out/ itself
+    ("keep/**", "keep", True, False), ("keep/**", "keep/a.json", False, True),
+    ("keep/**", "keep/sub", True, True),
+    ("*.json", "a/b.json", False, True), ("*.json", "b.json/c", False, False),
+    ("/top.json", "top.json", False, True), ("/top.json", "a/top.json", False, False),
+    ("a/**/b", "a/x/y/b", True, True), ("**", "x", False, True), ("*", "x", True, True),
+])
+def test_a_pattern_names_the_entry_itself(pattern: str, path: str, is_dir: bool,
+                                          names: bool) -> None:
+    from pathspec import GitIgnoreSpec
+
+    from teamwire.validator.gitignore import _names
+
+    compiled = next(iter(GitIgnoreSpec.from_lines([pattern]).patterns))
+    assert _names(compiled, path, is_dir) is names
