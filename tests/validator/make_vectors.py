@@ -1450,6 +1450,10 @@ def flow_cases() -> list[dict[str, Any]]:
     ]
     three = [m for pair in zip(rounds, answers, strict=False) for m in pair]
 
+    altered_ask = pending_ask(True)
+    leader = messages(altered_ask, TL)
+    leader[-1]["content"] = leader[-1]["content"].replace("Which shade of blue?",
+                                                          "Which shade of green?")
     late_at = next(i for i, m in enumerate(messages(late_answer(answered=False), UIO))
                    if m["role"] == "user" and "的回答" in m["content"])
     return [
@@ -1483,6 +1487,11 @@ def flow_cases() -> list[dict[str, Any]]:
             "TW501 near miss: the leader terminated the asker before its second ask ran",
             two_asks("terminated"),
             [],
+        ),
+        case(
+            "TW501 the Ask arrives with the chosen id but not the question asked",
+            altered_ask,
+            [("TW501", UIO, 2)],
         ),
         case("TW502 an answer to a question nobody asked", unknown.bundle(), [("TW502", TL, unknown_at)]),
         case("TW502 near miss: the answered question was asked", once, []),

@@ -42,6 +42,7 @@ class _Send:
     content: str | None
     delivery: Delivery | None = None
     delivered_id_differs: bool = False
+    delivered_content_differs: bool = False
 
 
 class _Inbox:
@@ -290,6 +291,8 @@ class SessionChecker:
         found: Delivery | None = None
         if send.id is not None:
             found = inbox.take_id(sender, send.id, send.types)
+            if found is not None and send.content is not None and found.content != send.content:
+                send.delivered_content_differs = True
         if found is None and send.content is not None:
             found = inbox.take_content(sender, send.content, send.types)
             if found is not None and send.id is not None:
@@ -328,6 +331,11 @@ class SessionChecker:
                 if send.delivered_id_differs:
                     self._call_emit("TW501", f"{call.name}: the Ask reached {target} with id "
                                     f"{send.delivery.id!r}, not {send.id!r}", facts, call)
+                if send.delivered_content_differs:
+                    self._call_emit("TW501", f"{call.name}: the {send.delivery.mtype.tag} "
+                                    f"{send.id!r} reached {target} with other content than "
+                                    f"the call's ({shorten(send.delivery.content, 40)!r})",
+                                    facts, call)
                 if send.delivery.index < latest:
                     self._call_emit("TW507", f"{call.name} to {target} was delivered (message "
                                     f"{send.delivery.index}) before a message sent earlier "

@@ -21,7 +21,8 @@ rule("TW501", "ask-not-delivered", E,
      rationale="""
 ask_master arrives in the Team Leader's conversation, ask_other_agent and ask_sub_agent in the
 target's, as an Ask (or, for an ask_other_agent whose message_id starts with msg_, a Message)
-whose id is the question_id or message_id the asker chose. An ask with no result of a sub-agent
+whose id is the question_id or message_id the asker chose and whose content is the question, as
+written. An ask with no result of a sub-agent
 the Team Leader terminated is not expected to arrive: termination ends the calls not run yet,
 and two conversations cannot tell whether it ran first.""",
      bad=_ASK_MASTER + "\n# the Team Leader's conversation has no Ask ask_fse_001",
