@@ -1303,7 +1303,10 @@ def flow_cases() -> list[dict[str, Any]]:
             b.result(b.leader, call_id, OK)
         return b.bundle(), at
 
-    def ask_other(returned: bool) -> tuple[dict[str, Any], int]:
+    def ask_other(returned: bool, asker_ends: str = "timeout") -> tuple[dict[str, Any], int]:
+        """UI Operator_1 asks Full-Stack Engineer_1, who answers. Unless ``returned``, the
+        answer does not come back: UI Operator_1's ask ends in a timeout, or (``asker_ends``
+        "terminated") the leader terminates UI Operator_1 while it waits."""
         b = SessionBuilder()
         ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
         fse = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Write the API.")
@@ -1318,7 +1321,10 @@ def flow_cases() -> list[dict[str, Any]]:
         )
         at = len(fse.messages) - 1
         b.result(fse, call_id, OK)
-        b.result(ui, ask.call_id, error("timeout"))
+        if asker_ends == "terminated":
+            b.terminate(ui)
+        else:
+            b.result(ui, ask.call_id, error("timeout"))
         return b.bundle(), at
 
     unknown = SessionBuilder()
@@ -1565,6 +1571,12 @@ def flow_cases() -> list[dict[str, Any]]:
         case("TW507 near miss: the reports in the order said", reports(swapped=False)[0], []),
         case("TW508 an accepted answer that never reaches the asker", lost_answer, [("TW508", FSE, lost_at)]),
         case("TW508 near miss: the answer comes back", good_answer, []),
+        case(
+            "TW508 near miss: the leader terminated the asker while it waited, before or after "
+            "the answer (two conversations cannot tell)",
+            ask_other(False, "terminated")[0],
+            [],
+        ),
         case("TW509 asking a peer without a word to the leader", silent, [("TW509", UIO, silent_at)]),
         case("TW509 near miss: the clean session", small_session(), []),
         case(

@@ -404,6 +404,8 @@ class SessionChecker:
         if send is None:
             return
         result = send.call.result
+        if result is None and asker in self.index.terminated:
+            return  # the asker's ask ended with it; two conversations cannot tell which was first
         answer = result.answer if result is not None else None
         given = arguments.get("answer")
         if answer is None and not self.strict and self._late_answer(asker, me, question_id, given):

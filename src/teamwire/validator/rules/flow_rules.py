@@ -96,7 +96,9 @@ rule("TW508", "answer-not-returned", E,
      requirements=("TW-TOOL-014", "TW-TOOL-022", "TW-ROUTE-012"), scope="bundle",
      rationale="""
 answer_sub_agent_question resolves the asker's ask_master call, answer_other_agent its
-ask_other_agent call, with an Answer from the answering agent whose content is the answer text.""",
+ask_other_agent call, with an Answer from the answering agent whose content is the answer text.
+When the Team Leader terminated the asker while it waited, its ask ends without a result and
+nothing is expected: two conversations cannot tell whether the answer came first.""",
      bad=call("answer_sub_agent_question",
               '{"agent_id": 1, "question_id": "ask_fse_001", "answer": "Trunk-based."}', _LEADER)
      + "\n# Full-Stack Engineer_1's ask_master result: timeout error",
