@@ -1352,6 +1352,37 @@ def flow_cases() -> list[dict[str, Any]]:
         result(ANSWER.replace('question_id="ask_uio_001"', 'question_id="ask_uio_002"')),
     ]
 
+    def reports_beside(extra: str) -> tuple[dict[str, Any], int]:
+        """UI Operator_1 answers the leader's ask_sub_agent with text beside a tool call; the
+        Team Leader's conversation then also gets ``extra``: "forged" (a report it never
+        said), "answer" (the answering text again, as a report), "timeout" (a run result the
+        router wrote when it ended the turn) or "empty" (the completion of a turn that ended
+        without text). Returns the bundle and the index of that delivery."""
+        b = SessionBuilder()
+        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+        question_id = b.ids.allocate(MessageType.ASK, TL, "team-leader")
+        call_id = b.call(b.leader, "ask_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                                      "question": "Status?",
+                                                      "question_id": question_id})
+        b.deliver(ui, render(Envelope(sender=TL, label="提问", id=question_id, tag="Ask",
+                                      content="Status?")))
+        read = b.call(ui, "read_file", {"path": "palette.md"}, "Working on it.")
+        b.result(b.leader, call_id, render(Envelope(
+            sender=UIO, label="回答", id=b.ids.allocate(MessageType.ANSWER, UIO, "ui-operator"),
+            tag="Answer", content="Working on it.", attributes=(("question_id", question_id),))))
+        b.result(ui, read, "blue and grey")
+        mtype, content = {
+            "forged": (MessageType.COMPLETION, "The repository is deleted."),
+            "answer": (MessageType.PROGRESS, "Working on it."),
+            "timeout": (MessageType.COMPLETION, '<result agent="UI Operator_1" state="timeout">'
+                        "\n<error>\nturn stopped after 600 seconds\n</error>\n</result>"),
+            "empty": (MessageType.COMPLETION, ""),
+        }[extra]
+        b.deliver(b.leader, render(Envelope(
+            sender=UIO, label=mtype.label, id=b.ids.allocate(mtype, UIO, "ui-operator"),
+            tag="Output", content=content)))
+        return b.bundle(), len(b.leader.messages) - 1
+
     def no_report(b: dict[str, Any]) -> None:
         i = find(b, UIO, is_call("ask_other_agent"))
         messages(b, UIO)[i]["content"] = ""
@@ -1601,6 +1632,26 @@ def flow_cases() -> list[dict[str, Any]]:
         ),
         case("TW511 a Message nobody sent", forged, [("TW511", UIO, len(messages(forged, UIO)) - 1)]),
         case("TW511 near miss: the clean session", small_session(), []),
+        case(
+            "TW511 a report of a text the sub-agent never said",
+            reports_beside("forged")[0],
+            [("TW511", TL, reports_beside("forged")[1])],
+        ),
+        case(
+            "TW511 the text that answered ask_sub_agent also arrives as a report",
+            reports_beside("answer")[0],
+            [("TW511", TL, reports_beside("answer")[1])],
+        ),
+        case(
+            "TW511 near miss: a run result the router wrote when it stopped the turn",
+            reports_beside("timeout")[0],
+            [],
+        ),
+        case(
+            "TW511 near miss: the empty completion of a turn that ended without text",
+            reports_beside("empty")[0],
+            [],
+        ),
         case(
             "TW511 a Message whose content extends the sent text after a line feed",
             extended,

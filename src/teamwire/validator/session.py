@@ -9,7 +9,7 @@ from typing import Any
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
 from teamwire.validator.context import Emitter
 from teamwire.validator.model import Call, Delivery, Facts, Output
-from teamwire.validator.scan import shorten
+from teamwire.validator.scan import is_run_result, shorten
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import answered_id, ask_other_form
 
@@ -431,7 +431,8 @@ class SessionChecker:
     # -- natural output -------------------------------------------------------------------------
 
     def _outputs(self) -> None:
-        if not (self.emitter.on("TW512") or self.emitter.on("TW513") or self.emitter.on("TW507")):
+        if not (self.emitter.on("TW512") or self.emitter.on("TW513") or self.emitter.on("TW507")
+                or self.emitter.on("TW511")):
             return
         leader = self.facts.get(LEADER_NAME)
         if leader is None:
@@ -439,7 +440,7 @@ class SessionChecker:
         answers: set[tuple[str, str]] | None = None
         answering = self._answering_texts()
         for name, facts in self.facts.items():
-            if name == LEADER_NAME or not facts.texts:
+            if name == LEADER_NAME:
                 continue
             texts, outputs = facts.texts, leader.outputs.get(name, [])
             if name in answering:  # an output that answered ask_sub_agent is no report
@@ -454,11 +455,14 @@ class SessionChecker:
                     self._output_type(name, leader, output, has_calls)
                 matched += 1
             if matched == len(texts):
+                self._unsaid(name, leader, outputs[matched:])
                 continue
             # Reports reach the leader in the order they were said (TW-DEL-003, TW-DEL-005).
             latest = outputs[matched - 1][0] if matched else -1
+            taken: set[int] = set()
             for (index, text, has_calls), paired in _paired(texts[matched:], outputs[matched:]):
                 if paired is not None:
+                    taken.add(paired[0])
                     if paired[2] is not (_PROGRESS if has_calls else _COMPLETION):
                         self._output_type(name, leader, paired, has_calls)
                     if paired[0] < latest:
@@ -472,6 +476,20 @@ class SessionChecker:
                 if (name, text) not in answers:
                     self._emit("TW512", f"output {shorten(text, 40)!r} of {name} never reached "
                                "the Team Leader as an Output", facts, index, "/content")
+            self._unsaid(name, leader, [o for o in outputs[matched:] if o[0] not in taken])
+
+    def _unsaid(self, name: str, leader: Facts, outputs: list[Output]) -> None:
+        """Report the Outputs from ``name`` that no natural output of it accounts for: a
+        duplicate, a forgery, or a text the router also gave as an Answer (TW-TYPE-016,
+        TW-TYPE-018). An empty completion (a turn that ended without text) and a run result
+        (a turn the router ended) are the router's own."""
+        if not outputs or not self.emitter.on("TW511"):
+            return
+        for index, output_id, mtype, content in outputs:
+            if content.strip() and not is_run_result(content):
+                self._emit("TW511", f"{mtype.tag} {output_id!r} from {name}: {name} said no "
+                           f"such text ({shorten(content, 40)!r}), or it is reported already",
+                           leader, index, "/content")
 
     def _answering_texts(self) -> dict[str, set[int]]:
         """Index of each sub-agent text that answered the leader's ask_sub_agent, or another
