@@ -108,7 +108,7 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
               help="Print the settings a run would use (configuration file, rules, "
                    "severities, ignores) and exit.")
 @click.option("--show-files", is_flag=True,
-              help="Print the files a run would lint, in order, and exit.")
+              help="Print the files a run would read, in order, and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress.")
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
 @click.option("--stdin-filename", default="<stdin>", show_default=True,
@@ -116,9 +116,9 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
 def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_format: str,
          output_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...],
          ignore: tuple[str, ...], severities: tuple[str, ...], exclude: tuple[str, ...],
-         no_respect_gitignore: bool, config_path: str | None, isolated: bool, exit_zero: bool, jobs: int,
-         statistics: bool, show_settings: bool, show_files: bool, quiet: bool,
-         no_progress: bool, stdin_filename: str) -> None:
+         no_respect_gitignore: bool, config_path: str | None, isolated: bool,
+         exit_zero: bool, jobs: int, statistics: bool, show_settings: bool, show_files: bool,
+         quiet: bool, no_progress: bool, stdin_filename: str) -> None:
     """Check transcripts: session bundles (.json), conversations (.json array or .jsonl),
     directories (searched for *.json and *.jsonl) or - for standard input.
 

@@ -56,10 +56,9 @@ def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | N
     the path relative to ``root`` and the base name), what git ignores there (``.gitignore``
     files and ``.git/info/exclude``, unless ``gitignore`` is false) and the files whose real
     paths are in ``skip`` (the report being written, say); ``-`` stands for standard input.
-    A file named
-    two ways (``a/b.json``, ``./a/b.json``, a link to it) is one input, in the place it
-    first takes; named on the command line as well as found in a directory, it counts as
-    named (``Found`` marks the others).
+    A file named two ways (``a/b.json``, ``./a/b.json``, a link to it) is one input, in the
+    place it first takes; named on the command line as well as found in a directory, it
+    counts as named (``Found`` marks the others).
     """
     inputs: list[Input] = []
     seen: dict[str, int] = {}  # real path -> place in inputs

@@ -144,24 +144,20 @@ class SessionChecker:
             self._targets[found] = matches[0].name if len(matches) == 1 else None
         return self._targets[found]
 
-    def _find_terminations(self) -> None:
-        self._terminations = {}
-        leader = self.facts.get(LEADER_NAME)
-        for other in leader.calls if leader is not None else ():
-            if other.name == "terminate_sub_agent" and other.arguments is not None \
-                    and (other.result is None or not other.result.rejected):
-                name = self._target(other.arguments, "agent_id", LEADER_NAME)
-                if name is not None:
-                    self._terminations.setdefault(name, (other.index, other.position))
-
     def _terminated_after(self, target: str, send: _Send) -> bool:
         """Whether ``send``'s message may have been discarded with its target (TW-ROUTE-020):
         the Team Leader terminated ``target`` by a call that succeeded after the send (for a
         sub-agent's send, at any point: two conversations give no order), and nothing from
         the sender that the send could have become arrived unmatched."""
         if self._terminations is None:
-            self._find_terminations()
-        assert self._terminations is not None
+            self._terminations = {}
+            leader = self.facts.get(LEADER_NAME)
+            for other in leader.calls if leader is not None else ():
+                if other.name == "terminate_sub_agent" and other.arguments is not None \
+                        and (other.result is None or not other.result.rejected):
+                    name = self._target(other.arguments, "agent_id", LEADER_NAME)
+                    if name is not None:
+                        self._terminations.setdefault(name, (other.index, other.position))
         at = self._terminations.get(target)
         if at is None:
             return False
