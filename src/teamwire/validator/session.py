@@ -439,7 +439,7 @@ class SessionChecker:
             if name == LEADER_NAME:
                 continue
             texts, outputs = facts.texts, leader.outputs.get(name, [])
-            if name in answering:  # an output that answered ask_sub_agent is no report
+            if name in answering:  # an output taken as an Answer is no report
                 texts = [t for t in texts if t[0] not in answering[name]]
             # Outputs mostly arrive in the order they were said: pair them off in step while
             # that holds, and let _paired search for the rest.
