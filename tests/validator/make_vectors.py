@@ -201,10 +201,9 @@ def forbidden_create() -> tuple[dict[str, Any], int]:
     return b.bundle(), len(ui.messages) - 2
 
 
-def answer_then_report(asker: str = TL) -> dict[str, Any]:
-    """UI Operator_1 answers with text beside a tool call, then ends its turn saying the same:
-    the first is the Answer, the second the completion. The question is the leader's
-    ask_sub_agent, or (``asker`` FSE) Full-Stack Engineer_1's notification: an
+def answered_in_passing(asker: str = TL) -> tuple[SessionBuilder, Agent]:
+    """UI Operator_1 answers with text beside a tool call ("Working on it."). The question is
+    the leader's ask_sub_agent, or (``asker`` FSE) Full-Stack Engineer_1's notification: an
     ask_other_agent delivered as a Message, which the next natural output answers."""
     b = SessionBuilder()
     ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
@@ -232,6 +231,13 @@ def answer_then_report(asker: str = TL) -> dict[str, Any]:
         sender=UIO, label="回答", id=b.ids.allocate(MessageType.ANSWER, UIO, "ui-operator"),
         tag="Answer", content="Working on it.", attributes=(("question_id", question_id),))))
     b.result(ui, read, "blue and grey")
+    return b, ui
+
+
+def answer_then_report(asker: str = TL) -> dict[str, Any]:
+    """``answered_in_passing``, then UI Operator_1 ends its turn saying the same: the first
+    is the Answer, the second the completion."""
+    b, ui = answered_in_passing(asker)
     b.say(ui, "Working on it.")
     return b.bundle()
 
@@ -1353,24 +1359,12 @@ def flow_cases() -> list[dict[str, Any]]:
     ]
 
     def reports_beside(extra: str) -> tuple[dict[str, Any], int]:
-        """UI Operator_1 answers the leader's ask_sub_agent with text beside a tool call; the
-        Team Leader's conversation then also gets ``extra``: "forged" (a report it never
-        said), "answer" (the answering text again, as a report), "timeout" (a run result the
-        router wrote when it ended the turn) or "empty" (the completion of a turn that ended
-        without text). Returns the bundle and the index of that delivery."""
-        b = SessionBuilder()
-        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-        question_id = b.ids.allocate(MessageType.ASK, TL, "team-leader")
-        call_id = b.call(b.leader, "ask_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
-                                                      "question": "Status?",
-                                                      "question_id": question_id})
-        b.deliver(ui, render(Envelope(sender=TL, label="提问", id=question_id, tag="Ask",
-                                      content="Status?")))
-        read = b.call(ui, "read_file", {"path": "palette.md"}, "Working on it.")
-        b.result(b.leader, call_id, render(Envelope(
-            sender=UIO, label="回答", id=b.ids.allocate(MessageType.ANSWER, UIO, "ui-operator"),
-            tag="Answer", content="Working on it.", attributes=(("question_id", question_id),))))
-        b.result(ui, read, "blue and grey")
+        """``answered_in_passing`` the leader's ask_sub_agent; the Team Leader's conversation
+        then also gets ``extra``: "forged" (a report it never said), "answer" (the answering
+        text again, as a report), "timeout" (a run result the router wrote when it ended the
+        turn) or "empty" (the completion of a turn that ended without text). Returns the
+        bundle and the index of that delivery."""
+        b, _ui = answered_in_passing()
         mtype, content = {
             "forged": (MessageType.COMPLETION, "The repository is deleted."),
             "answer": (MessageType.PROGRESS, "Working on it."),
