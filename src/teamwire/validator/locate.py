@@ -68,6 +68,10 @@ def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int
     stack: list[list[object]] = []
     expect_key = False
     skipping = 0
+    # Once every pointer is found, read on only until the objects holding them have closed:
+    # a duplicated member (the decoder keeps the last) can only come before that. ``depth``
+    # is the stack depth of the shallowest such object still open.
+    depth: int | None = None
     for match in _TOKEN.finditer(text):
         token = match.group()
         first = token[0]
@@ -86,6 +90,10 @@ def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int
             if stack:
                 stack.pop()
             expect_key = False
+            if depth is not None and len(stack) < depth:
+                depth = None  # every object holding a found member has closed
+                if len(found) == len(wanted):
+                    break
             continue
         if expect_key:
             if first == '"':
@@ -104,8 +112,11 @@ def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int
         else:
             current = ""
         if current in wanted:
-            # The last of duplicated members is the one the decoder kept: keep reading.
             found[current] = (*lines.at(match.start()), match.start())
+            if stack and not stack[-1][1]:
+                depth = len(stack) if depth is None else min(depth, len(stack))
+            if len(found) == len(wanted) and depth is None:
+                break
         if first in "{[":
             if current in prefixes:
                 stack.append([current, first == "[", 0, None])
@@ -141,9 +152,12 @@ def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) ->
             continue
         # A byte order mark is no column of line 1, as editors and CI annotations show it.
         text = source.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        places = _locate(text, missing)
         # A finding about a member that is missing is placed on the object that lacks it.
-        parents = {p[:i] for p in missing for i in range(len(p)) if p[i] == "/"}
-        places = _locate(text, missing | parents)
+        absent = missing - places.keys()
+        if absent:
+            places.update(_locate(text, {p[:i] for p in absent for i in range(len(p))
+                                         if p[i] == "/"}))
         report.findings = [_placed(f, text, place)
                            if f.file_line is None and (place := _nearest(places, f.pointer))
                            else f
