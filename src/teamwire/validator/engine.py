@@ -67,11 +67,16 @@ def _not_transcript_lines(first: Any) -> str | None:
     which the pass over the records reports)."""
     if first is None or (type(first) is dict and "role" in first):
         return None
-    if type(first) is dict and "seq" in first and "event" in first:
+    if _is_event_log(first):
         return "a teamwire event log; lint the session bundle instead"
     if type(first) is dict:
         return "JSON Lines whose first record has no 'role'"
     return f"JSON Lines whose first record is {_kind(first)}"
+
+
+def _is_event_log(first: Any) -> bool:
+    """Whether the first record of JSON Lines is a router event log's (seq and event, no role)."""
+    return type(first) is dict and "seq" in first and "event" in first and "role" not in first
 
 
 def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None = None,
@@ -231,7 +236,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
     reason = _not_transcript_lines(first) if searched else None
     if reason is not None:
         raise _NotTranscript(reason)
-    if type(first) is dict and "seq" in first and "event" in first and "role" not in first:
+    if _is_event_log(first):
         emitter.emit("TW003", "this is a teamwire event log (records with seq and event), not a "
                      "conversation; lint the session bundle instead", line=1, column=1)
         return 0
