@@ -14,6 +14,10 @@ and prints, from one run on one core:
   passes, the session checks, the rest) with its cost per message;
 - the prototype linter the throughput target was set by, rebuilt from its description
   (``prototype_lint.py``), over the same bytes: its ratio to the floor, and lint's to it;
+- the same three on a calibrated corpus: tool outputs and written files scaled until the
+  prototype runs at the ratio the target's own statement gives for it on the corpus the
+  target was set on (0.85 of the floor), found by bisection on the payload scale
+  (``--no-calibrate`` skips this);
 - if ``check-jsonschema`` is installed, its wall time validating the same files against
   the bundle schema alone, beside the wall time of the ``teamwire lint`` command on them
   (lint must be faster);
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import shutil
@@ -39,7 +44,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -114,6 +119,10 @@ def sized(rng: random.Random, low: int, high: int) -> int:
 PAYLOAD_SCALE = 1.0
 """What ``--payload-scale`` multiplies tool outputs and written files by."""
 
+REFERENCE_RATIO = 0.85
+"""The prototype's throughput against the floor on the corpus the lint target was set on,
+as the target states it: the calibrated corpus is the one on which the prototype runs so."""
+
 
 def payload(rng: random.Random, low: int, high: int) -> int:
     """The size of a tool output or a written file: ``sized``, times the payload scale."""
@@ -179,7 +188,15 @@ def make_bundle(rng: random.Random, number: int) -> dict[str, Any]:
     return b.bundle(session=f"bench-{number}")
 
 
-def make_corpus(directory: Path, size_mb: float, seed: int = 7) -> list[Path]:
+def make_corpus(directory: Path, size_mb: float, seed: int = 7,
+                scale: float | None = None) -> list[Path]:
+    """Bundles of ``make_bundle`` written to ``directory`` until they hold ``size_mb``; with
+    ``scale``, at that payload scale (and it stays the scale afterwards)."""
+    global PAYLOAD_SCALE
+    if scale is not None:
+        PAYLOAD_SCALE = scale
+    for old in directory.glob("bundle_*.json"):
+        old.unlink()
     rng = random.Random(seed)
     paths: list[Path] = []
     total = 0
@@ -231,6 +248,104 @@ class PhaseTimer:
 
     def __exit__(self, *_: object) -> None:
         ConversationLinter.feed_all, SessionChecker.run = self._methods  # type: ignore[method-assign]
+
+
+class Timing(NamedTuple):
+    """Best CPU seconds of the floor, lint and the prototype over one corpus, and the split
+    of lint's time in the round that was kept."""
+
+    floor: float
+    lint: float
+    prototype: float
+    split: dict[str, float]
+    findings: int
+
+
+def time_corpus(paths: list[Path], blobs: list[bytes], rounds: int,
+                tools: dict[str, Any]) -> Timing:
+    """Time the floor, lint and the prototype over the same bytes, rounds interleaved."""
+    findings = 0
+    best_split: dict[str, float] = {}
+    best_lint = float("inf")
+
+    def run_lint() -> None:
+        nonlocal findings, best_lint, best_split
+        with PhaseTimer() as timer:
+            start = time.process_time()
+            findings = sum(len(lint_bytes(b, p.name).findings)
+                           for p, b in zip(paths, blobs, strict=True))
+            took = time.process_time() - start
+        if took < best_lint:  # the split of the round whose time is reported
+            best_lint, best_split = took, dict(timer.spent)
+
+    def run_floor() -> None:
+        # Each document is dropped once decoded, as lint drops each bundle once linted:
+        # keeping them all alive would cost the floor fresh memory that lint never needs.
+        for blob in blobs:
+            orjson.loads(blob)
+
+    def run_prototype() -> None:
+        for blob in blobs:
+            prototype_lint(blob, tools)
+
+    floor, linted, prototyped = interleaved(rounds, run_floor, run_lint, run_prototype)
+    return Timing(floor, linted, prototyped, best_split, findings)
+
+
+def prototype_ratio(directory: Path, size_mb: float, scale: float, rounds: int,
+                    tools: dict[str, Any]) -> float:
+    """The prototype's throughput against the floor on a corpus at payload ``scale``."""
+    blobs = [p.read_bytes() for p in make_corpus(directory, size_mb, scale=scale)]
+
+    def run_floor() -> None:
+        for blob in blobs:
+            orjson.loads(blob)
+
+    def run_prototype() -> None:
+        for blob in blobs:
+            prototype_lint(blob, tools)
+
+    floor, prototyped = interleaved(rounds, run_floor, run_prototype)
+    return floor / prototyped
+
+
+def calibrated_scale(directory: Path, size_mb: float, rounds: int, tools: dict[str, Any],
+                     steps: int = 5) -> float:
+    """The payload scale at which the prototype runs at ``REFERENCE_RATIO`` of the floor:
+    bisection between 1 and 32 on a logarithmic scale (the ratio grows with the scale)."""
+    low, high = 1.0, 32.0
+    for _ in range(steps):
+        middle = math.sqrt(low * high)
+        if prototype_ratio(directory, size_mb, middle, rounds, tools) < REFERENCE_RATIO:
+            low = middle
+        else:
+            high = middle
+    return math.sqrt(low * high)
+
+
+def report_timing(total: float, messages: int, timing: Timing, indent: str = "") -> None:
+    """Print lint's, the floor's and the prototype's throughput and their ratios."""
+    floor, linted, prototyped = timing.floor, timing.lint, timing.prototype
+    split = timing.split
+    print(f"{indent}orjson decode (floor): {total / floor:8.1f} MB/s")
+    print(f"{indent}teamwire lint:         {total / linted:8.1f} MB/s  ({timing.findings} findings)")
+    print(f"{indent}ratio lint/floor:      {floor / linted:8.2f}   (target >= 0.5)")
+    rest = linted - floor - split["conversations"] - split["session"]
+    print(f"{indent}  beyond the floor: conversation passes {split['conversations'] * 1e3:.1f} ms, "
+          f"session checks {split['session'] * 1e3:.1f} ms, the rest {rest * 1e3:.1f} ms "
+          f"({(linted - floor) / messages * 1e6:.2f} us per message)")
+    print(f"{indent}prototype linter:      {total / prototyped:8.1f} MB/s  (ratio to the floor "
+          f"{floor / prototyped:.2f}; lint runs at {prototyped / linted:.2f} of its speed)")
+
+
+def describe(paths: list[Path]) -> tuple[list[bytes], float, int, str]:
+    """The corpus's bytes, its size in MB, its message count and a line describing it."""
+    blobs = [p.read_bytes() for p in paths]
+    total = sum(len(b) for b in blobs) / MB
+    messages = sum(len(a["messages"]) for b in blobs for a in orjson.loads(b)["agents"].values())
+    line = (f"{len(paths)} bundles, {total:.1f} MB, {messages} messages, "
+            f"{total * MB / messages / 1024:.1f} KiB per message")
+    return blobs, total, messages, line
 
 
 def best_wall(rounds: int, command: list[str]) -> float:
@@ -312,60 +427,20 @@ def main() -> None:
                         help="size of the larger JSONL for the memory check, MB (default 256)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds, best kept")
     parser.add_argument("--keep", type=Path, help="write the corpus here and keep it")
+    parser.add_argument("--no-calibrate", dest="calibrate", action="store_false",
+                        help="skip the reading on the calibrated corpus")
     args = parser.parse_args()
-    global PAYLOAD_SCALE
-    PAYLOAD_SCALE = args.payload_scale
 
     workdir = Path(tempfile.mkdtemp(prefix="teamwire-bench-"))
     corpus_dir = args.keep or workdir / "corpus"
     corpus_dir.mkdir(parents=True, exist_ok=True)
     try:
         start = time.perf_counter()
-        paths = make_corpus(corpus_dir, args.size)
-        blobs = [p.read_bytes() for p in paths]
-        total = sum(len(b) for b in blobs) / MB
-        messages = sum(len(a["messages"]) for b in blobs for a in orjson.loads(b)["agents"].values())
-        print(f"corpus: {len(paths)} bundles, {total:.1f} MB, {messages} messages, "
-              f"{total * MB / messages / 1024:.1f} KiB per message "
-              f"(generated in {time.perf_counter() - start:.1f} s)")
-
-        findings = 0
-
-        best_split: dict[str, float] = {}
-        best_lint = float("inf")
-
-        def run_lint() -> None:
-            nonlocal findings, best_lint, best_split
-            with PhaseTimer() as timer:
-                start = time.process_time()
-                findings = sum(len(lint_bytes(b, p.name).findings)
-                               for p, b in zip(paths, blobs, strict=True))
-                took = time.process_time() - start
-            if took < best_lint:  # the split of the round whose time is reported
-                best_lint, best_split = took, dict(timer.spent)
-
-        def run_floor() -> None:
-            # Each document is dropped once decoded, as lint drops each bundle once linted:
-            # keeping them all alive would cost the floor fresh memory that lint never needs.
-            for blob in blobs:
-                orjson.loads(blob)
-
+        paths = make_corpus(corpus_dir, args.size, scale=args.payload_scale)
+        blobs, total, messages, line = describe(paths)
+        print(f"corpus: {line} (generated in {time.perf_counter() - start:.1f} s)")
         tools = validators()
-
-        def run_prototype() -> None:
-            for blob in blobs:
-                prototype_lint(blob, tools)
-
-        floor, linted, prototyped = interleaved(args.rounds, run_floor, run_lint, run_prototype)
-        print(f"orjson decode (floor): {total / floor:8.1f} MB/s")
-        print(f"teamwire lint:         {total / linted:8.1f} MB/s  ({findings} findings)")
-        print(f"ratio lint/floor:      {floor / linted:8.2f}   (target >= 0.5)")
-        rest = linted - floor - best_split["conversations"] - best_split["session"]
-        print(f"  beyond the floor: conversation passes {best_split['conversations'] * 1e3:.1f} ms, "
-              f"session checks {best_split['session'] * 1e3:.1f} ms, the rest {rest * 1e3:.1f} ms "
-              f"({(linted - floor) / messages * 1e6:.2f} us per message)")
-        print(f"prototype linter:      {total / prototyped:8.1f} MB/s  (ratio to the floor "
-              f"{floor / prototyped:.2f}; lint runs at {prototyped / linted:.2f} of its speed)")
+        report_timing(total, messages, time_corpus(paths, blobs, args.rounds, tools))
 
         cli = shutil.which("teamwire", path=os.path.dirname(sys.executable)) or "teamwire"
         files = [str(p) for p in paths]
@@ -390,6 +465,20 @@ def main() -> None:
                   f"bundle schema only, {verdict})")
             print(f"teamwire lint command: {lint_wall:8.2f} s  ({total / lint_wall:.1f} MB/s, "
                   f"every rule); speed-up {schema_wall / lint_wall:.1f}x")
+
+        if args.calibrate:
+            calibration = workdir / "calibration"
+            calibration.mkdir()
+            scale = calibrated_scale(calibration, args.size, max(3, args.rounds // 2), tools)
+            shutil.rmtree(calibration)
+            (workdir / "scaled").mkdir()
+            scaled = make_corpus(workdir / "scaled", args.size, scale=scale)
+            scaled_blobs, scaled_total, scaled_messages, line = describe(scaled)
+            print(f"calibrated corpus (payload scale {scale:.1f}, where the prototype runs at "
+                  f"{REFERENCE_RATIO} of the floor in the target's statement): {line}")
+            report_timing(scaled_total, scaled_messages,
+                          time_corpus(scaled, scaled_blobs, args.rounds, tools), "  ")
+            shutil.rmtree(workdir / "scaled")
 
         small = workdir / "one.json"
         small.write_text(json.dumps(small_session()), encoding="utf-8")

@@ -50,3 +50,19 @@ def test_prototype_counts_what_it_checks() -> None:
     at = next(i for i, m in enumerate(leader) if m["role"] == "tool")
     del leader[at]  # a call without a result
     assert prototype_lint(orjson.dumps(bundle), validators()) == 1
+
+
+def test_corpus_at_a_scale_replaces_the_last_one(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # The calibration writes corpus after corpus into one directory: each must hold only
+    # its own bundles, at its own scale, so that the ratio measured is of that scale.
+    monkeypatch.setattr(bench_lint, "PAYLOAD_SCALE", 1.0)
+    small = bench_lint.make_corpus(tmp_path, 0.6, scale=1.0)
+    _, _, small_messages, _ = bench_lint.describe(small)
+    large = bench_lint.make_corpus(tmp_path, 0.6, scale=6.0)
+    blobs, size, messages, line = bench_lint.describe(large)
+    assert sorted(tmp_path.iterdir()) == sorted(large)
+    assert bench_lint.PAYLOAD_SCALE == 6.0
+    assert size >= 0.6 and messages < small_messages
+    assert line.startswith(f"{len(large)} bundles, ")
+    assert all(lint_value(orjson.loads(b)).findings == [] for b in blobs)
