@@ -235,9 +235,9 @@ class ConversationLinter(ToolChecks):
         Calls of one message run in order, so of a message's calls without a result only
         the first may have run (an ask that still waits); the later ones did nothing yet
         and are not judged. When the Team Leader terminated this agent, even the first may
-        not have run: termination ends the calls not run yet (TW-ROUTE-020), and two
-        conversations give no order to tell. Such a call is only recorded, as one that may
-        not have run, for what it may have sent.
+        not have run: termination ends the calls not run yet, without results (TW-ROUTE-024),
+        and two conversations give no order to tell. Such a call is only recorded, as one that
+        may not have run, for what it may have sent.
         """
         pending = [c for c in self.pending.values() if isinstance(c, Call)]
         self.pending.clear()

@@ -16,7 +16,8 @@ _ASK_MASTER = call("ask_master", '{"question": "Which branch model?", "question_
 
 rule("TW501", "ask-not-delivered", E,
      "An accepted ask never reaches its answerer as an Ask with the chosen id.",
-     requirements=("TW-TOOL-020", "TW-TOOL-021", "TW-TOOL-013", "TW-ID-013", "TW-DEL-001"),
+     requirements=("TW-TOOL-020", "TW-TOOL-021", "TW-TOOL-013", "TW-ID-013", "TW-DEL-001",
+                   "TW-ROUTE-024"),
      scope="bundle",
      rationale="""
 ask_master arrives in the Team Leader's conversation, ask_other_agent and ask_sub_agent in the
@@ -24,7 +25,7 @@ target's, as an Ask (or, for an ask_other_agent whose message_id starts with msg
 whose id is the question_id or message_id the asker chose and whose content is the question, as
 written. An ask with no result of a sub-agent
 the Team Leader terminated is not expected to arrive: termination ends the calls not run yet,
-and two conversations cannot tell whether it ran first.""",
+which keep no result (TW-ROUTE-024), and two conversations cannot tell whether it ran first.""",
      bad=_ASK_MASTER + "\n# the Team Leader's conversation has no Ask ask_fse_001",
      good=_ASK_MASTER + "\n" + user(_ASK_TL, _LEADER))
 
