@@ -150,6 +150,21 @@ def test_create_custom_agent_refuses_bad_names(role_id: str, name: str) -> None:
         == {"success": True, "role_id": "coder", "name": "Coder"}
 
 
+@pytest.mark.parametrize(("description", "prompt"), [("", "p"), ("d", ""), ("d", " \n\t"),
+                                                    ("\u3000", "p")])
+def test_create_custom_agent_refuses_blank_texts(description: str, prompt: str) -> None:
+    """TW-TOOL-024: a blank prompt used to give the role's instances an empty system
+    message."""
+    session = _run([Step(None, (
+        ("create_custom_agent", {"role_id": "coder", "name": "Coder", "description": description,
+                                 "prompt": prompt}),
+        ("list_agents", {}),
+    ))])
+    assert _code(_result(session, LEADER, "call_tl_1")) == "invalid-arguments"
+    roles = json.loads(_result(session, LEADER, "call_tl_2"))["roles"]
+    assert "coder" not in [role["role_id"] for role in roles]
+
+
 @pytest.mark.parametrize(("role_id", "name"), BAD_ROLES[:4])
 def test_a_session_refuses_a_catalog_with_bad_names(role_id: str, name: str) -> None:
     """TW-SEC-006: a host's catalog is held to the same rules."""

@@ -17,7 +17,8 @@ from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
 from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
 
-_TEXT_ARGUMENTS = ("task", "message", "question", "content", "answer")
+_TEXT_ARGUMENTS = ("task", "message", "question", "content", "answer", "description", "prompt",
+                   "body_prompt")
 _TEXT_KEYS = frozenset(_TEXT_ARGUMENTS)
 
 

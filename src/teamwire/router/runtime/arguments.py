@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 
 from teamwire import schemas
 
-TEXT_PARAMETERS = ("task", "message", "question", "content", "answer")
+TEXT_PARAMETERS = ("task", "message", "question", "content", "answer", "description", "prompt")
 """Parameters that must hold a character other than white space."""
 
 

@@ -26,7 +26,8 @@ rule("TW402", "invalid-arguments", E,
      requirements=("TW-TOOL-023", "TW-TOOL-024"),
      rationale="""
 Arguments are checked against the tool's JSON Schema (required parameters, types, enums) of the
-chosen profile; text parameters (task, message, question, content, answer) must not be blank.""",
+chosen profile; text parameters (task, message, question, content, answer, and a custom role's
+description and prompt, body_prompt under astrion) must not be blank.""",
      bad=call("create_sub_agent", '{"role_id": "ui-operator", "task": "Design the palette."}',
               _LEADER),
      good=call("create_sub_agent",
