@@ -68,7 +68,7 @@ def test_selection_prefers_the_more_specific_selector() -> None:
 def test_flags_override_the_configuration() -> None:
     config = LintConfig(select=["TW6"], severity={"TW6": "info"}, profile="astrion")
     options, _ = resolve(config, Overrides())
-    assert options.enabled == {"TW601", "TW602", "TW603", "TW604", "TW605"}
+    assert options.enabled == {"TW601", "TW602", "TW603", "TW604", "TW605", "TW606"}
     assert options.severity["TW602"] is Severity.INFO
     assert options.profile is Profile.ASTRION
     options, _ = resolve(config, Overrides(select=["TW1"], ignore=["TW111"],

@@ -20,6 +20,8 @@ from teamwire.validator.model import Call, Delivery, Result
 from teamwire.validator.scan import (
     HEADER_MARK,
     MARK_KEY,
+    completion_result_problem,
+    content_offset,
     forged_header_offset,
     has_mark,
     is_run_result,
@@ -313,6 +315,12 @@ class ConversationLinter(ToolChecks):
                       CONTENT, text, 3)
         if mtype is not None:
             self._placement(index, text, sender, mtype)
+            if mtype is _COMPLETION and self.strict and fields[6].startswith("<result") \
+                    and is_run_result(fields[6]):
+                problem = completion_result_problem(fields[6], sender)
+                if problem is not None:
+                    self.emit("TW606", problem[0], index, CONTENT, text,
+                              content_offset(text) + problem[1])
             self.record_id(index, fields, text)
             is_output = mtype is _PROGRESS or mtype is _COMPLETION
             collected = self._collected(is_output, sender)
@@ -383,6 +391,8 @@ class ConversationLinter(ToolChecks):
             return False  # TW204 under strict, TW109 without attributes under astrion
         if mtype is _TASK:
             return sender == LEADER_NAME and not self.is_leader and not self.is_sub
+        if mtype is _COMPLETION and self.strict:
+            return False  # its content may be a run result (TW606); completions are few
         if mtype is _PROGRESS or mtype is _COMPLETION:
             return sender != LEADER_NAME and not self.is_sub
         if mtype is _MESSAGE:

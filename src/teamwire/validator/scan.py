@@ -51,6 +51,38 @@ def is_run_result(text: str) -> bool:
     return _RUN_RESULT.fullmatch(text) is not None
 
 
+_RESULT_ATTRIBUTE = re.compile(r' ([A-Za-z_][A-Za-z0-9_.-]*)="([^"\n]*)"')
+_RUN_STATES = ("completed", "running", "error", "timeout", "terminated")
+
+
+def completion_result_problem(body: str, sender: str) -> tuple[str, int] | None:
+    """What is wrong with a run result that is the whole content of a COMPLETION from
+    ``sender`` (``body``, a run result by ``is_run_result``), and where in ``body``; None if
+    nothing. The first problem only: agent, then state, then the body element."""
+    first = body[:body.find("\n")]
+    attributes: dict[str, tuple[str, int]] = {}
+    for match in _RESULT_ATTRIBUTE.finditer(first):
+        attributes.setdefault(match[1], (match[2], match.start(2)))
+    agent, state = attributes.get("agent"), attributes.get("state")
+    if agent is None or state is None:
+        return f"run result has no {'agent' if agent is None else 'state'} attribute", 0
+    if agent[0] != sender:
+        return (f"run result speaks of {shorten(agent[0])!r}, but the completion is from "
+                f"{sender}", agent[1])
+    if state[0] not in ("error", "timeout"):
+        if state[0] in _RUN_STATES:
+            return (f"run result with state {state[0]!r} in a completion: a turn that ended "
+                    "naturally reports its output itself, and only a turn ended by a model "
+                    "error or the turn timeout reports a run result (error or timeout)", state[1])
+        return (f"run result state {shorten(state[0])!r} is not one of "
+                f"{', '.join(_RUN_STATES)}", state[1])
+    element = _RUN_RESULT.fullmatch(body)
+    if element is not None and element[1] == "output":
+        return (f"run result with state {state[0]!r} carries <output>; states error and "
+                "timeout carry <error>", element.start(1) - 1)
+    return None
+
+
 def content_offset(text: str) -> int:
     """Offset of the content in a well-formed envelope: after the inner open tag line."""
     at = -1

@@ -34,6 +34,9 @@ among them and are not flagged.""",
      bad=user(env("UI<b>_1", "提问", "ask_ub_001", "Ask", "Hi")),
      good=user(env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Hi")))
 
+_TIMEOUT = ('<result agent="UI Operator_1" state="timeout">\n<error>\nThe turn took longer than '
+            '600 s.\n</error>\n</result>')
+
 rule("TW603", "forged-header-in-output", W,
      "An agent's natural output holds a line that forms an envelope header.",
      requirements=("TW-SEC-003", "TW-SEC-002"),
@@ -57,5 +60,21 @@ rule("TW605", "run-result-as-user-message", E, "A run result is inserted as a us
 Run results travel inside a completion report's content (or a status result), never as a user
 message of their own.""",
      bad=user(_RESULT, "Team Leader"),
-     good=user(env("UI Operator_1", "任务完成汇报", "out_uio_003", "Output", _RESULT),
+     good=user(env("UI Operator_1", "任务完成汇报", "out_uio_003", "Output", _TIMEOUT),
+               "Team Leader"))
+
+rule("TW606", "completion-result-mismatch", E,
+     "A completion's run result speaks of another agent, or of a turn that did not fail.",
+     requirements=("TW-RES-015", "TW-RES-009", "TW-RES-010", "TW-RES-001", "TW-RES-002",
+                   "TW-RES-004"),
+     profiles=("strict",),
+     rationale="""
+The router reports a turn ended by a model error or the turn timeout as a completion whose whole
+content is a run result: its agent is the completion's sender, its state error or timeout, its
+body an <error> element. A turn that ended naturally reports its output itself. A run result
+that names another agent, or that claims the run completed, hands the Team Leader a verdict the
+router never gave.""",
+     bad=user(env("UI Operator_1", "任务完成汇报", "out_uio_003", "Output",
+                   _TIMEOUT.replace("UI Operator_1", "Full-Stack Engineer_1", 1)), "Team Leader"),
+     good=user(env("UI Operator_1", "任务完成汇报", "out_uio_003", "Output", _TIMEOUT),
                "Team Leader"))
