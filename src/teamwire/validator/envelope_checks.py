@@ -40,6 +40,8 @@ _SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
 # for the fast id tests; a test checks both agree.
 _COUNTER = "(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2,})"
 _ANSWER = MessageType.ANSWER
+MESSAGE_ID = re.compile(r'[^\s<>"]+').fullmatch
+"""Tells a message id (TW-ID-001): not empty, no white space, '<', '>' or '"'."""
 _ASK = MessageType.ASK
 _MESSAGE = MessageType.MESSAGE
 
@@ -180,6 +182,10 @@ class EnvelopeChecks(LinterState):
                                         attribute_offset(text, name))
             elif name == "question_id":
                 has_question_id = True
+                if mtype is _ANSWER and MESSAGE_ID(value) is None:
+                    self.emit("TW118", f"question_id {shorten(value)!r} is not a message id "
+                              "(empty, or holds white space, '<' or '>')", index, CONTENT, text,
+                              attribute_offset(text, name))
                 if mtype is not None and mtype is not _ANSWER and self.strict:
                     tag = fields[4]
                     self.emit("TW110", f"question_id on {_article(tag)} {tag}; only Answer "
