@@ -87,6 +87,9 @@ def _printer(console: Console) -> Any:
             error = data["error"]
             console.print(Text(f"  {data['agent']} · {data['tool']} failed: "
                                f"{error['code']} ({error['message']})", style="yellow"))
+        elif kind == "turn-failed":
+            console.print(Text(f"  {data['agent']} · turn ended by {data['state']}: "
+                               f"{data['problem']}", style="red"))
 
     return show
 

@@ -74,7 +74,9 @@ DriverFactory = Callable[[str, str], AgentDriver]
 """Makes the driver of a new sub-agent from its display name and role id."""
 
 Listener = Callable[[str, dict[str, Any]], None]
-"""Told about deliveries (``"deliver"``) and failed tool calls (``"tool-error"``)."""
+"""Told about deliveries (``"deliver"``), failed tool calls (``"tool-error"``) and turns
+ended by a model error or the turn timeout (``"turn-failed"``: ``agent``, ``state``,
+``problem``). A failed turn of the Team Leader reaches no agent, only this (TW-ROUTE-026)."""
 
 DEFAULT_ASK_TIMEOUT = 600.0
 DEFAULT_TURN_TIMEOUT = 600.0
@@ -529,12 +531,15 @@ class Session:
             task.cancel()
         if self.core.state(agent) in _ACTIVE:
             try:
-                self.stage(TurnFailed(agent, "timeout", f"turn stopped after {limit:g} seconds"))
+                problem = f"turn stopped after {limit:g} seconds"
+                self.stage(TurnFailed(agent, "timeout", problem))
                 self._close_calls(agent, TURN_ENDED,
                                   "the turn was stopped before this call ran; it did nothing")
                 self.commit()  # the turn's end and the calls' results together, or neither
             except StoreFailure as exc:
                 self._fail(exc)
+                return
+            self._notify("turn-failed", {"agent": agent, "state": "timeout", "problem": problem})
 
     def _close_calls(self, agent: str, code: str, message: str) -> None:
         """Give every tool call of the agent's last reply that has no result the error result
@@ -577,7 +582,9 @@ class Session:
                         return
                     continue
             self._end_turn(agent)
-            self.feed(TurnFailed(agent, "error", _SURROGATE.sub("\ufffd", problem)))
+            problem = _SURROGATE.sub("\ufffd", problem)
+            self.feed(TurnFailed(agent, "error", problem))
+            self._notify("turn-failed", {"agent": agent, "state": "error", "problem": problem})
             return
 
     async def _take_reply(self, agent: str, reply: Reply) -> bool:
