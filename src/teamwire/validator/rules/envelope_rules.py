@@ -159,17 +159,6 @@ sub-agent.""",
      good=user(env("UI Operator_1", "任务进度输出", "msg_3f9a0c11be", "Output", "Working.",
                    ' subtype="progress_output"')))
 
-rule("TW118", "invalid-question-id", E, "An Answer's question_id is not a message id.",
-     requirements=("TW-ENV-024", "TW-ID-001"),
-     rationale="""
-question_id repeats the id of the Ask (or notification Message) being answered, so it is a
-message id: not empty, and without white space, '<', '>' or '"'. It need not have the shape of
-the prefix table: the asker may have chosen it.""",
-     bad=env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes, see api.md.",
-             ' question_id="the API question"'),
-     good=env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes, see api.md.",
-              ' question_id="api-question"'))
-
 rule("TW117", "receiver-conflict", E,
      "An astrion header names a receiver that differs from the target attribute.",
      requirements=("TW-PROF-007", "TW-PROF-006"), profiles=("astrion",),
@@ -180,3 +169,14 @@ rule("TW117", "receiver-conflict", E,
      good=user(env("UI Operator_1", "提问", "msg_8d02e4a7c5", "Ask", "Is the API final?",
                    ' target="Full-Stack Engineer_1"',
                    header="来自 UI Operator_1 向 Full-Stack Engineer_1 的提问")))
+
+rule("TW118", "invalid-question-id", E, "An Answer's question_id is not a message id.",
+     requirements=("TW-ENV-024", "TW-ID-001"),
+     rationale="""
+question_id repeats the id of the Ask (or notification Message) being answered, so it is a
+message id: not empty, and without white space, '<', '>' or '"'. It need not have the shape of
+the prefix table: the asker may have chosen it.""",
+     bad=env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes, see api.md.",
+             ' question_id="the API question"'),
+     good=env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes, see api.md.",
+              ' question_id="api-question"'))
