@@ -1,0 +1,42 @@
+"""TW606: the run result in a completion, checked on any run-result-shaped text."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from teamwire.router.results import render_result
+from teamwire.validator.scan import completion_result_problem, is_run_result
+
+_NAMES = st.sampled_from(["UI Operator_1", "Full-Stack Engineer_1", "", "x y"])
+_STATES = st.sampled_from(["error", "timeout", "completed", "running", "terminated"])
+_ATTRIBUTE = st.tuples(st.sampled_from(["agent", "state", "id", "x-y"]),
+                       st.text(st.characters(blacklist_characters='"\n'), max_size=12))
+
+
+@st.composite
+def run_results(draw: st.DrawFn) -> str:
+    attributes = draw(st.lists(_ATTRIBUTE, max_size=4))
+    head = "<result" + "".join(f' {name}="{value}"' for name, value in attributes) + ">"
+    summary = draw(st.sampled_from(["", "<summary>s</summary>\n"]))
+    element = draw(st.sampled_from(["output", "error"]))
+    body = draw(st.text(max_size=30))
+    return f"{head}\n{summary}<{element}>\n{body}\n</{element}>\n</result>"
+
+
+@given(run_results(), _NAMES)
+def test_any_run_result_gets_a_verdict_inside_the_text(text: str, sender: str) -> None:
+    assert is_run_result(text)
+    problem = completion_result_problem(text, sender)
+    if problem is not None:
+        message, at = problem
+        assert message and 0 <= at < len(text)
+
+
+@given(_NAMES.filter(bool), _STATES, st.text(max_size=30))
+def test_the_routers_own_results_pass_only_for_failed_turns(agent: str, state: str,
+                                                            text: str) -> None:
+    result = render_result(agent, state, text)
+    problem = completion_result_problem(result, agent)
+    assert (problem is None) is (state in ("error", "timeout"))
+    assert completion_result_problem(result, agent + "x") is not None
