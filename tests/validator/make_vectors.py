@@ -155,6 +155,21 @@ def numbered_after_highest() -> dict[str, Any]:
     return b.bundle()
 
 
+def stopped_while_asking(stop: bool) -> dict[str, Any]:
+    """UI Operator_1 asks the leader; the leader (astrion) stops it instead of answering, then
+    sends it a message, which starts its next turn: its ask keeps no result (TW-PROF-025)."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the colour palette.")
+    b.ask_master(ui, "Which shade of blue?")
+    if stop:
+        call_id = b.call(b.leader, "stop_sub_agent", {"agent_id": 1})
+        b.result(b.leader, call_id, {"success": True, "agent_id": 1, "role_id": "ui-operator",
+                                     "display_name": ui.name, "status": "idle"})
+    b.message(ui, "Use navy for now.")
+    b.say(ui, "Using navy.")
+    return b.bundle()
+
+
 def reports(swapped: bool) -> tuple[dict[str, Any], int]:
     """A progress report and a completion of UI Operator_1, in the order said or swapped;
     and where the completion reaches the leader."""
@@ -1130,6 +1145,23 @@ def tool_cases() -> list[dict[str, Any]]:
             [calls("read_file", {"path": "a.ts"}), result("code"), user("hello")],
             [],
             agent=UIO,
+        ),
+        case(
+            "TW411 near miss: an astrion stop_sub_agent ended the turn of a waiting asker",
+            stopped_while_asking(stop=True),
+            [],
+            profile="astrion",
+        ),
+        case(
+            "TW411 the same under astrion without the stop",
+            stopped_while_asking(stop=False),
+            [("TW411", UIO, 2)],
+            profile="astrion",
+        ),
+        case(
+            "TW411 the same under strict, where stop_sub_agent is no protocol tool",
+            stopped_while_asking(stop=True),
+            [("TW411", UIO, 2)],
         ),
         case(
             "TW412 two results for one call",

@@ -267,6 +267,10 @@ class ConversationLinter(ToolChecks):
     def _flush_pending(self, index: int) -> None:
         # Results of every call come before the next message (queued messages are
         # delivered after the tool result), so a call still open here has none.
+        if self.session is not None and self.name in self.session.stopped \
+                and self.stops_used < self.session.stopped[self.name]:
+            self._stopped_here()
+            return
         for call_id, entry in self.pending.items():
             name, where = (entry.name, entry.index) if isinstance(entry, Call) else entry
             self.emit("TW411", f"tool call {call_id!r} ({name}) has no result before message "
@@ -274,6 +278,21 @@ class ConversationLinter(ToolChecks):
             self.late.add(call_id)
             if isinstance(entry, Call):
                 self.settle(entry)
+        self.pending.clear()
+
+    def _stopped_here(self) -> None:
+        """Take the open calls as those an astrion stop_sub_agent ended (TW-PROF-025): the
+        stop cancelled the turn before they got results. One such place per stop; two
+        conversations give no order to tell which place it was, so the first ones are taken.
+        Like a terminated agent's open calls, they are recorded as calls that may not have
+        run, for what they may have sent."""
+        self.stops_used += 1
+        for call_id, entry in self.pending.items():
+            self.late.add(call_id)
+            if isinstance(entry, Call) and self.facts is not None \
+                    and entry.name not in self.tool_verdicts:
+                entry.maybe_unrun = True
+                self.facts.calls.append(entry)
         self.pending.clear()
 
     # -- user messages --------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import io
 import re
 from collections.abc import Iterable, Iterator
 from itertools import compress, repeat
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import orjson
 
@@ -490,12 +490,30 @@ def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agen
     return Agent(name, AgentKind.SUB_AGENT, role_id, agent_id)
 
 
-def _leader_calls(messages: list[Any], profile: Profile) -> tuple[
-        list[tuple[str, int]], list[tuple[int, str | None]]]:
-    """(role_id, agent_id) of every create_sub_agent call in the leader's conversation, and
-    (agent_id, role_id) of every terminate_sub_agent call that did not fail."""
+_LEADER_CALLS = {
+    False: frozenset({"create_sub_agent", "terminate_sub_agent"}),
+    True: frozenset({"create_sub_agent", "terminate_sub_agent", "stop_sub_agent"}),
+}
+"""The leader's calls the pre-scan reads, without and with profile astrion's stop."""
+
+
+class LeaderCalls(NamedTuple):
+    """What the Team Leader's conversation does to its sub-agents, read before the checks."""
+
+    creates: list[tuple[str, int]]
+    """(role_id, agent_id) of every create_sub_agent call."""
+    terminates: list[tuple[int, str | None]]
+    """(agent_id, role_id) of every terminate_sub_agent call that did not fail."""
+    stops: list[tuple[int, str | None]]
+    """(agent_id, role_id) of every astrion stop_sub_agent call that did not fail."""
+
+
+def _leader_calls(messages: list[Any], profile: Profile) -> LeaderCalls:
+    """The creations, terminations and (profile astrion) stops the leader's calls make."""
     keys: list[tuple[str, int]] = []
     ends: dict[str, tuple[int, str | None]] = {}
+    stops: dict[str, tuple[int, str | None]] = {}
+    wanted = _LEADER_CALLS[profile is Profile.ASTRION]
     per_role: dict[str, int] = {}
     # Only assistant messages have tool calls: select them in one go when every message is
     # an object (dict.get refuses anything else).
@@ -511,7 +529,7 @@ def _leader_calls(messages: list[Any], profile: Profile) -> tuple[
         for call in calls:
             function = call.get("function") if type(call) is dict else None
             name = function.get("name") if type(function) is dict else None
-            if name != "create_sub_agent" and name != "terminate_sub_agent":
+            if type(name) is not str or name not in wanted:
                 continue
             assert type(function) is dict
             raw = function.get("arguments")
@@ -523,9 +541,10 @@ def _leader_calls(messages: list[Any], profile: Profile) -> tuple[
                 continue
             role_id = arguments.get("role_id")
             agent_id = arguments.get("agent_id")
-            if name == "terminate_sub_agent":
+            if name != "create_sub_agent":
                 if type(agent_id) is int and type(call.get("id")) is str:
-                    ends[call["id"]] = (agent_id, role_id if type(role_id) is str else None)
+                    (ends if name == "terminate_sub_agent" else stops)[call["id"]] = (
+                        agent_id, role_id if type(role_id) is str else None)
                 continue
             if type(role_id) is not str:
                 continue
@@ -534,13 +553,14 @@ def _leader_calls(messages: list[Any], profile: Profile) -> tuple[
             if type(agent_id) is int:
                 per_role[role_id] = max(per_role.get(role_id, 0), agent_id)
                 keys.append((role_id, agent_id))
-    if ends:
+    if ends or stops:
         for message in messages:
             call_id = message.get("tool_call_id") if type(message) is dict else None
-            if type(call_id) is str and call_id in ends and message.get("role") == "tool" \
-                    and _failed(message.get("content")):
-                del ends[call_id]
-    return keys, list(ends.values())
+            if type(call_id) is str and (call_id in ends or call_id in stops) \
+                    and message.get("role") == "tool" and _failed(message.get("content")):
+                ends.pop(call_id, None)
+                stops.pop(call_id, None)
+    return LeaderCalls(keys, list(ends.values()), list(stops.values()))
 
 
 def _failed(content: Any) -> bool:

@@ -101,6 +101,8 @@ class LinterState:
         self.pending: dict[str, Call | tuple[str, int]] = {}
         """Open tool calls: a Call for protocol tools, (name, message index) for others."""
         self.late: set[str] = set()
+        self.stops_used = 0
+        """Places where open calls were taken as ended by an astrion stop_sub_agent."""
         self.call_ids: set[str] = set()
         self.ids: dict[str, tuple[object, int]] = (self.facts.ids if self.facts is not None
                                                     else {})

@@ -11,7 +11,8 @@ class SessionIndex:
     """The agents of one bundle, looked up by display name or by (agent_id, role_id)."""
 
     def __init__(self, agents: Iterable[Agent], leader_creates: Iterable[tuple[str, int]] = (),
-                 leader_terminates: Iterable[tuple[int, str | None]] = ()):
+                 leader_terminates: Iterable[tuple[int, str | None]] = (),
+                 leader_stops: Iterable[tuple[int, str | None]] = ()):
         self.agents: dict[str, Agent] = {a.name: a for a in agents if a.name is not None}
         self._subs = [a for a in self.agents.values()
                       if a.kind is AgentKind.SUB_AGENT and a.agent_id is not None]
@@ -25,6 +26,13 @@ class SessionIndex:
             if len(found := self.subs_with(agent_id, role_id)) == 1
             and found[0].name is not None)
         """Sub-agents a terminate_sub_agent call of the Team Leader names, unless it failed."""
+        self.stopped: dict[str, int] = {}
+        """How often an astrion stop_sub_agent call of the Team Leader that did not fail
+        names each sub-agent."""
+        for agent_id, role_id in leader_stops:
+            found = self.subs_with(agent_id, role_id)
+            if len(found) == 1 and found[0].name is not None:
+                self.stopped[found[0].name] = self.stopped.get(found[0].name, 0) + 1
 
     def role_id(self, name: str) -> str | None:
         """The role id the bundle records for display name ``name``."""

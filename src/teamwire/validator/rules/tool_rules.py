@@ -106,11 +106,13 @@ role with role_id.""",
                '{"agent_id": 1, "role_id": "ui-operator", "message": "…"}', _LEADER))
 
 rule("TW411", "missing-tool-result", E, "A tool call gets no result before the next message.",
-     requirements=("TW-ROUTE-010", "TW-ROUTE-022"),
+     requirements=("TW-ROUTE-010", "TW-ROUTE-022", "TW-PROF-025"),
      rationale="""
 Every tool call gets exactly one result, directly after the assistant message that made it;
 messages that arrive meanwhile are delivered after the results. A call still open at the end of
-the conversation is not reported (the agent may be waiting).""",
+the conversation is not reported (the agent may be waiting). Under profile astrion, each
+stop_sub_agent of the Team Leader that names the sub-agent (and did not fail) excuses one place
+where its calls were left open: the stop ended that turn.""",
      bad="assistant calls read_file(…) [id call_1]\nrole: user …",
      good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …\nrole: user …")
 

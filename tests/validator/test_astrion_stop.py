@@ -1,0 +1,65 @@
+"""TW-PROF-025: under astrion, each stop_sub_agent that names a sub-agent excuses one place
+where its calls were left open; failed stops and other agents excuse nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from teamwire.envelope import Profile
+from teamwire.validator import LintOptions, lint_value
+from tests.validator.builders import Agent, SessionBuilder
+
+ASTRION = LintOptions(profile=Profile.ASTRION)
+
+
+def _stop(b: SessionBuilder, target: Agent, *, fails: bool = False) -> None:
+    call_id = b.call(b.leader, "stop_sub_agent", {"agent_id": target.agent_id})
+    b.result(b.leader, call_id, {"success": False, "error": {
+        "code": "agent-terminated", "message": "gone"}} if fails else {
+        "success": True, "agent_id": target.agent_id, "role_id": target.role_id,
+        "display_name": target.name, "status": "idle"})
+
+
+def _left_open(b: SessionBuilder, agent: Agent, times: int) -> None:
+    # Each time: the agent asks, is left without a result, and a message starts its next turn.
+    for n in range(times):
+        b.ask_master(agent, f"Question {n}?")
+        b.message(agent, f"Go on ({n}).")
+
+
+def _open_call_findings(bundle: dict[str, Any]) -> list[tuple[str, str | None]]:
+    return [(f.rule, f.agent) for f in lint_value(bundle, options=ASTRION).findings]
+
+
+def test_one_stop_excuses_one_place() -> None:
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    _left_open(b, ui, 2)
+    _stop(b, ui)
+    b.say(ui, "Done.")
+    assert _open_call_findings(b.bundle()) == [("TW411", ui.name)]
+
+
+def test_two_stops_excuse_two_places() -> None:
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    _left_open(b, ui, 2)
+    _stop(b, ui)
+    _stop(b, ui)
+    b.say(ui, "Done.")
+    assert _open_call_findings(b.bundle()) == []
+
+
+def test_a_failed_stop_or_a_stop_of_another_agent_excuses_nothing() -> None:
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    api = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+    _left_open(b, ui, 1)
+    _stop(b, ui, fails=True)
+    b.call(b.leader, "stop_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer"})
+    b.result(b.leader, b.leader.messages[-1]["tool_calls"][0]["id"], {
+        "success": True, "agent_id": 1, "role_id": "full-stack-engineer",
+        "display_name": api.name, "status": "idle"})
+    b.say(ui, "Done.")
+    b.say(api, "Done.")
+    assert _open_call_findings(b.bundle()) == [("TW411", ui.name)]
