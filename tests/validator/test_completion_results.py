@@ -5,8 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from teamwire.envelope import Envelope, MessageType, render
 from teamwire.router.results import render_result
+from teamwire.validator import lint_value
 from teamwire.validator.scan import completion_result_problem, is_run_result
+from tests.validator.builders import SessionBuilder
 
 _NAMES = st.sampled_from(["UI Operator_1", "Full-Stack Engineer_1", "", "x y"])
 _STATES = st.sampled_from(["error", "timeout", "completed", "running", "terminated"])
@@ -40,3 +43,17 @@ def test_the_routers_own_results_pass_only_for_failed_turns(agent: str, state: s
     problem = completion_result_problem(result, agent)
     assert (problem is None) is (state in ("error", "timeout"))
     assert completion_result_problem(result, agent + "x") is not None
+
+
+def test_a_false_run_result_after_many_quiet_completions_is_still_found() -> None:
+    # Earlier completions of the same head take the fast path; the run result must not.
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    for n in range(5):
+        b.say(ui, f"Step {n} done.")
+    b.deliver(b.leader, render(Envelope(
+        sender=ui.name, label=MessageType.COMPLETION.label, id="out_uio_099",
+        tag=MessageType.COMPLETION.tag,
+        content=render_result("Full-Stack Engineer_1", "timeout", "Took too long."))))
+    found = [(f.rule, f.index) for f in lint_value(b.bundle()).findings if f.rule == "TW606"]
+    assert found == [("TW606", len(b.leader.messages) - 1)]

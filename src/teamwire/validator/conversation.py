@@ -191,7 +191,9 @@ class ConversationLinter(ToolChecks):
                         message_id = content[nl + 5:id_end]
                         body = content[body_at:body_end]
                         if quiet_plan[1](message_id) is not None and message_id not in ids and (
-                                body.isascii() or body.find(key, 1) < 0 or not marked(body)):
+                                body.isascii() or body.find(key, 1) < 0 or not marked(body)) \
+                                and (quiet_plan[0] is not _COMPLETION
+                                     or not body.startswith("<result")):
                             delivered = (sender, label, tag, body)
                             ids[message_id] = (hash(delivered) if hash_ids else delivered, index)
                             collected = quiet_plan[2]
@@ -210,7 +212,8 @@ class ConversationLinter(ToolChecks):
                 if plan is None or receiver is not None or attributes \
                         or content[-1] == "\n" or plan[1](message_id) is None \
                         or message_id in ids or (not body.isascii() and body.find(key, 1) >= 0
-                                                 and marked(body)):
+                                                 and marked(body)) \
+                        or (plan[0] is _COMPLETION and body.startswith("<result")):
                     self._delivered(index, content, fields)
                     continue
                 # A delivery no check reports: only remembered.
@@ -410,8 +413,6 @@ class ConversationLinter(ToolChecks):
             return False  # TW204 under strict, TW109 without attributes under astrion
         if mtype is _TASK:
             return sender == LEADER_NAME and not self.is_leader and not self.is_sub
-        if mtype is _COMPLETION and self.strict:
-            return False  # its content may be a run result (TW606); completions are few
         if mtype is _PROGRESS or mtype is _COMPLETION:
             return sender != LEADER_NAME and not self.is_sub
         if mtype is _MESSAGE:
