@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -278,34 +279,34 @@ def time_corpus(paths: list[Path], blobs: list[bytes], rounds: int,
         if took < best_lint:  # the split of the round whose time is reported
             best_lint, best_split = took, dict(timer.spent)
 
-    def run_floor() -> None:
+    floor, linted, prototyped = interleaved(rounds, floor_pass(blobs), run_lint,
+                                            prototype_pass(blobs, tools))
+    return Timing(floor, linted, prototyped, best_split, findings)
+
+
+def floor_pass(blobs: list[bytes]) -> Callable[[], None]:
+    """A bare decode of every document, as timed for the floor."""
+    def run() -> None:
         # Each document is dropped once decoded, as lint drops each bundle once linted:
         # keeping them all alive would cost the floor fresh memory that lint never needs.
         for blob in blobs:
             orjson.loads(blob)
+    return run
 
-    def run_prototype() -> None:
+
+def prototype_pass(blobs: list[bytes], tools: dict[str, Any]) -> Callable[[], None]:
+    """The prototype linter over every document."""
+    def run() -> None:
         for blob in blobs:
             prototype_lint(blob, tools)
-
-    floor, linted, prototyped = interleaved(rounds, run_floor, run_lint, run_prototype)
-    return Timing(floor, linted, prototyped, best_split, findings)
+    return run
 
 
 def prototype_ratio(directory: Path, size_mb: float, scale: float, rounds: int,
                     tools: dict[str, Any]) -> float:
     """The prototype's throughput against the floor on a corpus at payload ``scale``."""
     blobs = [p.read_bytes() for p in make_corpus(directory, size_mb, scale=scale)]
-
-    def run_floor() -> None:
-        for blob in blobs:
-            orjson.loads(blob)
-
-    def run_prototype() -> None:
-        for blob in blobs:
-            prototype_lint(blob, tools)
-
-    floor, prototyped = interleaved(rounds, run_floor, run_prototype)
+    floor, prototyped = interleaved(rounds, floor_pass(blobs), prototype_pass(blobs, tools))
     return floor / prototyped
 
 
