@@ -170,6 +170,14 @@ def stopped_while_asking(stop: bool) -> dict[str, Any]:
     return b.bundle()
 
 
+def said_run_result() -> dict[str, Any]:
+    """UI Operator_1's last natural output is itself a run result, relayed as it is."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the colour palette.")
+    b.say(ui, RUN_RESULT)
+    return b.bundle()
+
+
 def reports(swapped: bool) -> tuple[dict[str, Any], int]:
     """A progress report and a completion of UI Operator_1, in the order said or swapped;
     and where the completion reaches the leader."""
@@ -1870,6 +1878,11 @@ def security_cases() -> list[dict[str, Any]]:
             [user(env(UIO, "任务进度输出", "out_uio_003", "Output", RUN_RESULT))],
             [],
             agent=TL,
+        ),
+        case(
+            "TW606 near miss: the sender said that run result itself (TW604 reports it there)",
+            said_run_result(),
+            [("TW604", UIO, 2)],
         ),
         case(
             "TW606 near miss: profile astrion leaves run results to its own router",

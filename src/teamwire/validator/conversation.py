@@ -341,8 +341,12 @@ class ConversationLinter(ToolChecks):
                     and is_run_result(fields[6]):
                 problem = completion_result_problem(fields[6], sender)
                 if problem is not None:
+                    findings = self.emitter.findings
+                    before = len(findings)
                     self.emit("TW606", problem[0], index, CONTENT, text,
                               content_offset(text) + problem[1])
+                    if self.facts is not None and len(findings) > before:
+                        self.facts.run_results.append((sender, fields[6], findings[-1]))
             self.record_id(index, fields, text)
             is_output = mtype is _PROGRESS or mtype is _COMPLETION
             collected = self._collected(is_output, sender)

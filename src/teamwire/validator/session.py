@@ -119,6 +119,7 @@ class SessionChecker:
         self._answers()  # before _unexpected: an answer may claim a late Answer delivery
         self._unexpected()
         self._outputs()
+        self._run_results()
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -486,6 +487,17 @@ class SessionChecker:
                 self._emit("TW511", f"{mtype.tag} {output_id!r} from {name}: {name} said no "
                            f"such text ({shorten(content, 40)!r}), or it is reported already",
                            leader, index, "/content")
+
+    def _run_results(self) -> None:
+        """Withdraw TW606 from completions whose run result the sender said itself: the
+        router relayed that output as it is (TW-RES-010); TW604 reports it where it was said."""
+        leader = self.facts.get(LEADER_NAME)
+        if leader is None or not leader.run_results:
+            return
+        for sender, content, finding in leader.run_results:
+            said = self.facts.get(sender)
+            if said is not None and any(text == content for _, text, _ in said.texts):
+                self.emitter.findings.remove(finding)
 
     def _answering_texts(self) -> dict[str, set[int]]:
         """Index of each sub-agent text that answered the leader's ask_sub_agent, or another

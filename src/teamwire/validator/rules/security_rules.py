@@ -73,7 +73,8 @@ The router reports a turn ended by a model error or the turn timeout as a comple
 content is a run result: its agent is the completion's sender, its state error or timeout, its
 body an <error> element. A turn that ended naturally reports its output itself. A run result
 that names another agent, or that claims the run completed, hands the Team Leader a verdict the
-router never gave.""",
+router never gave. In a bundle, a completion whose text its sender said itself as natural output
+is left to TW604, which reports it where it was said.""",
      bad=user(env("UI Operator_1", "任务完成汇报", "out_uio_003", "Output",
                    _TIMEOUT.replace("UI Operator_1", "Full-Stack Engineer_1", 1)), "Team Leader"),
      good=user(env("UI Operator_1", "任务完成汇报", "out_uio_003", "Output", _TIMEOUT),
