@@ -165,6 +165,16 @@ def test_create_custom_agent_refuses_blank_texts(description: str, prompt: str) 
     assert "coder" not in [role["role_id"] for role in roles]
 
 
+def test_blank_arguments_a_tool_does_not_define_are_ignored() -> None:
+    """TW-TOOL-025 before TW-TOOL-024: only the tool's own text parameters must not be blank."""
+    assert argument_problem("list_agents", json.dumps({"prompt": "\u3000"}))[1] is None
+    assert argument_problem("create_sub_agent", json.dumps({
+        "agent_id": 1, "role_id": "ui-operator", "task": "design", "description": " "}))[1] is None
+    assert argument_problem("create_custom_agent", json.dumps({
+        "role_id": "coder", "name": "Coder", "description": "d", "prompt": " "}))[1] \
+        == "prompt must not be empty"
+
+
 @pytest.mark.parametrize(("role_id", "name"), BAD_ROLES[:4])
 def test_a_session_refuses_a_catalog_with_bad_names(role_id: str, name: str) -> None:
     """TW-SEC-006: a host's catalog is held to the same rules."""

@@ -971,6 +971,12 @@ def tool_cases() -> list[dict[str, Any]]:
             profile="astrion",
         ),
         case(
+            "TW402 near miss: a blank argument the tool does not define is ignored",
+            [calls("list_agents", {"prompt": " "}), result({"success": True, "roles": []})],
+            [],
+            agent=TL,
+        ),
+        case(
             "TW402 near miss: astrion's custom role without a description",
             [calls("create_custom_agent", {"role_id": "api-designer", "name": "API Designer",
                                            "body_prompt": "Use REST."}),

@@ -17,10 +17,6 @@ from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
 from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
 
-_TEXT_ARGUMENTS = ("task", "message", "question", "content", "answer", "description", "prompt",
-                   "body_prompt")
-_TEXT_KEYS = frozenset(_TEXT_ARGUMENTS)
-
 
 def answer_of(fields: Fields) -> Answer:
     """The Answer of an Answer envelope's parts."""
@@ -120,7 +116,7 @@ class ToolChecks(EnvelopeChecks):
                 passes = self.argument_tests[name] = self.tools.pass_check(name)
             if not passes(value):
                 return None
-            for key in _TEXT_KEYS.intersection(value):
+            for key in self.tools.text_parameters(name).intersection(value):
                 text = value[key]
                 if type(text) is str and (not text or text.isspace()):
                     return None
@@ -150,8 +146,8 @@ class ToolChecks(EnvelopeChecks):
             for problem in problems:
                 self.emit("TW402", f"{name}: {problem}", index, tail)
             # Most arguments hold one text, if any: look only at those present.
-            texts = _TEXT_KEYS.intersection(value)
-            for key in _TEXT_ARGUMENTS if len(texts) > 1 else texts:
+            texts = self.tools.text_parameters(name).intersection(value)
+            for key in sorted(texts) if len(texts) > 1 else texts:
                 text = value.get(key)
                 # An empty text is already a schema problem (minLength): one finding per text.
                 if type(text) is str and (not text or text.isspace()) and not any(

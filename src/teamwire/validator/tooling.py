@@ -199,6 +199,7 @@ class ToolCatalog:
     protocol: frozenset[str]
     _schemas: dict[str, list[_Schema]] = field(default_factory=dict)
     _passes: dict[str, Check] = field(default_factory=dict)
+    _texts: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def _load(self, tool: str) -> list[_Schema]:
         loaded = self._schemas.get(tool)
@@ -235,6 +236,20 @@ class ToolCatalog:
             return checks[0]
         return lambda v: any(check(v) for check in checks)
 
+    def text_parameters(self, tool: str) -> frozenset[str]:
+        """The parameters of ``tool`` that must not be blank (TW-TOOL-024): those of its
+        schemas in this profile named in ``TEXT_PARAMETERS``; an argument the tool does not
+        define is ignored (TW-TOOL-025), blank or not."""
+        found = self._texts.get(tool)
+        if found is None:
+            names: set[str] = set()
+            if tool in self.protocol:
+                for profile in {s.profile for s in self._load(tool)}:
+                    schema = schemas.tool_arguments_schema(tool, profile)
+                    names.update(schema.get("properties", {}))
+            found = self._texts[tool] = TEXT_PARAMETERS.intersection(names)
+        return found
+
     def validator(self, tool: str) -> Draft202012Validator | None:
         """The arguments validator of protocol tool ``tool`` in this profile's own form."""
         loaded = self._load(tool) if tool in self.protocol else []
@@ -257,6 +272,10 @@ class ToolCatalog:
                 break
         return problems
 
+
+TEXT_PARAMETERS = frozenset({"task", "message", "question", "content", "answer", "description",
+                             "prompt", "body_prompt"})
+"""Text parameters of the protocol tools, in either profile, that must not be blank."""
 
 _CATALOGS: dict[Profile, ToolCatalog] = {}
 

@@ -38,6 +38,16 @@ def _validator(tool: str) -> Draft202012Validator | None:
 
 
 @cache
+def _text_parameters(tool: str) -> tuple[str, ...]:
+    """The parameters of ``tool`` in ``TEXT_PARAMETERS``: an argument the tool does not
+    define is ignored (TW-TOOL-025), blank or not."""
+    validator = _validator(tool)
+    schema = validator.schema if validator is not None else None
+    defined = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    return tuple(name for name in TEXT_PARAMETERS if name in defined)
+
+
+@cache
 def _integer_parameters(tool: str) -> tuple[tuple[str, bool], ...]:
     """(name, is an array of integers) for each integer parameter of ``tool``."""
     found: list[tuple[str, bool]] = []
@@ -108,7 +118,7 @@ def argument_problem(tool: str, arguments: object) -> tuple[dict[str, Any] | Non
         if not (all(_is_integer(v) for v in value) if is_array else _is_integer(value)):
             return None, (f"{name}: {json.dumps(value)[:40]} is not an integer (a JSON "
                           "number without fraction or exponent)")
-    for name in TEXT_PARAMETERS:
+    for name in _text_parameters(tool):
         value = parsed.get(name)
         if isinstance(value, str) and not value.strip():
             return None, f"{name} must not be empty"

@@ -27,7 +27,8 @@ rule("TW402", "invalid-arguments", E,
      rationale="""
 Arguments are checked against the tool's JSON Schema (required parameters, types, enums) of the
 chosen profile; text parameters (task, message, question, content, answer, and a custom role's
-description and prompt, body_prompt under astrion) must not be blank.""",
+description and prompt, body_prompt under astrion) must not be blank. An argument the tool does
+not define is ignored, blank or not (TW-TOOL-025).""",
      bad=call("create_sub_agent", '{"role_id": "ui-operator", "task": "Design the palette."}',
               _LEADER),
      good=call("create_sub_agent",
