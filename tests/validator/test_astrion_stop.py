@@ -63,3 +63,19 @@ def test_a_failed_stop_or_a_stop_of_another_agent_excuses_nothing() -> None:
     b.say(ui, "Done.")
     b.say(api, "Done.")
     assert _open_call_findings(b.bundle()) == [("TW411", ui.name)]
+
+
+def test_a_result_after_the_stop_is_still_late() -> None:
+    # The stop excused the missing result; a result that comes after all, after the next
+    # message, is a late one (TW411), not a silent one.
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    ask = b.ask_master(ui, "Which blue?")
+    _stop(b, ui)
+    b.message(ui, "Go on.")
+    b.result(ui, ask.call_id, {"success": False, "error": {"code": "cancelled",
+                                                           "message": "stopped"}})
+    b.say(ui, "Done.")
+    found = lint_value(b.bundle(), options=ASTRION).findings
+    assert [(f.rule, f.agent, f.index) for f in found] == [("TW411", ui.name, 2)]
+    assert "gets its result only at message 4" in found[0].message

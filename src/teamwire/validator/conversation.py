@@ -291,7 +291,8 @@ class ConversationLinter(ToolChecks):
         run, for what they may have sent."""
         self.stops_used += 1
         for call_id, entry in self.pending.items():
-            self.late.add(call_id)
+            self.stopped_calls[call_id] = (entry.name, entry.index) if isinstance(entry, Call) \
+                else entry
             if isinstance(entry, Call) and self.facts is not None \
                     and entry.name not in self.tool_verdicts:
                 entry.maybe_unrun = True
@@ -537,6 +538,12 @@ class ConversationLinter(ToolChecks):
             self.emit("TW004", "tool message has no tool_call_id string", index, "/tool_call_id")
         elif call_id in self.late:
             self.late.discard(call_id)
+        elif call_id in self.stopped_calls:
+            # The call was taken as one a stop ended without a result; a result after the
+            # next message is one that came late after all.
+            name, where = self.stopped_calls.pop(call_id)
+            self.emit("TW411", f"tool call {call_id!r} ({name}) gets its result only at message "
+                      f"{index}, after a later message", where)
         elif call_id in self.call_ids:
             self.emit("TW412", f"another result for tool call {call_id!r}", index, "/tool_call_id")
         else:

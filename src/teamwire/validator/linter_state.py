@@ -103,6 +103,8 @@ class LinterState:
         self.late: set[str] = set()
         self.stops_used = 0
         """Places where open calls were taken as ended by an astrion stop_sub_agent."""
+        self.stopped_calls: dict[str, tuple[str, int]] = {}
+        """Those calls: id → (tool, index of the message that made it)."""
         self.call_ids: set[str] = set()
         self.ids: dict[str, tuple[object, int]] = (self.facts.ids if self.facts is not None
                                                     else {})
