@@ -62,10 +62,15 @@ def completion_result_problem(body: str, sender: str) -> tuple[str, int] | None:
     first = body[:body.find("\n")]
     attributes: dict[str, tuple[str, int]] = {}
     for match in _RESULT_ATTRIBUTE.finditer(first):
-        attributes.setdefault(match[1], (match[2], match.start(2)))
+        name = match[1]
+        if name in attributes and name in ("agent", "state"):
+            return f"run result carries {name} twice", match.start(1)
+        attributes[name] = (match[2], match.start(2))
     agent, state = attributes.get("agent"), attributes.get("state")
     if agent is None or state is None:
         return f"run result has no {'agent' if agent is None else 'state'} attribute", 0
+    if state[1] < agent[1]:
+        return "run result writes state before agent", state[1]
     if agent[0] != sender:
         return (f"run result speaks of {shorten(agent[0])!r}, but the completion is from "
                 f"{sender}", agent[1])
