@@ -568,21 +568,27 @@ class Session:
         tools = self.tools.definitions(agent)
         while True:
             self.feed(ModelCallStarted(agent))
+            answer: object = None
+            problem: str | None = None
             try:
-                answer: object = await driver.complete(agent, list(self.conversations[agent]),
-                                                       tools)
+                answer = await driver.complete(agent, list(self.conversations[agent]), tools)
             except DriverError as exc:
                 problem = str(exc) or type(exc).__name__
             except Exception as exc:  # a driver's own bug is a failed model call too
                 problem = f"the driver failed: {type(exc).__name__}: {exc}"[:500]
-            else:
+            if self.core.state(agent) is AgentState.TERMINATED:
+                # The turn was cancelled by the termination, but the driver swallowed the
+                # cancellation and answered anyway: nothing more goes into the conversation
+                # of a terminated agent (TW-ROUTE-024).
+                return
+            if problem is None:
                 reply, problem = _checked_reply(answer)
                 if reply is not None:
                     if await self._take_reply(agent, reply):
                         return
                     continue
             self._end_turn(agent)
-            problem = _SURROGATE.sub("\ufffd", problem)
+            problem = _SURROGATE.sub("\ufffd", problem or "the model call failed")
             self.feed(TurnFailed(agent, "error", problem))
             self._notify("turn-failed", {"agent": agent, "state": "error", "problem": problem})
             return
