@@ -22,7 +22,7 @@ from teamwire.envelope.fast_parser import parse_fast, scan
 from teamwire.validator import lint_value
 from teamwire.validator.context import Emitter
 from teamwire.validator.conversation import ConversationLinter
-from teamwire.validator.engine import _bundle_agent
+from teamwire.validator.engine import _bundle_agent, _leader_calls
 from teamwire.validator.options import LintOptions
 from teamwire.validator.scan import HEADER_MARK, has_mark
 from teamwire.validator.session import _paired
@@ -119,6 +119,9 @@ EDITS = [
     ("replace", "<Answer", '<Answer id="1"'), ("replace", 'question_id="ask_', 'question_id="ans_'),
     ("replace", "来自 Team Leader 的回答", "来自 Full-Stack Engineer_1 的回答"),
     ("replace", "</Answer>", "</Ask>"), ("tool", "ask_other_agent", ""),
+    ("run_result", "UI Operator_1", "completed"), ("run_result", "Full-Stack Engineer_1", "error"),
+    ("replace", 'question_id="ask_', 'question_id="ask '), ("tool", "stop_sub_agent", ""),
+    ("tool", "terminate_sub_agent", ""),
 ]
 _EDITS = st.sampled_from(EDITS)
 
@@ -135,6 +138,12 @@ def _edit(messages: list[Any], at: int, edit: tuple[str, str, str]) -> None:
     elif kind == "unbody" and isinstance(content, str):
         # the content and the line break before the closing tags removed: not an envelope
         message["content"] = re.sub(r"(<Output>\n)(?s:.*)\n(</Output>)", r"\1\2", content)
+    elif kind == "run_result" and isinstance(content, str):
+        # the body of an Output replaced by a run result naming ``old`` with state ``new``
+        message["content"] = re.sub(
+            r"(<Output>\n)(?s:.*)(\n</Output>)",
+            lambda m: f'{m[1]}<result agent="{old}" state="{new}">\n<error>\nx\n</error>\n'
+                      f"</result>{m[2]}", content)
     elif kind == "append" and isinstance(content, str):
         message["content"] = content + old
     elif kind == "call_id":
@@ -157,7 +166,8 @@ def _lint_each(bundle: dict[str, Any], profile: Profile, whole: bool) -> list[An
     emitter = Emitter("x.json", options.policy_for("x.json"))
     agents = [_bundle_agent(name, entry, f"/agents/{name}", emitter)
               for name, entry in bundle["agents"].items()]
-    index = SessionIndex([a for a in agents if a is not None])
+    leader = bundle["agents"].get(LEADER_NAME, {}).get("messages", [])
+    index = SessionIndex([a for a in agents if a is not None], *_leader_calls(leader, profile))
     facts = []
     for agent, entry in zip(agents, bundle["agents"].values(), strict=True):
         if agent is None:
