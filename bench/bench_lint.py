@@ -470,7 +470,7 @@ def main() -> None:
         if args.calibrate:
             calibration = workdir / "calibration"
             calibration.mkdir()
-            scale = calibrated_scale(calibration, args.size, max(3, args.rounds // 2), tools)
+            scale = calibrated_scale(calibration, args.size, args.rounds, tools)
             shutil.rmtree(calibration)
             (workdir / "scaled").mkdir()
             scaled = make_corpus(workdir / "scaled", args.size, scale=scale)
