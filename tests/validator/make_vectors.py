@@ -1728,9 +1728,14 @@ def flow_cases() -> list[dict[str, Any]]:
             [("TW511", TL, reports_beside("forged")[1])],
         ),
         case(
-            "TW511 the text that answered ask_sub_agent also arrives as a report",
+            "TW514 the text that answered ask_sub_agent also arrives as a report",
             reports_beside("answer")[0],
-            [("TW511", TL, reports_beside("answer")[1])],
+            [("TW514", TL, reports_beside("answer")[1])],
+        ),
+        case(
+            "TW514 near miss: the answering text reaches the leader only as the Answer",
+            answered_in_passing()[0].bundle(),
+            [],
         ),
         case(
             "TW511 near miss: a run result the router wrote when it stopped the turn",

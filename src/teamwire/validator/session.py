@@ -429,7 +429,7 @@ class SessionChecker:
 
     def _outputs(self) -> None:
         if not (self.emitter.on("TW512") or self.emitter.on("TW513") or self.emitter.on("TW507")
-                or self.emitter.on("TW511")):
+                or self.emitter.on("TW511") or self.emitter.on("TW514")):
             return
         leader = self.facts.get(LEADER_NAME)
         if leader is None:
@@ -440,7 +440,9 @@ class SessionChecker:
             if name == LEADER_NAME:
                 continue
             texts, outputs = facts.texts, leader.outputs.get(name, [])
+            answered: set[str] = set()
             if name in answering:  # an output taken as an Answer is no report
+                answered = {t[1] for t in texts if t[0] in answering[name]}
                 texts = [t for t in texts if t[0] not in answering[name]]
             # Outputs mostly arrive in the order they were said: pair them off in step while
             # that holds, and let _paired search for the rest.
@@ -452,7 +454,7 @@ class SessionChecker:
                     self._output_type(name, leader, output, has_calls)
                 matched += 1
             if matched == len(texts):
-                self._unsaid(name, leader, outputs[matched:])
+                self._unsaid(name, leader, outputs[matched:], answered)
                 continue
             # Reports reach the leader in the order they were said (TW-DEL-003, TW-DEL-005).
             latest = outputs[matched - 1][0] if matched else -1
@@ -473,17 +475,23 @@ class SessionChecker:
                 if (name, text) not in answers:
                     self._emit("TW512", f"output {shorten(text, 40)!r} of {name} never reached "
                                "the Team Leader as an Output", facts, index, "/content")
-            self._unsaid(name, leader, [o for o in outputs[matched:] if o[0] not in taken])
+            self._unsaid(name, leader, [o for o in outputs[matched:] if o[0] not in taken],
+                         answered)
 
-    def _unsaid(self, name: str, leader: Facts, outputs: list[Output]) -> None:
+    def _unsaid(self, name: str, leader: Facts, outputs: list[Output],
+                answered: set[str]) -> None:
         """Report the Outputs from ``name`` that no natural output of it accounts for: a
-        duplicate, a forgery, or a text the router also gave as an Answer (TW-TYPE-016,
-        TW-TYPE-018). An empty completion (a turn that ended without text) and a run result
-        (a turn the router ended) are the router's own."""
-        if not outputs or not self.emitter.on("TW511"):
+        text the router gave as an Answer (``answered``; TW514, TW-TYPE-018), a duplicate or
+        a forgery (TW511, TW-TYPE-016). An empty completion (a turn that ended without text)
+        and a run result (a turn the router ended) are the router's own."""
+        if not outputs:
             return
         for index, output_id, mtype, content in outputs:
-            if content.strip() and not is_run_result(content):
+            if content in answered:
+                self._emit("TW514", f"{mtype.tag} {output_id!r} from {name} reports a text that "
+                           f"was delivered as an Answer ({shorten(content, 40)!r})", leader,
+                           index, "/content")
+            elif content.strip() and not is_run_result(content):
                 self._emit("TW511", f"{mtype.tag} {output_id!r} from {name}: {name} said no "
                            f"such text ({shorten(content, 40)!r}), or it is reported already",
                            leader, index, "/content")
