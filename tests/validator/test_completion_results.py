@@ -57,3 +57,15 @@ def test_a_false_run_result_after_many_quiet_completions_is_still_found() -> Non
         content=render_result("Full-Stack Engineer_1", "timeout", "Took too long."))))
     found = [(f.rule, f.index) for f in lint_value(b.bundle()).findings if f.rule == "TW606"]
     assert found == [("TW606", len(b.leader.messages) - 1)]
+
+
+def test_a_false_run_result_delivered_to_a_sub_agent_is_reported_too() -> None:
+    # The session checks decide on every conversation's completions, not only the leader's.
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    api = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+    b.deliver(api, render(Envelope(
+        sender=ui.name, label=MessageType.COMPLETION.label, id="out_uio_050",
+        tag=MessageType.COMPLETION.tag, content=render_result(api.name, "timeout", "Late."))))
+    found = {(f.rule, f.agent) for f in lint_value(b.bundle()).findings}
+    assert ("TW606", api.name) in found

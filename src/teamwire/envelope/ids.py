@@ -13,6 +13,8 @@ _COUNTER = r"(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2,})"
 STRICT_ID = re.compile(r"(?:task_(?P<task_n>" + _COUNTER + r")"
                        r"|(?P<prefix>out|ask|ans|msg)_(?P<abbr>[a-z0-9]+)_(?P<n>" + _COUNTER + r"))")
 ASTRION_ID = re.compile(r"msg_[0-9a-f]{10}")
+MESSAGE_ID = re.compile(r'[^\s<>"]+')
+"""Any message id (TW-ID-001), matched whole: not empty, no white space, '<', '>' or '"'."""
 
 
 def id_problem(message_id: str, message_type: MessageType | None = None,

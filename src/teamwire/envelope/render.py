@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from teamwire.envelope.ids import MESSAGE_ID
 from teamwire.envelope.model import Envelope
 
 _HEADER_NAME = re.compile(r"(?:(?! 向 | 的)[^\n<>])+")
-_ID = re.compile(r"[^\s<>\"]+")
 _TAG = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _LABEL = re.compile(r"[^\n]+")
@@ -58,7 +58,7 @@ def _check(envelope: Envelope) -> None:
             raise RenderError(f"{what} {value!r} cannot be written in a header and a tag")
     if not _LABEL.fullmatch(envelope.label):
         raise RenderError(f"label {envelope.label!r} must be one non-empty line")
-    if not _ID.fullmatch(envelope.id):
+    if not MESSAGE_ID.fullmatch(envelope.id):
         raise RenderError(f"id {envelope.id!r} must be non-empty with no space, '<', '>' or '\"'")
     if not _TAG.fullmatch(envelope.tag):
         raise RenderError(f"tag {envelope.tag!r} is not a tag name")

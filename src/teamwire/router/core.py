@@ -15,7 +15,6 @@ identity, and envelope text is rendered only when a host reads it.
 from __future__ import annotations
 
 import copy
-import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -31,6 +30,7 @@ from teamwire.envelope import (
     is_role_id,
     parse_display_name,
 )
+from teamwire.envelope.ids import MESSAGE_ID
 from teamwire.router.actions import (
     AcknowledgeSend,
     Action,
@@ -70,9 +70,6 @@ from teamwire.router.records import AgentRecord, AskKind, OpenAsk, RoutedMessage
 from teamwire.router.results import render_result
 from teamwire.router.states import AgentState, Delivery
 from teamwire.router.table import DELIVERY, ENDS_WITH_PENDING, RESTART, TRANSITIONS
-
-_TOKEN_ID = re.compile(r'[^\s<>"]+')
-"""An id that can stand on an envelope's id line (agent-chosen ids are held to this)."""
 
 DEFAULT_MAX_ASK_ROUNDS = 8
 
@@ -428,7 +425,7 @@ class RoutingCore:
         """Why the ask fails, or the (correlation id, round) of its message if it does not."""
         target = self._agents.get(event.target)
         problem: tuple[str, str] | None = None
-        if not _TOKEN_ID.fullmatch(event.question_id):
+        if not MESSAGE_ID.fullmatch(event.question_id):
             problem = "invalid-arguments", f"id {event.question_id!r} is not a single token"
         elif target is None:
             problem = "unknown-agent", f"no agent named {event.target!r}"
@@ -491,7 +488,7 @@ class RoutingCore:
                 return
         sender.tool_calls += 1
         message_id = event.message_id
-        if message_id is not None and not _TOKEN_ID.fullmatch(message_id):
+        if message_id is not None and not MESSAGE_ID.fullmatch(message_id):
             self._fail(sender.name, call_id, "invalid-arguments",
                        f"id {message_id!r} is not a single token")
             return

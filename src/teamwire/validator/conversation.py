@@ -8,6 +8,7 @@ the same conversation need, so memory stays flat while streaming JSONL.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from orjson import JSONDecodeError, loads
@@ -253,11 +254,17 @@ class ConversationLinter(ToolChecks):
         for call in pending:
             if call.position != first[call.index]:
                 continue
-            if not ended:
+            if ended:
+                self._maybe_unrun(call)
+            else:
                 self.settle(call)
-            elif self.facts is not None and call.name not in self.tool_verdicts:
-                call.maybe_unrun = True
-                self.facts.calls.append(call)
+
+    def _maybe_unrun(self, call: Call) -> None:
+        """Record ``call`` as one that may not have run: judged only for what it may have
+        sent (a call this agent may not make is reported already, and expects nothing)."""
+        if self.facts is not None and call.name not in self.tool_verdicts:
+            call.maybe_unrun = True
+            self.facts.calls.append(call)
 
     def _bad_content(self, index: int, content: Any, what: str) -> None:
         if type(content) is list:
@@ -291,12 +298,11 @@ class ConversationLinter(ToolChecks):
         run, for what they may have sent."""
         self.stops_used += 1
         for call_id, entry in self.pending.items():
-            self.stopped_calls[call_id] = (entry.name, entry.index) if isinstance(entry, Call) \
-                else entry
-            if isinstance(entry, Call) and self.facts is not None \
-                    and entry.name not in self.tool_verdicts:
-                entry.maybe_unrun = True
-                self.facts.calls.append(entry)
+            if isinstance(entry, Call):
+                self.stopped_calls[call_id] = (entry.name, entry.index)
+                self._maybe_unrun(entry)
+            else:
+                self.stopped_calls[call_id] = entry
         self.pending.clear()
 
     # -- user messages --------------------------------------------------------------------------
@@ -338,16 +344,17 @@ class ConversationLinter(ToolChecks):
                       CONTENT, text, 3)
         if mtype is not None:
             self._placement(index, text, sender, mtype)
-            if mtype is _COMPLETION and self.strict and fields[6].startswith("<result") \
-                    and is_run_result(fields[6]):
-                problem = completion_result_problem(fields[6], sender)
+            body = fields[6]
+            if mtype is _COMPLETION and self.strict and body.startswith("<result") \
+                    and is_run_result(body):
+                problem = completion_result_problem(body, sender)
                 if problem is not None:
-                    findings = self.emitter.findings
-                    before = len(findings)
-                    self.emit("TW606", problem[0], index, CONTENT, text,
-                              content_offset(text) + problem[1])
-                    if self.facts is not None and len(findings) > before:
-                        self.facts.run_results.append((sender, fields[6], findings[-1]))
+                    report = partial(self.emit, "TW606", problem[0], index, CONTENT, text,
+                                     content_offset(text) + problem[1])
+                    if self.facts is None:
+                        report()
+                    else:  # the session checks report it unless the sender said it itself
+                        self.facts.run_results.append((sender, body, report))
             self.record_id(index, fields, text)
             is_output = mtype is _PROGRESS or mtype is _COMPLETION
             collected = self._collected(is_output, sender)

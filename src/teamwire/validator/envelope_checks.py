@@ -16,7 +16,7 @@ from teamwire.envelope import (
     parse_lark,
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
-from teamwire.envelope.ids import ASTRION_ID, STRICT_ID
+from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID, STRICT_ID
 from teamwire.validator.linter_state import IdTest, LinterState, Plan
 from teamwire.validator.scan import (
     content_offset,
@@ -40,8 +40,6 @@ _SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
 # for the fast id tests; a test checks both agree.
 _COUNTER = "(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2,})"
 _ANSWER = MessageType.ANSWER
-MESSAGE_ID = re.compile(r'[^\s<>"]+').fullmatch
-"""Tells a message id (TW-ID-001): not empty, no white space, '<', '>' or '"'."""
 _ASK = MessageType.ASK
 _MESSAGE = MessageType.MESSAGE
 
@@ -182,7 +180,7 @@ class EnvelopeChecks(LinterState):
                                         attribute_offset(text, name))
             elif name == "question_id":
                 has_question_id = True
-                if mtype is _ANSWER and MESSAGE_ID(value) is None:
+                if mtype is _ANSWER and MESSAGE_ID.fullmatch(value) is None:
                     self.emit("TW118", f"question_id {shorten(value)!r} is not a message id "
                               "(empty, or holds white space, '<' or '>')", index, CONTENT, text,
                               attribute_offset(text, name))

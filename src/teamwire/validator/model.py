@@ -7,11 +7,11 @@ the pass records, for bundles, the facts the cross-conversation checks need.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType
-from teamwire.validator.findings import Finding
 
 
 class AgentKind(enum.Enum):
@@ -133,9 +133,9 @@ class Facts:
     outputs: dict[str, list[Output]] = field(default_factory=dict)
     """Outputs (progress and completion reports) delivered, by sender, in order."""
     calls: list[Call] = field(default_factory=list)
-    run_results: list[tuple[str, str, Finding]] = field(default_factory=list)
-    """(sender, content, finding) of each completion whose run result TW606 reported: the
-    session checks withdraw it when the sender said that text itself (TW604's, at the source)."""
+    run_results: list[tuple[str, str, Callable[[], None]]] = field(default_factory=list)
+    """(sender, content, report) of each completion whose run result TW606 finds wrong: the
+    session checks make the report unless the sender said that text itself (TW604's then)."""
     texts: list[tuple[int, str, bool]] = field(default_factory=list)
     """(index, text, has tool calls) of each assistant message with non-blank text."""
     ids: dict[str, tuple[object, int]] = field(default_factory=dict)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
+from teamwire import schemas
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType
 from teamwire.envelope.errors import caret_context, position
 
@@ -52,7 +54,12 @@ def is_run_result(text: str) -> bool:
 
 
 _RESULT_ATTRIBUTE = re.compile(r' ([A-Za-z_][A-Za-z0-9_.-]*)="([^"\n]*)"')
-_RUN_STATES = ("completed", "running", "error", "timeout", "terminated")
+
+
+@cache
+def _run_states() -> tuple[str, ...]:
+    """The states a run result may have (TW-RES-001), as the result schema lists them."""
+    return tuple(schemas.schema("result#/properties/state")["enum"])
 
 
 def completion_result_problem(body: str, sender: str) -> tuple[str, int] | None:
@@ -75,12 +82,12 @@ def completion_result_problem(body: str, sender: str) -> tuple[str, int] | None:
         return (f"run result speaks of {shorten(agent[0])!r}, but the completion is from "
                 f"{sender}", agent[1])
     if state[0] not in ("error", "timeout"):
-        if state[0] in _RUN_STATES:
+        if state[0] in _run_states():
             return (f"run result with state {state[0]!r} in a completion: a turn that ended "
                     "naturally reports its output itself, and only a turn ended by a model "
                     "error or the turn timeout reports a run result (error or timeout)", state[1])
         return (f"run result state {shorten(state[0])!r} is not one of "
-                f"{', '.join(_RUN_STATES)}", state[1])
+                f"{', '.join(_run_states())}", state[1])
     element = _RUN_RESULT.fullmatch(body)
     if element is not None and element[1] == "output":
         return (f"run result with state {state[0]!r} carries <output>; states error and "

@@ -497,15 +497,14 @@ class SessionChecker:
                            leader, index, "/content")
 
     def _run_results(self) -> None:
-        """Withdraw TW606 from completions whose run result the sender said itself: the
-        router relayed that output as it is (TW-RES-010); TW604 reports it where it was said."""
-        leader = self.facts.get(LEADER_NAME)
-        if leader is None or not leader.run_results:
-            return
-        for sender, content, finding in leader.run_results:
-            said = self.facts.get(sender)
-            if said is not None and any(text == content for _, text, _ in said.texts):
-                self.emitter.findings.remove(finding)
+        """Report TW606 on completions whose run result is wrong, unless the sender said it
+        itself: the router relayed that output as it is (TW-RES-010), and TW604 reports it
+        where it was said."""
+        for facts in self.facts.values():
+            for sender, content, report in facts.run_results:
+                said = self.facts.get(sender)
+                if said is None or all(text != content for _, text, _ in said.texts):
+                    report()
 
     def _answering_texts(self) -> dict[str, set[int]]:
         """Index of each sub-agent text that answered the leader's ask_sub_agent, or another

@@ -10,8 +10,8 @@ import orjson
 
 from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
-from teamwire.envelope.ids import ASTRION_ID
-from teamwire.validator.envelope_checks import CONTENT, MESSAGE_ID, EnvelopeChecks
+from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
+from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
 from teamwire.validator.linter_state import IdTest
 from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
@@ -294,7 +294,7 @@ class ToolChecks(EnvelopeChecks):
             return None
         question_id = text[value_at:value_end]
         message_id = text[nl + 5:id_end]
-        if MESSAGE_ID(question_id) is None or id_test(message_id) is None:
+        if MESSAGE_ID.fullmatch(question_id) is None or id_test(message_id) is None:
             return None
         body = text[body_at:body_end]
         if has_mark(body):

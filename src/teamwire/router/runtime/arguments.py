@@ -19,9 +19,6 @@ from jsonschema import Draft202012Validator
 
 from teamwire import schemas
 
-TEXT_PARAMETERS = ("task", "message", "question", "content", "answer", "description", "prompt")
-"""Parameters that must hold a character other than white space."""
-
 
 def tool_definitions() -> dict[str, list[dict[str, Any]]]:
     """The strict profile's tool sets: ``leader``, ``sub_agent`` and ``base``."""
@@ -39,12 +36,14 @@ def _validator(tool: str) -> Draft202012Validator | None:
 
 @cache
 def _text_parameters(tool: str) -> tuple[str, ...]:
-    """The parameters of ``tool`` in ``TEXT_PARAMETERS``: an argument the tool does not
+    """The text parameters of ``tool`` that must hold a character other than white space:
+    those its schema requires to be non-empty (TW-TOOL-024). An argument the tool does not
     define is ignored (TW-TOOL-025), blank or not."""
     validator = _validator(tool)
     schema = validator.schema if validator is not None else None
     defined = schema.get("properties", {}) if isinstance(schema, dict) else {}
-    return tuple(name for name in TEXT_PARAMETERS if name in defined)
+    return tuple(name for name, spec in defined.items()
+                 if spec.get("type") == "string" and spec.get("minLength", 0) >= 1)
 
 
 @cache

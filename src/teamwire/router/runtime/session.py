@@ -588,7 +588,7 @@ class Session:
                         return
                     continue
             self._end_turn(agent)
-            problem = _SURROGATE.sub("\ufffd", problem or "the model call failed")
+            problem = _SURROGATE.sub("\ufffd", problem)
             self.feed(TurnFailed(agent, "error", problem))
             self._notify("turn-failed", {"agent": agent, "state": "error", "problem": problem})
             return
