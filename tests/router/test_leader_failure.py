@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
+
+from teamwire.cli.demo_cmd import _printer
 from teamwire.router.runtime import DriverError, ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.validator import lint_value
@@ -79,10 +82,6 @@ def test_an_ask_on_a_failing_leader_stays_pending_until_a_timeout() -> None:
 
 
 def test_the_demo_prints_a_failed_turn() -> None:
-    from rich.console import Console
-
-    from teamwire.cli.demo_cmd import _printer
-
     console = Console(record=True, width=120)
     _printer(console)("turn-failed", {"agent": LEADER, "state": "error",
                                       "problem": "upstream 503"})
