@@ -1,6 +1,6 @@
 """Bad tool arguments: always an error result of the spec's shape, never a dead turn.
 
-TW-TOOL-018, TW-TOOL-023, TW-TOOL-024, TW-TOOL-026, TW-TOOL-032, TW-SEC-006.
+TW-TOOL-018, TW-TOOL-023, TW-TOOL-024, TW-TOOL-026, TW-TOOL-032, TW-TOOL-038, TW-SEC-006.
 """
 
 from __future__ import annotations
@@ -115,6 +115,30 @@ def test_argument_texts_that_are_not_json() -> None:
     assert argument_problem("send_message_to_sub_agent", 1)[0] is None
     assert argument_problem("send_message_to_sub_agent", '{"agent_id": 1, "message": "m"}')[0] \
         == {"agent_id": 1, "message": "m"}
+
+
+REPEATED_NAMES = [
+    '{"agent_id": 1, "message": "m", "message": "n"}',
+    '{"agent_id": 1, "agent_id": 1, "message": "m"}',  # the same value twice is no excuse
+    '{"agent_id": 1, "message": "m", "\\u006dessage": "n"}',  # one name, once escaped
+    '{"agent_id": 1, "message": "m", "extra": {"a": 1, "a": 2}}',  # at any depth
+    '{"agent_id": 1, "message": "m", "extra": [{"b": 1}, {"a": [], "a": []}]}',
+]
+
+
+@pytest.mark.parametrize("text", REPEATED_NAMES)
+def test_a_member_named_twice_gives_invalid_arguments(text: str) -> None:
+    """TW-TOOL-038: which value wins is up to each JSON reader, so the call fails, and the
+    turn goes on; the same name in two objects is no repeat."""
+    arguments, problem = argument_problem("send_message_to_sub_agent", text)
+    assert arguments is None and problem is not None and "twice" in problem
+    session = _run([Step(None, (CREATE_UIO, ("send_message_to_sub_agent", text))),
+                    Step("still here")])
+    assert _code(_result(session, LEADER, "call_tl_2")) == "invalid-arguments"
+    assert not [m for m in session.conversations[UIO] if "<Message>" in str(m["content"])]
+    assert "still here" in _replies(session, LEADER)
+    fine = '{"agent_id": 1, "message": "m", "extra": [{"a": 1}, {"a": 2}], "a": {"a": 3}}'
+    assert argument_problem("send_message_to_sub_agent", fine)[1] is None
 
 
 def test_a_huge_turn_timeout_is_accepted_and_kept_finite() -> None:

@@ -1008,6 +1008,40 @@ def tool_cases() -> list[dict[str, Any]]:
             profile="astrion",
         ),
         case(
+            "TW418 arguments name one member twice",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", "agent_id": 2}'),
+             result(error("invalid-arguments"))],
+            [("TW418", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW418 one name written plainly and once escaped",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", '
+                   '"\\u006dessage": "Bye"}'),
+             result(error("invalid-arguments"))],
+            [("TW418", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW418 a repeat inside an argument the tool does not define",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", '
+                   '"meta": [{"k": 1, "k": 2}]}'),
+             result(error("invalid-arguments"))],
+            [("TW418", TL, 0)],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW418 near miss: one name in two objects, and colons inside texts",
+            [*created,
+             calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Note: \\"k\\": 1", '
+                   '"meta": [{"k": 1}, {"k": 2}], "k": {"k": 3}}', "c1"),
+             result({"success": True, "display_name": "UI Operator_1",
+                     "message_id": "msg_tl_001"}, "c1")],
+            [],
+            agent=TL,
+        ),
+        case(
             "TW403 a sub-agent calls create_sub_agent",
             [calls("create_sub_agent", fse), result(error("forbidden-tool"))],
             [("TW403", UIO, 0)],

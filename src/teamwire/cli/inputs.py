@@ -17,6 +17,7 @@ import click
 import orjson
 
 from teamwire.envelope.errors import position
+from teamwire.json_members import RepeatedMemberError, repeated_member, unique_members
 
 # Longer error messages are cut in the middle: a message that quotes a 50 MB line helps nobody.
 _MAX_MESSAGE = 300
@@ -26,7 +27,6 @@ _MAX_MESSAGE = 300
 _RECURSION_LIMIT = 4000
 
 _CONSTANT = re.compile(r"-?(?:NaN|Infinity)")
-_STRING_OR_PUNCTUATION = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
 
 
 def terminal_safe(text: str) -> str:
@@ -87,51 +87,6 @@ def decode_input(source: str, data: bytes) -> str:
         fail(f"{source}:{line}:{column}: error: invalid UTF-8 at byte {exc.start}")
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _DuplicateKeyError
-    return result
-
-
-class _DuplicateKeyError(Exception):
-    pass
-
-
-def _duplicate_key(text: str) -> tuple[str, int]:
-    """The first key that repeats within one object, and its offset in ``text``.
-
-    Only called once a duplicate is known to exist; walks the strings and punctuation
-    with an explicit stack, so any depth is fine.
-    """
-    stack: list[set[str] | None] = []
-    expect_key = False
-    for match in _STRING_OR_PUNCTUATION.finditer(text):
-        token = match.group()
-        if token == "{":
-            stack.append(set())
-            expect_key = True
-        elif token == "[":
-            stack.append(None)
-            expect_key = False
-        elif token in "}]":
-            stack.pop()
-            expect_key = False
-        elif token == ",":
-            expect_key = bool(stack) and stack[-1] is not None
-        elif token == ":":
-            expect_key = False
-        elif expect_key:
-            keys = stack[-1]
-            assert keys is not None
-            key = json.loads(token)
-            if key in keys:
-                return key, match.start()
-            keys.add(key)
-            expect_key = False
-    raise AssertionError("no duplicate key found")  # pragma: no cover
-
-
 def load_json(name: str, data: bytes) -> Any:
     """The JSON document in ``data`` (UTF-8, with or without a byte order mark).
 
@@ -153,9 +108,11 @@ def load_json(name: str, data: bytes) -> Any:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
-    except _DuplicateKeyError:
-        key, offset = _duplicate_key(text)
+        return json.loads(text, object_pairs_hook=unique_members)
+    except RepeatedMemberError:
+        found = repeated_member(text)
+        assert found is not None
+        key, offset = found
         line, column = position(text, offset)
         fail(f"{name}:{line}:{column}: error: invalid JSON: duplicate key "
              f"{json.dumps(key, ensure_ascii=False)} (an object's keys must be unique)")

@@ -11,6 +11,7 @@ import orjson
 from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
+from teamwire.json_members import repeated_member
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
 from teamwire.validator.linter_state import IdTest
 from teamwire.validator.model import Answer, Call, Result
@@ -47,6 +48,22 @@ _ANSWER_LINES: dict[str, tuple[str, str, str, str]] = {}
 """Header lines of Answers no check reported, for every conversation linted in this process →
 (sender, label, the head's lines after the id up to the question id, the closing lines)."""
 _ANSWER_LINES_LIMIT = 1 << 14
+
+
+def _member_count(value: Any) -> int:
+    """Members of the objects in ``value``, at any depth."""
+    if type(value) is dict:
+        count = len(value)
+        items: Any = value.values()
+    elif type(value) is list:
+        count = 0
+        items = value
+    else:
+        return 0
+    for item in items:
+        if type(item) is dict or type(item) is list:
+            count += _member_count(item)
+    return count
 
 
 class ToolChecks(EnvelopeChecks):
@@ -110,6 +127,13 @@ class ToolChecks(EnvelopeChecks):
             value = {}  # an empty arguments string reads as no arguments (TW-TOOL-023)
         if type(value) is not dict:
             return None
+        # Each member has one colon outside strings: as many colons as the decoded objects
+        # hold members means no name was dropped as a repeat (TW418). Most arguments are
+        # flat, with no colon in their texts, so their own length tells at once.
+        colons = raw.count(":")
+        if colons != len(value) and colons != _member_count(value) \
+                and repeated_member(raw) is not None:
+            return None
         if self.check_arguments:
             passes = self.argument_tests.get(name)
             if passes is None:
@@ -141,6 +165,12 @@ class ToolChecks(EnvelopeChecks):
             self.emit("TW401", f"arguments of {name} are a JSON {json_type(value)}, not an "
                       "object", index, tail)
             return None
+        repeated = repeated_member(raw)
+        if repeated is not None:
+            member = orjson.dumps(repeated[0]).decode()
+            self.emit("TW418", f"arguments of {name} name the member {member} twice in one "
+                      "object; JSON readers differ on which value wins", index, tail, raw,
+                      repeated[1])
         if self.check_arguments:
             problems = list(self.tools.argument_errors(name, value))
             for problem in problems:

@@ -4,8 +4,10 @@ The schemas do most of the work; this module adds what a JSON Schema
 validator cannot say the way the specification means it: an "integer" is a
 JSON number written without fraction or exponent (``1.0`` and ``1e0`` are
 not integers, TW-TOOL-023), text arguments must hold a character other than
-white space (TW-TOOL-024), and every string must be valid Unicode (a lone
-surrogate escape such as ``"\\ud800"`` could be neither stored nor rendered).
+white space (TW-TOOL-024), every string must be valid Unicode (a lone
+surrogate escape such as ``"\\ud800"`` could be neither stored nor rendered),
+and no object may name a member twice (TW-TOOL-038: JSON readers differ on
+which value wins).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from teamwire import schemas
+from teamwire.json_members import RepeatedMemberError, repeated_member, unique_members
 
 
 def tool_definitions() -> dict[str, list[dict[str, Any]]]:
@@ -93,8 +96,12 @@ def argument_problem(tool: str, arguments: object) -> tuple[dict[str, Any] | Non
     if not isinstance(arguments, str):
         return None, "arguments must be a JSON text"
     try:
-        parsed = json.loads(arguments, parse_constant=_reject_constant) \
-            if arguments.strip() else {}
+        parsed = json.loads(arguments, parse_constant=_reject_constant,
+                            object_pairs_hook=unique_members) if arguments.strip() else {}
+    except RepeatedMemberError:
+        found = repeated_member(arguments)
+        name = json.dumps(found[0]) if found is not None else "a member"
+        return None, f"arguments name {name} twice in one object"
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, NaN, huge integers
         return None, f"arguments are not valid JSON: {exc}"
     if not isinstance(parsed, dict):

@@ -176,3 +176,16 @@ created afterwards (TW-PROF-020), so this rule is off there.""",
                _LEADER) + "  → succeeded\n" + call(
          "create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
          _LEADER) + '  → {"success": false, "error": {"code": "role-exists", …}}')
+
+rule("TW418", "repeated-argument-name", E,
+     "A protocol tool call's arguments name one member twice in the same object.",
+     requirements=("TW-TOOL-038",),
+     rationale="""
+JSON does not say which value of a repeated name counts: some readers keep the first, others
+the last, so the router and a reader of the transcript could act on different arguments. The
+router fails such a call with invalid-arguments. Names are compared decoded ("a" and "\\u0061"
+are one name), at any depth; the finding points at the second occurrence.""",
+     bad=call("send_message_to_sub_agent",
+              '{"agent_id": 1, "message": "Use the blue palette.", "agent_id": 2}', _LEADER),
+     good=call("send_message_to_sub_agent",
+               '{"agent_id": 1, "message": "Use the blue palette."}', _LEADER))

@@ -1,0 +1,83 @@
+"""Repeated member names: the scan, the router and lint agree on every document.
+
+TW-TOOL-038, lint TW418.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from teamwire.json_members import RepeatedMemberError, repeated_member, unique_members
+from teamwire.router.runtime.arguments import argument_problem
+from teamwire.validator import LintOptions, lint_value
+
+NAMES = st.sampled_from(["a", "k", "agent_id", "message", "é"])
+SPACES = st.sampled_from(["", " ", "\n  "])
+SCALARS = st.sampled_from(["1", "null", "true", '"x"', '"a:b"', '"\\"k\\": 1"', '"{\\"a\\": 1}"',
+                           "[]", "{}"])
+
+
+def _name(name: str, escaped: bool) -> str:
+    return json.dumps(name, ensure_ascii=False) if not escaped else \
+        '"' + "".join(f"\\u{ord(c):04x}" for c in name) + '"'
+
+
+def _object(members: list[tuple[str, bool, str, str]]) -> str:
+    return "{" + ", ".join(f"{_name(n, e)}{space}:{space}{v}" for n, e, space, v in members) + "}"
+
+
+VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
+    st.lists(st.tuples(NAMES, st.booleans(), SPACES, inner), max_size=3).map(_object),
+), max_leaves=12)
+ARGUMENTS = st.lists(st.tuples(NAMES, st.booleans(), SPACES, VALUES), max_size=4).map(
+    lambda extra: _object([("agent_id", False, "", "1"), ("message", False, "", '"m"'), *extra]))
+
+
+LEADER = LintOptions(agent="Team Leader")
+
+
+def _strictly(text: str) -> bool:
+    try:
+        json.loads(text, object_pairs_hook=unique_members)
+    except RepeatedMemberError:
+        return False
+    return True
+
+
+@given(VALUES)
+def test_the_scan_finds_a_repeat_exactly_when_the_strict_decode_refuses(text: str) -> None:
+    found = repeated_member(text)
+    assert (found is None) == _strictly(text)
+    if found is not None:
+        name, offset = found
+        token = json.JSONDecoder().raw_decode(text, offset)[0]
+        assert token == name  # the offset is where the repeated name is written
+
+
+@given(ARGUMENTS)
+def test_router_and_lint_agree_on_repeated_arguments(text: str) -> None:
+    repeated = repeated_member(text) is not None
+    _arguments, problem = argument_problem("send_message_to_sub_agent", text)
+    assert (problem is not None and "twice" in problem) == repeated
+    conversation = [
+        {"role": "system", "content": "You are the Team Leader."},
+        {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": "send_message_to_sub_agent", "arguments": text}}]},
+        {"role": "tool", "tool_call_id": "call_1",
+         "content": '{"success": false, "error": {"code": "invalid-arguments", "message": "x"}}'},
+    ]
+    rules = [f.rule for f in lint_value(conversation, options=LEADER).findings]
+    assert ("TW418" in rules) == repeated
+
+
+def test_a_repeat_is_found_at_any_depth_and_only_within_one_object() -> None:
+    assert repeated_member('{"a": [{"b": 1}, {"b": 2}], "b": {"b": 3}}') is None
+    nested = '[{"x": 1, "y": {"z": [1, {"q": 1, "q": 2}]}}]'
+    assert repeated_member(nested) == ("q", nested.rindex('"q"'))
+    escaped = '{"k": "\\"k\\": 1", "\\u006b": 2}'
+    assert repeated_member(escaped) == ("k", escaped.index('"\\u006b"'))
