@@ -1,7 +1,7 @@
 """Lint throughput against its floor and a schema-only validator, and streaming memory.
 
 Run: python bench/bench_lint.py [--size MB] [--payload-scale F] [--jsonl-size MB] [--rounds N]
-[--keep DIR]
+[--keep DIR] [--no-sweep]
 
 Generates a corpus of realistic session bundles (system prompts, tasks, file reads and
 writes with code, command output, reports in English and Chinese, asks, answers, messages)
@@ -14,13 +14,15 @@ and prints, from one run on one core:
   passes, the session checks, the rest) with its cost per message;
 - the prototype linter the throughput target was set by, rebuilt from its description
   (``prototype_lint.py``), over the same bytes: its ratio to the floor, and lint's to it;
-- the same three on a calibrated corpus: tool outputs and written files scaled until the
-  prototype runs at the ratio the target's own statement gives for it on the corpus the
-  target was set on (0.85 of the floor), found by bisection on the payload scale
-  (``--no-calibrate`` skips this);
 - if ``check-jsonschema`` is installed, its wall time validating the same files against
   the bundle schema alone, beside the wall time of the ``teamwire lint`` command on them
   (lint must be faster);
+- a density sweep: lint and the prototype against the floor again on fresh corpora with
+  tool outputs and written files 2, 4, 8 and 16 times as large (fewer messages per
+  megabyte), the density at which lint reaches 0.5 of the floor, and lint's ratio at the
+  target's own reference point: the prototype ran at 0.85 of the floor on the corpus the
+  target was set on, so lint, at a measured fraction of the prototype's speed, runs at
+  that fraction of 0.85 there (``--no-sweep`` skips this);
 - the start-up cost: the wall time of ``teamwire lint`` on one small bundle beside a bare
   ``python -c pass``;
 - peak RSS while streaming two generated JSONL conversations, one four times the other's
@@ -122,7 +124,7 @@ PAYLOAD_SCALE = 1.0
 
 REFERENCE_RATIO = 0.85
 """The prototype's throughput against the floor on the corpus the lint target was set on,
-as the target states it: the calibrated corpus is the one on which the prototype runs so."""
+as the target states it."""
 
 
 def payload(rng: random.Random, low: int, high: int) -> int:
@@ -302,26 +304,70 @@ def prototype_pass(blobs: list[bytes], tools: dict[str, Any]) -> Callable[[], No
     return run
 
 
-def prototype_ratio(directory: Path, size_mb: float, scale: float, rounds: int,
-                    tools: dict[str, Any]) -> float:
-    """The prototype's throughput against the floor on a corpus at payload ``scale``."""
-    blobs = [p.read_bytes() for p in make_corpus(directory, size_mb, scale=scale)]
-    floor, prototyped = interleaved(rounds, floor_pass(blobs), prototype_pass(blobs, tools))
-    return floor / prototyped
+class SweepPoint(NamedTuple):
+    """Lint and the prototype against the floor on one corpus of the density sweep."""
+
+    scale: float
+    kib_per_message: float
+    lint: float
+    prototype: float
 
 
-def calibrated_scale(directory: Path, size_mb: float, rounds: int, tools: dict[str, Any],
-                     steps: int = 5) -> float:
-    """The payload scale at which the prototype runs at ``REFERENCE_RATIO`` of the floor:
-    bisection between 1 and 32 on a logarithmic scale (the ratio grows with the scale)."""
-    low, high = 1.0, 32.0
-    for _ in range(steps):
-        middle = math.sqrt(low * high)
-        if prototype_ratio(directory, size_mb, middle, rounds, tools) < REFERENCE_RATIO:
-            low = middle
-        else:
-            high = middle
-    return math.sqrt(low * high)
+SWEEP_SCALES = (2.0, 4.0, 8.0, 16.0)
+"""Payload scales of the density sweep, beyond the default corpus (scale 1)."""
+
+
+def sweep(directory: Path, size_mb: float, rounds: int, tools: dict[str, Any],
+          scales: tuple[float, ...] = SWEEP_SCALES) -> list[SweepPoint]:
+    """Lint and the prototype against the floor on a fresh corpus at each payload scale."""
+    points = []
+    for scale in scales:
+        paths = make_corpus(directory, size_mb, scale=scale)
+        blobs, total, messages, _ = describe(paths)
+        timing = time_corpus(paths, blobs, rounds, tools)
+        points.append(SweepPoint(scale, total * MB / messages / 1024,
+                                 timing.floor / timing.lint, timing.floor / timing.prototype))
+    return points
+
+
+def crossing(points: list[SweepPoint], column: str, level: float) -> float | None:
+    """The density (KiB per message) at which ``column`` first reaches ``level``,
+    interpolated on a logarithmic density scale; None if no point of the sweep reaches it."""
+    below: SweepPoint | None = None
+    for point in points:
+        value = getattr(point, column)
+        if value >= level:
+            if below is None:
+                return point.kib_per_message
+            low, high = math.log(below.kib_per_message), math.log(point.kib_per_message)
+            start = getattr(below, column)
+            share = (level - start) / (value - start)
+            return math.exp(low + share * (high - low))
+        below = point
+    return None
+
+
+def report_sweep(points: list[SweepPoint]) -> None:
+    """Print the sweep, where lint reaches its target, and lint at the target's reference."""
+    print("density sweep (tool outputs and written files scaled; a fresh corpus per row):")
+    print("  scale  KiB/message  lint/floor  prototype/floor  lint/prototype")
+    for p in points:
+        print(f"  {p.scale:5.0f}  {p.kib_per_message:11.1f}  {p.lint:10.2f}  {p.prototype:15.2f}"
+              f"  {p.lint / p.prototype:14.2f}")
+    relative = sorted(p.lint / p.prototype for p in points)
+    median = relative[len(relative) // 2] if len(relative) % 2 else \
+        (relative[len(relative) // 2 - 1] + relative[len(relative) // 2]) / 2
+    reached = crossing(points, "lint", 0.5)
+    where = f"at about {reached:.1f} KiB per message" if reached is not None \
+        else "at no density of the sweep"
+    print(f"  lint reaches 0.5 of the floor {where}")
+    best = max(points, key=lambda p: p.prototype)
+    print(f"  the prototype's best: {best.prototype:.2f} of the floor at "
+          f"{best.kib_per_message:.1f} KiB per message (the target's reference: "
+          f"{REFERENCE_RATIO} on the corpus it was set on)")
+    print(f"  lint runs at {relative[0]:.2f}-{relative[-1]:.2f} of the prototype's speed "
+          f"(median {median:.2f}); at the reference that is {REFERENCE_RATIO * median:.2f} "
+          "of the floor (target >= 0.5)")
 
 
 def report_timing(total: float, messages: int, timing: Timing, indent: str = "") -> None:
@@ -428,8 +474,8 @@ def main() -> None:
                         help="size of the larger JSONL for the memory check, MB (default 256)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds, best kept")
     parser.add_argument("--keep", type=Path, help="write the corpus here and keep it")
-    parser.add_argument("--no-calibrate", dest="calibrate", action="store_false",
-                        help="skip the reading on the calibrated corpus")
+    parser.add_argument("--no-sweep", dest="sweep", action="store_false",
+                        help="skip the density sweep")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="teamwire-bench-"))
@@ -441,7 +487,8 @@ def main() -> None:
         blobs, total, messages, line = describe(paths)
         print(f"corpus: {line} (generated in {time.perf_counter() - start:.1f} s)")
         tools = validators()
-        report_timing(total, messages, time_corpus(paths, blobs, args.rounds, tools))
+        timing = time_corpus(paths, blobs, args.rounds, tools)
+        report_timing(total, messages, timing)
 
         cli = shutil.which("teamwire", path=os.path.dirname(sys.executable)) or "teamwire"
         files = [str(p) for p in paths]
@@ -467,19 +514,14 @@ def main() -> None:
             print(f"teamwire lint command: {lint_wall:8.2f} s  ({total / lint_wall:.1f} MB/s, "
                   f"every rule); speed-up {schema_wall / lint_wall:.1f}x")
 
-        if args.calibrate:
-            calibration = workdir / "calibration"
-            calibration.mkdir()
-            scale = calibrated_scale(calibration, args.size, args.rounds, tools)
-            shutil.rmtree(calibration)
-            (workdir / "scaled").mkdir()
-            scaled = make_corpus(workdir / "scaled", args.size, scale=scale)
-            scaled_blobs, scaled_total, scaled_messages, line = describe(scaled)
-            print(f"calibrated corpus (payload scale {scale:.1f}, where the prototype runs at "
-                  f"{REFERENCE_RATIO} of the floor in the target's statement): {line}")
-            report_timing(scaled_total, scaled_messages,
-                          time_corpus(scaled, scaled_blobs, args.rounds, tools), "  ")
-            shutil.rmtree(workdir / "scaled")
+        if args.sweep:
+            (workdir / "sweep").mkdir()
+            first = SweepPoint(args.payload_scale, total * MB / messages / 1024,
+                               timing.floor / timing.lint, timing.floor / timing.prototype)
+            scales = tuple(args.payload_scale * s for s in SWEEP_SCALES)
+            report_sweep([first, *sweep(workdir / "sweep", args.size, args.rounds, tools,
+                                        scales)])
+            shutil.rmtree(workdir / "sweep")
 
         small = workdir / "one.json"
         small.write_text(json.dumps(small_session()), encoding="utf-8")

@@ -54,7 +54,7 @@ def test_prototype_counts_what_it_checks() -> None:
 
 def test_corpus_at_a_scale_replaces_the_last_one(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    # The calibration writes corpus after corpus into one directory: each must hold only
+    # The density sweep writes corpus after corpus into one directory: each must hold only
     # its own bundles, at its own scale, so that the ratio measured is of that scale.
     monkeypatch.setattr(bench_lint, "PAYLOAD_SCALE", 1.0)
     small = bench_lint.make_corpus(tmp_path, 0.6, scale=1.0)
@@ -66,3 +66,16 @@ def test_corpus_at_a_scale_replaces_the_last_one(tmp_path: Path,
     assert size >= 0.6 and messages < small_messages
     assert line.startswith(f"{len(large)} bundles, ")
     assert all(lint_value(orjson.loads(b)).findings == [] for b in blobs)
+
+
+def test_sweep_crossing_interpolates_between_the_points_around_it() -> None:
+    point = bench_lint.SweepPoint
+    points = [point(1, 2.0, 0.4, 0.45), point(2, 4.0, 0.45, 0.5), point(4, 8.0, 0.55, 0.6),
+              point(8, 16.0, 0.7, 0.8)]
+    # halfway from 0.45 to 0.55 on a logarithmic density scale: between 4 and 8, at sqrt(32)
+    assert bench_lint.crossing(points, "lint", 0.5) == pytest.approx(32 ** 0.5)
+    assert bench_lint.crossing(points, "lint", 0.3) == 2.0  # the first point already
+    assert bench_lint.crossing(points, "prototype", 0.85) is None  # never reached
+    # noise may dip a later point below: the first crossing counts
+    dipped = [*points[:3], point(8, 16.0, 0.5, 0.8)]
+    assert bench_lint.crossing(dipped, "lint", 0.5) == pytest.approx(32 ** 0.5)
