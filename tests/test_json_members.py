@@ -81,3 +81,39 @@ def test_a_repeat_is_found_at_any_depth_and_only_within_one_object() -> None:
     assert repeated_member(nested) == ("q", nested.rindex('"q"'))
     escaped = '{"k": "\\"k\\": 1", "\\u006b": 2}'
     assert repeated_member(escaped) == ("k", escaped.index('"\\u006b"'))
+
+
+def _leader_call(arguments: str) -> list[dict[str, object]]:
+    return [
+        {"role": "system", "content": "You are the Team Leader."},
+        {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": "create_sub_agent", "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": "call_1",
+         "content": '{"success": false, "error": {"code": "invalid-arguments", "message": "x"}}'},
+    ]
+
+
+def test_a_repeat_is_all_lint_says_of_those_arguments() -> None:
+    # Which value a repeated name has is undefined, so no other argument check reads one.
+    text = '{"role_id": "ui-operator", "agent_id": 1, "task": "t", "task": ""}'
+    rules = [f.rule for f in lint_value(_leader_call(text), options=LEADER).findings]
+    assert rules == ["TW418"]
+
+
+def test_arguments_nested_as_deep_as_the_decoder_allows_give_findings_not_tracebacks() -> None:
+    depth = 1020  # orjson decodes up to 1024 levels; Python recurses 1000 deep by default
+    deep = "[" * depth + "]" * depth
+    for text in (f'{{"role_id": "ui-operator", "agent_id": 1, "task": {deep}}}',
+                 f'{{"role_id": "ui-operator", "agent_id": 1, "task": "a:b", "x": {deep}}}',
+                 f'{{"role_id": "ui-operator", "agent_id": 1, "task": "t", "x": {deep}}}'):
+        report = lint_value(_leader_call(text), options=LEADER)
+        assert {f.rule for f in report.findings} <= {"TW401", "TW402"}
+        arguments, problem = argument_problem("create_sub_agent", text)
+        assert arguments is None and problem is not None  # the router refuses it as well
+
+
+def test_the_router_calls_text_that_goes_wrong_after_a_repeat_invalid_json() -> None:
+    _arguments, problem = argument_problem(
+        "send_message_to_sub_agent", '{"agent_id": 1, "message": "m", "message": "n"} x')
+    assert problem is not None and problem.startswith("arguments are not valid JSON")

@@ -199,6 +199,22 @@ def test_an_endpoint_with_object_arguments_and_reused_ids(
     assert session.core.state(LEADER).value == "completed"  # the non-UTF-8 reply ended it
 
 
+def test_object_arguments_that_name_a_member_twice_are_refused(
+        endpoint: tuple[ChatStub, str]) -> None:
+    """TW-TOOL-038 for arguments an endpoint sends as an object: decoding the response must
+    not quietly keep one of the two values."""
+    stub, url = endpoint
+    repeated = (b'{"choices": [{"message": {"content": null, "tool_calls": [{"id": "call_0", '
+                b'"type": "function", "function": {"name": "create_sub_agent", "arguments": '
+                b'{"agent_id": 1, "role_id": "ui-operator", "task": "A", "task": "B"}}}]}}]}')
+    stub.replies.extend([(200, repeated), (200, _completion(("create_sub_agent", CREATE)))])
+    session = _run(OpenAIChatDriver(url, "stub"))
+    results = [json.loads(r) for r in _tool_results(session, LEADER)]
+    assert results[0]["error"]["code"] == "invalid-arguments"
+    assert "twice" in results[0]["error"]["message"]
+    assert results[1]["success"] is True
+
+
 # -- the SQLite store ---------------------------------------------------------------------------
 
 def test_a_file_that_is_not_a_database_is_refused_naming_it(tmp_path: Path) -> None:

@@ -1126,6 +1126,28 @@ def tool_cases() -> list[dict[str, Any]]:
             agent=TL,
         ),
         case(
+            "TW408 near miss: a create that failed makes no agent, so one of that name was "
+            "there before",
+            {"teamwire": "1.0", "agents": {
+                TL: {"role_id": "team-leader", "messages": [
+                    {"role": "system", "content": "You are the Team Leader."},
+                    user("Build the settings page."),
+                    calls("create_sub_agent", {"agent_id": 2, "role_id": "ui-operator",
+                                               "task": " "}, "c1"),
+                    result(error("invalid-arguments"), "c1"),
+                    calls("send_message_to_sub_agent", {"agent_id": 2, "message": "Hi"}, "c2"),
+                    result({"success": True, "display_name": "UI Operator_2",
+                            "message_id": "msg_tl_001"}, "c2"),
+                    say("Sent."),
+                ]},
+                "UI Operator_2": {"role_id": "ui-operator", "agent_id": 2, "messages": [
+                    {"role": "system", "content": "You are UI Operator."},
+                    user(env(TL, "消息", "msg_tl_001", "Message", "Hi")),
+                ]},
+            }},
+            [("TW402", TL, 2)],
+        ),
+        case(
             "TW409 a message to a terminated agent succeeds",
             [
                 *created,

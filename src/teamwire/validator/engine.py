@@ -510,11 +510,11 @@ class LeaderCalls(NamedTuple):
 
 def _leader_calls(messages: list[Any], profile: Profile) -> LeaderCalls:
     """The creations, terminations and (profile astrion) stops the leader's calls make."""
-    keys: list[tuple[str, int]] = []
+    # create_sub_agent calls in order: (call id, role_id, agent_id or None)
+    creates: list[tuple[Any, str, Any]] = []
     ends: dict[str, tuple[int, str | None]] = {}
     stops: dict[str, tuple[int, str | None]] = {}
     wanted = _LEADER_CALLS[profile is Profile.ASTRION]
-    per_role: dict[str, int] = {}
     # Only assistant messages have tool calls: select them in one go when every message is
     # an object (dict.get refuses anything else).
     try:
@@ -546,21 +546,34 @@ def _leader_calls(messages: list[Any], profile: Profile) -> LeaderCalls:
                     (ends if name == "terminate_sub_agent" else stops)[call["id"]] = (
                         agent_id, role_id if type(role_id) is str else None)
                 continue
-            if type(role_id) is not str:
-                continue
-            if agent_id is None and profile is Profile.ASTRION:
-                agent_id = per_role.get(role_id, 0) + 1
-            if type(agent_id) is int:
-                per_role[role_id] = max(per_role.get(role_id, 0), agent_id)
-                keys.append((role_id, agent_id))
-    if ends or stops:
-        for message in messages:
+            if type(role_id) is str:
+                creates.append((call.get("id"), role_id, agent_id))
+    # A call that failed made nothing and ended nothing (TW-TOOL-026).
+    failed: set[str] = set()
+    judged = {c[0] for c in creates if type(c[0]) is str} | ends.keys() | stops.keys()
+    if judged:
+        try:  # tool results only, as for the calls above
+            with_ids: Iterable[Any] = list(compress(messages, map(dict.get, messages,
+                                                                  repeat("tool_call_id"))))
+        except TypeError:
+            with_ids = messages
+        for message in with_ids:
             call_id = message.get("tool_call_id") if type(message) is dict else None
-            if type(call_id) is str and (call_id in ends or call_id in stops) \
-                    and message.get("role") == "tool" and _failed(message.get("content")):
-                ends.pop(call_id, None)
-                stops.pop(call_id, None)
-    return LeaderCalls(keys, list(ends.values()), list(stops.values()))
+            if type(call_id) is str and call_id in judged and message.get("role") == "tool" \
+                    and _failed(message.get("content")):
+                failed.add(call_id)
+    keys: list[tuple[str, int]] = []
+    per_role: dict[str, int] = {}
+    for call_id, role_id, agent_id in creates:
+        if call_id in failed:
+            continue
+        if agent_id is None and profile is Profile.ASTRION:
+            agent_id = per_role.get(role_id, 0) + 1
+        if type(agent_id) is int:
+            per_role[role_id] = max(per_role.get(role_id, 0), agent_id)
+            keys.append((role_id, agent_id))
+    return LeaderCalls(keys, [v for k, v in ends.items() if k not in failed],
+                       [v for k, v in stops.items() if k not in failed])
 
 
 def _failed(content: Any) -> bool:

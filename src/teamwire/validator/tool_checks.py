@@ -51,18 +51,17 @@ _ANSWER_LINES_LIMIT = 1 << 14
 
 
 def _member_count(value: Any) -> int:
-    """Members of the objects in ``value``, at any depth."""
-    if type(value) is dict:
-        count = len(value)
-        items: Any = value.values()
-    elif type(value) is list:
-        count = 0
-        items = value
-    else:
-        return 0
-    for item in items:
-        if type(item) is dict or type(item) is list:
-            count += _member_count(item)
+    """Members of the objects in ``value``, at any depth (an explicit stack: arguments may
+    nest as deep as the decoder allows)."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            count += len(item)
+            stack.extend(v for v in item.values() if type(v) is dict or type(v) is list)
+        elif type(item) is list:
+            stack.extend(v for v in item if type(v) is dict or type(v) is list)
     return count
 
 
@@ -138,7 +137,10 @@ class ToolChecks(EnvelopeChecks):
             passes = self.argument_tests.get(name)
             if passes is None:
                 passes = self.argument_tests[name] = self.tools.pass_check(name)
-            if not passes(value):
+            try:
+                if not passes(value):
+                    return None
+            except RecursionError:  # arguments nested past what the check can walk
                 return None
             for key in self.tools.text_parameters(name).intersection(value):
                 text = value[key]
@@ -171,8 +173,14 @@ class ToolChecks(EnvelopeChecks):
             self.emit("TW418", f"arguments of {name} name the member {member} twice in one "
                       "object; JSON readers differ on which value wins", index, tail, raw,
                       repeated[1])
+            return None  # which value a repeated name has is undefined: nothing more to check
         if self.check_arguments:
-            problems = list(self.tools.argument_errors(name, value))
+            try:
+                problems = list(self.tools.argument_errors(name, value))
+            except RecursionError:
+                self.emit("TW401", f"arguments of {name} nest too deeply to be checked", index,
+                          tail)
+                return None
             for problem in problems:
                 self.emit("TW402", f"{name}: {problem}", index, tail)
             # Most arguments hold one text, if any: look only at those present.

@@ -99,6 +99,10 @@ def argument_problem(tool: str, arguments: object) -> tuple[dict[str, Any] | Non
         parsed = json.loads(arguments, parse_constant=_reject_constant,
                             object_pairs_hook=unique_members) if arguments.strip() else {}
     except RepeatedMemberError:
+        try:  # the hook runs as objects close: the text may still go wrong after the repeat
+            json.loads(arguments, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:
+            return None, f"arguments are not valid JSON: {exc}"
         found = repeated_member(arguments)
         name = json.dumps(found[0]) if found is not None else "a member"
         return None, f"arguments name {name} twice in one object"
@@ -113,7 +117,10 @@ def argument_problem(tool: str, arguments: object) -> tuple[dict[str, Any] | Non
             return None, "arguments hold a string that is not valid Unicode (a lone surrogate)"
     validator = _validator(tool)
     if validator is not None:
-        error = next(iter(sorted(validator.iter_errors(parsed), key=lambda e: e.path)), None)
+        try:
+            error = next(iter(sorted(validator.iter_errors(parsed), key=lambda e: e.path)), None)
+        except RecursionError:
+            return None, "arguments nest too deeply to be checked"
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "arguments"
             return None, f"{where}: {error.message}"

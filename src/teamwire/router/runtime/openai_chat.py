@@ -43,7 +43,8 @@ class OpenAIChatDriver:
                                          method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return json.loads(response.read().decode("utf-8"))
+                return json.loads(response.read().decode("utf-8"),
+                                  object_pairs_hook=_keep_repeats)
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode("utf-8", "replace")[:500]
             raise DriverError(f"HTTP {exc.code} from {self.url}: {detail}") from None
@@ -58,13 +59,42 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+class _Repeats(dict[str, Any]):
+    """An object of a response that named a member twice, with every member it named."""
+
+    pairs: list[tuple[str, Any]]
+
+
+def _keep_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    members = dict(pairs)
+    if len(members) == len(pairs):
+        return members
+    repeats = _Repeats(members)
+    repeats.pairs = pairs
+    return repeats
+
+
+def _json_text(value: Any) -> str:
+    """``value`` as JSON text again, an object that named a member twice still so: the
+    router must see the repeat to refuse the arguments (TW-TOOL-038)."""
+    if isinstance(value, _Repeats):
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {_json_text(v)}"
+                               for k, v in value.pairs) + "}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {_json_text(v)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_json_text(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _arguments(value: Any) -> str:
     """Arguments as JSON text; some endpoints send them as a JSON object instead of text."""
     if value is None or value == "":
         return "{}"
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False)  # parsed from JSON, so it dumps again
+    return _json_text(value)  # parsed from JSON, so it is JSON text again
 
 
 def parse_completion(data: Any) -> Reply:
@@ -75,7 +105,7 @@ def parse_completion(data: Any) -> Reply:
         calls = tuple(ToolCall(_text(c.get("id")), str(c["function"]["name"]),
                                _arguments(c["function"].get("arguments")))
                       for c in message.get("tool_calls") or ())
-    except (KeyError, IndexError, TypeError, AttributeError) as exc:
+    except (KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
         raise DriverError(f"unexpected chat-completions response: {exc!r}") from None
     if content is not None and not isinstance(content, str):
         raise DriverError("assistant content is not a string")

@@ -184,7 +184,8 @@ rule("TW418", "repeated-argument-name", E,
 JSON does not say which value of a repeated name counts: some readers keep the first, others
 the last, so the router and a reader of the transcript could act on different arguments. The
 router fails such a call with invalid-arguments. Names are compared decoded ("a" and "\\u0061"
-are one name), at any depth; the finding points at the second occurrence.""",
+are one name), at any depth, also inside an argument the tool does not define; the finding points
+at the second occurrence, and no other argument check reads the call's arguments.""",
      bad=call("send_message_to_sub_agent",
               '{"agent_id": 1, "message": "Use the blue palette.", "agent_id": 2}', _LEADER),
      good=call("send_message_to_sub_agent",
