@@ -48,6 +48,18 @@ def _strictly(text: str) -> bool:
     return True
 
 
+def _leader_call(arguments: str, tool: str = "create_sub_agent") -> list[dict[str, object]]:
+    """A Team Leader's conversation: one call of ``tool`` that failed with invalid-arguments."""
+    return [
+        {"role": "system", "content": "You are the Team Leader."},
+        {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": tool, "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": "call_1",
+         "content": '{"success": false, "error": {"code": "invalid-arguments", "message": "x"}}'},
+    ]
+
+
 @given(VALUES)
 def test_the_scan_finds_a_repeat_exactly_when_the_strict_decode_refuses(text: str) -> None:
     found = repeated_member(text)
@@ -63,14 +75,7 @@ def test_router_and_lint_agree_on_repeated_arguments(text: str) -> None:
     repeated = repeated_member(text) is not None
     _arguments, problem = argument_problem("send_message_to_sub_agent", text)
     assert (problem is not None and "twice" in problem) == repeated
-    conversation = [
-        {"role": "system", "content": "You are the Team Leader."},
-        {"role": "assistant", "content": None, "tool_calls": [{
-            "id": "call_1", "type": "function",
-            "function": {"name": "send_message_to_sub_agent", "arguments": text}}]},
-        {"role": "tool", "tool_call_id": "call_1",
-         "content": '{"success": false, "error": {"code": "invalid-arguments", "message": "x"}}'},
-    ]
+    conversation = _leader_call(text, "send_message_to_sub_agent")
     rules = [f.rule for f in lint_value(conversation, options=LEADER).findings]
     assert ("TW418" in rules) == repeated
 
@@ -81,17 +86,6 @@ def test_a_repeat_is_found_at_any_depth_and_only_within_one_object() -> None:
     assert repeated_member(nested) == ("q", nested.rindex('"q"'))
     escaped = '{"k": "\\"k\\": 1", "\\u006b": 2}'
     assert repeated_member(escaped) == ("k", escaped.index('"\\u006b"'))
-
-
-def _leader_call(arguments: str) -> list[dict[str, object]]:
-    return [
-        {"role": "system", "content": "You are the Team Leader."},
-        {"role": "assistant", "content": None, "tool_calls": [{
-            "id": "call_1", "type": "function",
-            "function": {"name": "create_sub_agent", "arguments": arguments}}]},
-        {"role": "tool", "tool_call_id": "call_1",
-         "content": '{"success": false, "error": {"code": "invalid-arguments", "message": "x"}}'},
-    ]
 
 
 def test_a_repeat_is_all_lint_says_of_those_arguments() -> None:
