@@ -6,13 +6,21 @@ TW-TOOL-038, lint TW418.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from teamwire.json_members import RepeatedMemberError, repeated_member, unique_members
+from teamwire.json_members import (
+    RepeatedMemberError,
+    has_repeats,
+    repeated_member,
+    repeats,
+    unique_members,
+)
 from teamwire.router.runtime.arguments import argument_problem
-from teamwire.validator import LintOptions, lint_value
+from teamwire.validator import LintOptions, lint_bytes, lint_value
 
 NAMES = st.sampled_from(["a", "k", "agent_id", "message", "é"])
 SPACES = st.sampled_from(["", " ", "\n  "])
@@ -48,6 +56,46 @@ def _strictly(text: str) -> bool:
     return True
 
 
+class Pairs(list[tuple[str, Any]]):
+    """An object as the members it names, in order, repeats kept."""
+
+
+TREES = st.recursive(
+    st.sampled_from([1, None, "x", "a:b", '{"k": 1}']),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.lists(st.tuples(NAMES, inner), max_size=3).map(Pairs)),
+    max_leaves=12)
+
+
+def _render(tree: Any) -> str:
+    if isinstance(tree, Pairs):
+        return "{" + ", ".join(f"{json.dumps(k)}: {_render(v)}" for k, v in tree) + "}"
+    if isinstance(tree, list):
+        return "[" + ", ".join(_render(v) for v in tree) + "]"
+    return json.dumps(tree)
+
+
+def _expected(tree: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str, tuple[Any, ...]]]:
+    if isinstance(tree, Pairs):
+        seen: set[str] = set()
+        for name, value in tree:
+            if name in seen:
+                yield name, path
+            seen.add(name)
+            yield from _expected(value, (*path, name))
+    elif isinstance(tree, list):
+        for index, value in enumerate(tree):
+            yield from _expected(value, (*path, index))
+
+
+@given(TREES)
+def test_every_repeat_is_found_in_document_order_with_the_path_to_its_object(tree: Any) -> None:
+    text = _render(tree)
+    found = list(repeats(text))
+    assert [(name, path) for name, _offset, path in found] == list(_expected(tree))
+    assert all(text.startswith(json.dumps(name), offset) for name, offset, _ in found)
+
+
 def _leader_call(arguments: str, tool: str = "create_sub_agent") -> list[dict[str, object]]:
     """A Team Leader's conversation: one call of ``tool`` that failed with invalid-arguments."""
     return [
@@ -63,7 +111,7 @@ def _leader_call(arguments: str, tool: str = "create_sub_agent") -> list[dict[st
 @given(VALUES)
 def test_the_scan_finds_a_repeat_exactly_when_the_strict_decode_refuses(text: str) -> None:
     found = repeated_member(text)
-    assert (found is None) == _strictly(text)
+    assert (found is None) == _strictly(text) == (not has_repeats(text))
     if found is not None:
         name, offset = found
         token = json.JSONDecoder().raw_decode(text, offset)[0]
@@ -113,3 +161,14 @@ def test_the_router_calls_text_that_goes_wrong_after_a_repeat_invalid_json() -> 
     _arguments, problem = argument_problem(
         "send_message_to_sub_agent", '{"agent_id": 1, "message": "m", "message": "n"} x')
     assert problem is not None and problem.startswith("arguments are not valid JSON")
+
+
+def test_a_repeat_deeper_than_the_decoder_goes_is_still_found() -> None:
+    depth = 1020
+    text = "[" * depth + '{"a": 1, "a": 2}' + "]" * depth
+    assert has_repeats(text)
+    assert [(name, len(path)) for name, _offset, path in repeats(text)] == [("a", depth)]
+    options = LintOptions(agent="Team Leader", enabled=LEADER.enabled | {"TW011"})
+    conversation = '[{"role": "system", "content": "x", "meta": ' + text + "}]"
+    report = lint_bytes(conversation.encode(), "deep.json", options)
+    assert [(f.rule, f.index) for f in report.findings] == [("TW011", 0)]

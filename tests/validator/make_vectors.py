@@ -87,7 +87,7 @@ def case(
     *,
     profile: str = "strict",
     agent: str | None = None,
-    config: dict[str, int] | None = None,
+    config: dict[str, Any] | None = None,
     text: str | None = None,
     raw: bytes | None = None,
     jsonl: bool = False,
@@ -290,6 +290,10 @@ def is_call(tool: str) -> Any:
 
 
 def input_cases() -> list[dict[str, Any]]:
+    repeated_content = (
+        '{"teamwire": "1.0", "agents": {"Team Leader": {"role_id": "team-leader", "messages": [\n'
+        ' {"role": "system", "content": "You are the Team Leader."},\n'
+        ' {"role": "user", "content": "Build the form.", "content": "Build the table."}]}}}\n')
     conv = [user("hello")]
     return [
         case(
@@ -419,6 +423,38 @@ def input_cases() -> list[dict[str, Any]]:
             "TW009 near miss: a conversation that calls leader tools is the leader's",
             [calls("list_agents", {}), result({"success": True, "roles": []})],
             [],
+        ),
+        case(
+            "TW011 a message of a bundle names content twice",
+            None,
+            [("TW011", TL, 1)],
+            text=repeated_content,
+            config={"extend-select": ["TW011"]},
+        ),
+        case(
+            "TW011 a JSON Lines record names role twice, once escaped",
+            None,
+            [("TW011", UIO, 1)],
+            text='{"role": "system", "content": "You are UI Operator."}\n'
+                 '{"role": "user", "\\u0072ole": "user", "content": "Hi"}\n',
+            agent=UIO,
+            jsonl=True,
+            config={"extend-select": ["TW011"]},
+        ),
+        case(
+            "TW011 near miss: the rule is off unless selected",
+            None,
+            [],
+            text=repeated_content,
+        ),
+        case(
+            "TW011 near miss: one name in two objects, and a repeat inside a string",
+            None,
+            [],
+            text=json.dumps([{"role": "system", "content": '{"a": 1, "a": 2}'},
+                             {"role": "user", "content": "Hi"}]),
+            agent=UIO,
+            config={"extend-select": ["TW011"]},
         ),
     ]
 

@@ -211,8 +211,13 @@ def test_rule_command() -> None:
     assert code == 0 and "TW601" in out
     code, out = run("rule", "--all")
     assert code == 0 and len(out.splitlines()) >= 70
+    off = [line for line in out.splitlines() if line.endswith("(off by default)")]
+    assert [line.split()[0] for line in off] == ["TW011"]
     code, out = run("rule", "--all", "-f", "json")
-    assert json.loads(out)["rules"][0]["code"] == "TW001"
+    rules = json.loads(out)["rules"]
+    assert rules[0]["code"] == "TW001"
+    assert [r["code"] for r in rules if not r["default"]] == ["TW011"]
+    assert "Off by default" in run("rule", "TW011")[1]
     assert run("rule", "TW999")[0] == 2
     assert run("rule")[0] == 2
 
@@ -445,7 +450,7 @@ def test_show_settings_reports_the_merged_configuration(tmp_path: Path,
     assert code == 0
     assert rows["config"] == str(tmp_path / "pyproject.toml")
     assert rows["profile"] == "astrion"
-    assert rows["off"] == "TW111, TW112"
+    assert rows["off"] == "TW011, TW111, TW112"  # TW011 is off by default
     assert rows["severity"] == "TW509=error (default warning)"
     assert rows["per-file-ignores"] == "legacy/** -> TW113"
     assert rows["exclude"] == "fixtures/**"

@@ -78,6 +78,22 @@ def test_flags_override_the_configuration() -> None:
     assert options.profile is Profile.STRICT
 
 
+@pytest.mark.parametrize(("config", "flags", "on"), [
+    (LintConfig(), Overrides(), False),  # off by default
+    (LintConfig(extend_select=["TW011"]), Overrides(), True),
+    (LintConfig(), Overrides(extend_select=["repeated-member-name"]), True),
+    (LintConfig(select=["ALL"]), Overrides(), True),  # a selection that names it
+    (LintConfig(select=["ALL"], ignore=["TW0"], extend_select=["TW011"]), Overrides(), True),
+    (LintConfig(extend_select=["TW011"], ignore=["TW011"]), Overrides(), False),
+    (LintConfig(extend_select=["TW011"]), Overrides(select=["TW1"]), False),
+    (LintConfig(), Overrides(select=["TW0"]), True),
+])
+def test_a_rule_off_by_default_is_on_only_when_a_selection_names_it(
+        config: LintConfig, flags: Overrides, on: bool) -> None:
+    options, _ = resolve(config, flags)
+    assert ("TW011" in options.enabled) is on
+
+
 def test_bad_selectors_and_levels_are_configuration_errors() -> None:
     with pytest.raises(ConfigError):
         resolve(LintConfig(ignore=["E501"]), Overrides())

@@ -225,7 +225,7 @@ def test_show_settings_reports_the_merged_configuration(tmp_path: Path,
     assert result.exit_code == 0
     rows = dict(line.split(None, 1) for line in result.stdout.splitlines() if "  " in line)
     assert rows["config"] == str(tmp_path / "pyproject.toml")
-    assert rows["profile"] == "strict" and rows["off"] == "TW111"
+    assert rows["profile"] == "strict" and rows["off"] == "TW011, TW111"
     assert rows["rules"].endswith("on") and rows["severity"] == "TW509=error (default warning)"
     assert rows["per-file-ignores"] == "legacy/** -> TW113, TW114"
     assert rows["respect-gitignore"] == "true" and rows["exclude"] == "fixtures/**"

@@ -9,7 +9,9 @@ from typing import Any
 
 from teamwire.envelope import Profile
 from teamwire.validator import FileReport, LintOptions, lint_bytes, lint_value
+from teamwire.validator.config import select_rules
 from teamwire.validator.options import DEFAULT_MAX_RECORD_BYTES, DEFAULT_ROUND_LIMIT
+from teamwire.validator.rules import REGISTRY
 
 Key = tuple[str, str | None, int | None]
 
@@ -20,6 +22,8 @@ def run_case(case: dict[str, Any]) -> FileReport:
     options = LintOptions(
         profile=Profile(case.get("profile", "strict")),
         agent=case.get("agent"),
+        enabled=frozenset(REGISTRY.default_codes())
+        | select_rules(config.get("extend-select", []), []),
         round_limit=config.get("ask-round-limit", DEFAULT_ROUND_LIMIT),
         max_record_bytes=config.get("max-record-bytes", DEFAULT_MAX_RECORD_BYTES),
     )

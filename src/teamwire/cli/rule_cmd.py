@@ -38,7 +38,8 @@ def rule(code: str | None, show_all: bool, output_format: str) -> None:
     if output_format == "json":
         data = [{"code": r.code, "name": r.name, "severity": r.severity.value,
                  "summary": r.summary, "requirements": list(r.requirements), "scope": r.scope,
-                 "profiles": list(r.profiles), "rationale": r.rationale, "bad": r.bad,
+                 "profiles": list(r.profiles), "default": r.default,
+                 "rationale": r.rationale, "bad": r.bad,
                  "good": r.good} for r in selected]
         payload: object = data[0] if code is not None else {"version": FORMAT_VERSION,
                                                             "rules": data}
@@ -48,4 +49,5 @@ def rule(code: str | None, show_all: bool, output_format: str) -> None:
     else:
         width = max(len(r.name) for r in selected)
         for r in selected:
-            click.echo(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}")
+            off = "" if r.default else " (off by default)"
+            click.echo(f"{r.code}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}{off}")

@@ -261,8 +261,10 @@ def resolve(config: LintConfig, flags: Overrides) -> tuple[LintOptions, list[str
     """LintOptions from a configuration and command-line flags, and the exclude globs."""
     origin = str(config.path) if config.path is not None else "configuration"
     select = _check(config.select if config.select is not None else ["ALL"], origin)
-    select += _check(config.extend_select, origin)
-    enabled = select_rules(select, _check(config.ignore, origin))
+    extend = _check(config.extend_select, origin)
+    enabled = select_rules(select + extend, _check(config.ignore, origin))
+    if config.select is None:  # the default selection: rules off by default only if named
+        enabled -= {r.code for r in REGISTRY if not r.default} - select_rules(extend, [])
     if flags.select is not None:
         enabled = select_rules(_check(flags.select, "--select")
                                + _check(flags.extend_select, "--extend-select"),

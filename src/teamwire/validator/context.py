@@ -41,7 +41,7 @@ class Emitter:
     def emit(self, code: str, message: str, *, agent: str | None = None,
              index: int | None = None, pointer: str | None = None, line: int | None = None,
              column: int | None = None, snippet: str | None = None,
-             file_line: int | None = None) -> None:
+             file_line: int | None = None, file_column: int | None = None) -> None:
         """Record a finding of rule ``code`` if that rule is enabled."""
         policy = self.policy
         if code not in policy.enabled:
@@ -49,4 +49,4 @@ class Emitter:
         self.findings.append(Finding(
             rule=code, severity=policy.severity[code], message=message, file=self.file,
             agent=agent, index=index, pointer=pointer, line=line, column=column,
-            snippet=snippet, file_line=file_line))
+            snippet=snippet, file_line=file_line, file_column=file_column))

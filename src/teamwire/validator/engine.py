@@ -20,6 +20,7 @@ from teamwire.envelope import (
     name_problem,
 )
 from teamwire.envelope.errors import caret_context, position
+from teamwire.json_members import has_repeats, repeats
 from teamwire.validator.context import Emitter, escape_pointer
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.findings import FileReport, Finding, Severity
@@ -113,6 +114,8 @@ def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None =
                 if reason is not None:
                     raise _NotTranscript(reason)
                 report.messages = _lint_value(value, emitter, options)
+                if _REPEATS in emitter.policy.enabled:
+                    _report_repeats(data.decode("utf-8"), value, emitter, options)
     except _NotTranscript as exc:
         report.skipped = str(exc)
         return report
@@ -209,6 +212,44 @@ def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
     emitter.emit("TW001", "invalid JSON", index=index, line=1 + line_offset, column=1)
 
 
+_REPEATS = "TW011"
+
+
+def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOptions,
+                    index: int | None = None, file_line: int | None = None,
+                    agent: str | None = None) -> None:
+    """TW011 for every object of ``text`` (which decoded to ``value``) that names a member
+    twice; ``index``, ``file_line`` and ``agent`` place a JSONL record's text."""
+    if not has_repeats(text):
+        return
+    conversation_agent: list[str | None] = []  # a lone conversation's, once inferred
+    for name, offset, path in repeats(text):
+        message_index = index
+        owner = agent
+        if index is None and type(value) is list and path and type(path[0]) is int:
+            message_index = path[0]
+            if not conversation_agent:
+                tools = tool_catalog(options.profile)
+                conversation_agent.append(_identity(options, lambda: value, tools).name)
+            owner = conversation_agent[0]
+        elif index is None and len(path) >= 2 and path[0] == "agents":
+            owner = str(path[1])
+            if len(path) >= 4 and path[2] == "messages" and type(path[3]) is int:
+                message_index = path[3]
+        pointer = "".join("/" + escape_pointer(str(p)) for p in path)
+        if index is not None:
+            pointer = f"/{index}{pointer}"
+        line, column = position(text, offset)
+        member = orjson.dumps(name).decode()
+        inside = f"the object at {pointer}" if pointer else "the top-level object"
+        # The position is in the file (an object is no string to hold one): file_line and
+        # file_column carry it, as reporters that annotate files expect.
+        emitter.emit(_REPEATS, f"{inside} names the member {member} twice; JSON readers differ "
+                     "on which value wins (this linter keeps the last)", agent=owner,
+                     index=message_index, pointer=pointer, snippet=caret_context(text, offset),
+                     file_line=line if file_line is None else file_line, file_column=column)
+
+
 def _records(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
     """(line number, line) of each line; None for a line longer than ``limit`` bytes (but
     an empty one for a line of white space only, however long: it holds no record)."""
@@ -263,6 +304,9 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
             _decode_error(line.rstrip(b"\r\n"), emitter, number - 1, index)
             index += 1
             continue
+        if _REPEATS in emitter.policy.enabled:
+            _report_repeats(line.decode("utf-8"), message, emitter, options, index, number,
+                            agent.name)
         linter.feed(index, message, number)
         index += 1
     linter.finish()

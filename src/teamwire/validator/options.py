@@ -33,7 +33,7 @@ class LintOptions:
     profile: Profile = Profile.STRICT
     agent: str | None = None
     """Display name of the agent whose lone conversation is linted; None infers it."""
-    enabled: frozenset[str] = field(default_factory=lambda: frozenset(REGISTRY.codes()))
+    enabled: frozenset[str] = field(default_factory=lambda: frozenset(REGISTRY.default_codes()))
     severity: Mapping[str, Severity] = field(default_factory=default_severities)
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     """(glob, codes) pairs: codes switched off in files whose path matches the glob."""

@@ -44,6 +44,9 @@ class Rule:
     """``file``, ``conversation`` (checked in one conversation) or ``bundle`` (needs a bundle)."""
     profiles: tuple[str, ...] = field(default=("strict", "astrion"))
     """Profiles under which the rule can fire."""
+    default: bool = True
+    """Whether the rule is on without a selection that names it (off: too costly to run on
+    every lint, selected with ``extend-select``)."""
 
     @property
     def category(self) -> str:
@@ -85,6 +88,10 @@ class Registry:
 
     def __len__(self) -> int:
         return len(self._by_code)
+
+    def default_codes(self) -> list[str]:
+        """The codes of the rules on by default, in code order."""
+        return [rule.code for rule in self._by_code.values() if rule.default]
 
     def codes(self) -> list[str]:
         """Every code, in order."""
@@ -128,9 +135,9 @@ REGISTRY = Registry()
 
 def rule(code: str, name: str, severity: Severity, summary: str, *, requirements: Iterable[str],
          rationale: str, bad: str, good: str, scope: str = "conversation",
-         profiles: Iterable[str] = ("strict", "astrion")) -> Rule:
+         profiles: Iterable[str] = ("strict", "astrion"), default: bool = True) -> Rule:
     """Define and register one rule (used by the modules of ``teamwire.validator.rules``)."""
     return REGISTRY.add(Rule(code=code, name=name, severity=severity, summary=summary,
                              requirements=tuple(requirements), rationale=rationale.strip(),
                              bad=bad.strip("\n"), good=good.strip("\n"), scope=scope,
-                             profiles=tuple(profiles)))
+                             profiles=tuple(profiles), default=default))

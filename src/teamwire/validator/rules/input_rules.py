@@ -108,3 +108,16 @@ output format shows it, and the run exits with code 2. It is an error whatever t
 and severity settings say: a run that read nothing of an input has checked nothing of it.""",
      bad="teamwire lint missing.json",
      good="teamwire lint session.json")
+
+rule("TW011", "repeated-member-name", E,
+     "An object anywhere in the transcript names one member twice.",
+     requirements=(), scope="file", default=False,
+     rationale="""
+JSON does not say which value of a repeated name counts: some readers keep the first, others
+the last (as this linter does), so two tools reading one transcript could check different
+messages. The finding names the object holding the repeat, with the line and column of the
+second occurrence. Finding every repeat means decoding the whole text once more, which about
+doubles the time of a lint, so the rule is off unless selected (--extend-select TW011); repeats inside the
+arguments of a protocol tool call are always reported, as TW418.""",
+     bad='{"role": "user", "content": "Use blue.", "content": "Use red."}',
+     good='{"role": "user", "content": "Use blue."}')
