@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from teamwire.cli import main
 from teamwire.json_members import (
     RepeatedMemberError,
     has_repeats,
@@ -172,3 +175,34 @@ def test_a_repeat_deeper_than_the_decoder_goes_is_still_found() -> None:
     conversation = '[{"role": "system", "content": "x", "meta": ' + text + "}]"
     report = lint_bytes(conversation.encode(), "deep.json", options)
     assert [(f.rule, f.index) for f in report.findings] == [("TW011", 0)]
+
+
+def test_one_finding_per_object_and_name_placed_in_the_file() -> None:
+    text = ('{"teamwire": "1.0", "agents": {"Team Leader": {"role_id": "team-leader",\r\n'
+            ' "messages": [{"role": "user", "content": "a", "content": "b", "content": "c",\r\n'
+            ' "x": 1, "x": 2}]}}}\r\n')
+    options = LintOptions(enabled=LEADER.enabled | {"TW011"})
+    found = lint_bytes(text.encode(), "crlf.json", options).findings
+    assert [(f.rule, f.agent, f.index, f.pointer) for f in found] == [
+        ("TW011", "Team Leader", 0, "/agents/Team Leader/messages/0")] * 2
+    content, x = found
+    assert "3 times" in content.message and "twice" in x.message
+    second_line, third_line = text.index("\n") + 1, text.index("\n", text.index("\n") + 1) + 1
+    assert (content.file_line, content.file_column) \
+        == (2, text.index('"content": "b"') - second_line + 1)
+    assert (x.file_line, x.file_column) == (3, text.index('"x": 2') - third_line + 1)
+    assert content.line is None and content.snippet is not None and "␍" not in content.snippet
+
+
+
+def test_the_text_format_shows_where_in_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "repeat.json"
+    path.write_text('[{"role": "system", "content": "x"},\n'
+                    ' {"role": "user", "content": "a", "content": "b"}]\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["lint", "--extend-select", "TW011", "--agent",
+                                       "UI Operator_1", str(path)])
+    assert result.exit_code == 1
+    shown = result.stdout.splitlines()
+    assert shown[0].startswith(f"{path}:2:35: UI Operator_1 #1: TW011 [error]")
+    assert shown[2] == ' 2 |  {"role": "user", "content": "a", "content": "b"}]'
+    assert shown[3] == "   |" + " " * 35 + "^"

@@ -31,7 +31,7 @@ def unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def has_repeats(text: str) -> bool:
     """Whether an object in the JSON ``text`` may name a member twice: False only when none
-    does. The C decoder tells about five times as fast as ``repeats`` scans, so ``repeats``
+    does. The C decoder tells several times faster than ``repeats`` scans, so ``repeats``
     need only run on the rare text that has some (or that nests too deep to decode)."""
     try:
         json.loads(text, object_pairs_hook=unique_members)

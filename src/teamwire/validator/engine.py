@@ -24,6 +24,7 @@ from teamwire.json_members import has_repeats, repeats
 from teamwire.validator.context import Emitter, escape_pointer
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.findings import FileReport, Finding, Severity
+from teamwire.validator.locate import Lines
 from teamwire.validator.model import LEADER, Agent, AgentKind, Facts
 from teamwire.validator.options import LintOptions
 from teamwire.validator.scan import HEADER_MARK, shorten, unsafe_name_char
@@ -213,17 +214,24 @@ def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
 
 
 _REPEATS = "TW011"
+_SNIPPET_SPAN = 40
 
 
 def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOptions,
                     index: int | None = None, file_line: int | None = None,
                     agent: str | None = None) -> None:
     """TW011 for every object of ``text`` (which decoded to ``value``) that names a member
-    twice; ``index``, ``file_line`` and ``agent`` place a JSONL record's text."""
+    twice, once per object and name; ``index``, ``file_line`` and ``agent`` place a JSONL
+    record's text."""
     if not has_repeats(text):
         return
-    conversation_agent: list[str | None] = []  # a lone conversation's, once inferred
+    found: dict[tuple[tuple[str | int, ...], str], list[int]] = {}
     for name, offset, path in repeats(text):
+        found.setdefault((path, name), []).append(offset)
+    # Offsets only grow in this order, so lines are counted once over the whole text.
+    lines = Lines(text)
+    conversation_agent: list[str | None] = []  # a lone conversation's, once inferred
+    for (path, name), offsets in sorted(found.items(), key=lambda item: item[1][0]):
         message_index = index
         owner = agent
         if index is None and type(value) is list and path and type(path[0]) is int:
@@ -239,14 +247,20 @@ def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOption
         pointer = "".join("/" + escape_pointer(str(p)) for p in path)
         if index is not None:
             pointer = f"/{index}{pointer}"
-        line, column = position(text, offset)
-        member = orjson.dumps(name).decode()
-        inside = f"the object at {pointer}" if pointer else "the top-level object"
+        offset = offsets[0]
+        line, column = lines.at(offset)
+        # The snippet from a window around the offset: a minified file is one long line.
+        start = max(lines.line_start, offset - _SNIPPET_SPAN)
+        end = text.find("\n", offset, offset + _SNIPPET_SPAN)
+        end = offset + _SNIPPET_SPAN if end < 0 else end - (text[end - 1] == "\r")
+        snippet = caret_context(text[start:end], offset - start)
+        times = "twice" if len(offsets) == 1 else f"{len(offsets) + 1} times"
+        inside = f"the object at {shorten(pointer)}" if pointer else "the top-level object"
         # The position is in the file (an object is no string to hold one): file_line and
         # file_column carry it, as reporters that annotate files expect.
-        emitter.emit(_REPEATS, f"{inside} names the member {member} twice; JSON readers differ "
-                     "on which value wins (this linter keeps the last)", agent=owner,
-                     index=message_index, pointer=pointer, snippet=caret_context(text, offset),
+        emitter.emit(_REPEATS, f"{inside} names the member {shorten(orjson.dumps(name).decode())} "
+                     f"{times}; JSON readers differ on which value wins (this linter keeps the "
+                     "last)", agent=owner, index=message_index, pointer=pointer, snippet=snippet,
                      file_line=line if file_line is None else file_line, file_column=column)
 
 
@@ -305,8 +319,8 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
             index += 1
             continue
         if _REPEATS in emitter.policy.enabled:
-            _report_repeats(line.decode("utf-8"), message, emitter, options, index, number,
-                            agent.name)
+            _report_repeats(line.rstrip(b"\r\n").decode("utf-8"), message, emitter, options,
+                            index, number, agent.name)
         linter.feed(index, message, number)
         index += 1
     linter.finish()

@@ -31,7 +31,7 @@ def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-class _Lines:
+class Lines:
     """Turns increasing offsets into (line, column) without rescanning the text."""
 
     def __init__(self, text: str) -> None:
@@ -63,7 +63,7 @@ def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int
     if not wanted:
         return found
     prefixes = {p[:i] for p in wanted for i in range(len(p) + 1) if i == len(p) or p[i] == "/"}
-    lines = _Lines(text)
+    lines = Lines(text)
     # Each frame: [path of the container, is an array, next index, key awaiting its value]
     stack: list[list[object]] = []
     expect_key = False

@@ -91,7 +91,7 @@ class Registry:
 
     def default_codes(self) -> list[str]:
         """The codes of the rules on by default, in code order."""
-        return [rule.code for rule in self._by_code.values() if rule.default]
+        return sorted(rule.code for rule in self._by_code.values() if rule.default)
 
     def codes(self) -> list[str]:
         """Every code, in order."""

@@ -36,7 +36,7 @@ def rules_json() -> list[dict[str, Any]]:
             "fullDescription": {"text": rule.rationale},
             "helpUri": f"{RULES_URI}#{rule.code.lower()}",
             "help": {"text": rule.rationale, "markdown": rule_help_markdown(rule)},
-            "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+            "defaultConfiguration": {"level": _LEVEL[rule.severity], "enabled": rule.default},
             "properties": {"requirements": list(rule.requirements),
                            "tags": [rule.category, rule.name]},
         })

@@ -64,6 +64,8 @@ def location(finding: Finding) -> str:
             return f"{finding.file}:{finding.line}:{finding.column or 1}"
         return finding.file
     head = finding.file if finding.file_line is None else f"{finding.file}:{finding.file_line}"
+    if _in_file(finding):
+        head += f":{finding.file_column}"
     place = where(finding)
     return f"{head}: {place}" if place else head
 
@@ -82,12 +84,19 @@ def _caret_under(source: str, caret: str) -> tuple[str, str]:
     return shown, " " * sum(_display_width(ch) for ch in shown[:at]) + "^"
 
 
+def _in_file(finding: Finding) -> bool:
+    """Whether the finding's snippet is of the file itself: a position in the file text
+    outside any string (a repeated member name), not inside the string at its pointer."""
+    return finding.line is None and bool(finding.snippet) and finding.file_line is not None \
+        and finding.file_column is not None
+
+
 def _snippet(finding: Finding) -> list[str]:
-    if not finding.snippet or finding.line is None:
+    if not finding.snippet or (finding.line is None and not _in_file(finding)):
         return []
     source, _, caret = finding.snippet.partition("\n")
     source, caret = _caret_under(source, caret)
-    number = str(finding.line)
+    number = str(finding.line if finding.line is not None else finding.file_line)
     pad = " " * len(number)
     return [f" {pad} |", f" {number} | {source}", f" {pad} | {caret}"]
 

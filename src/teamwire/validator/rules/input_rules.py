@@ -110,14 +110,16 @@ and severity settings say: a run that read nothing of an input has checked nothi
      good="teamwire lint session.json")
 
 rule("TW011", "repeated-member-name", E,
-     "An object anywhere in the transcript names one member twice.",
+     "An object of the file's JSON names one member twice.",
      requirements=(), scope="file", default=False,
      rationale="""
 JSON does not say which value of a repeated name counts: some readers keep the first, others
 the last (as this linter does), so two tools reading one transcript could check different
-messages. The finding names the object holding the repeat, with the line and column of the
-second occurrence. Finding every repeat means decoding the whole text once more, which about
-doubles the time of a lint, so the rule is off unless selected (--extend-select TW011); repeats inside the
-arguments of a protocol tool call are always reported, as TW418.""",
+messages. One finding per object and name gives the object's pointer (which follows the text as
+written) and the line and column of the first repeat. JSON inside strings is not read for this:
+repeats inside a protocol tool call's arguments are always reported, as TW418. Finding repeats
+means decoding the whole text once more, which makes a lint take up to about twice as long, so
+the rule is off unless selected: `--extend-select TW011`, or `extend-select` in the
+configuration.""",
      bad='{"role": "user", "content": "Use blue.", "content": "Use red."}',
      good='{"role": "user", "content": "Use blue."}')
