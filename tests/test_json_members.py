@@ -10,13 +10,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 from teamwire.cli import main
 from teamwire.json_members import (
+    ARGUMENTS_DEPTH_LIMIT,
     RepeatedMemberError,
+    depth,
     has_repeats,
     repeated_member,
     repeats,
@@ -206,3 +209,19 @@ def test_the_text_format_shows_where_in_the_file(tmp_path: Path) -> None:
     assert shown[0].startswith(f"{path}:2:35: UI Operator_1 #1: TW011 [error]")
     assert shown[2] == ' 2 |  {"role": "user", "content": "a", "content": "b"}]'
     assert shown[3] == "   |" + " " * 35 + "^"
+
+
+@pytest.mark.parametrize("levels", [1, 2, 63, 64, 65, 66])
+@pytest.mark.parametrize("opener", ["[", '{"a": '])
+def test_router_and_lint_bound_the_depth_of_arguments_alike(levels: int, opener: str) -> None:
+    """TW-TOOL-039: the arguments object is level 1; 64 levels pass, 65 do not."""
+    closer = "]" if opener == "[" else "}"
+    inner = "1" if opener != "[" else ""
+    deep = opener * (levels - 1) + inner + closer * (levels - 1)
+    text = '{"agent_id": 1, "message": "m"' + (f', "x": {deep}' if levels > 1 else "") + "}"
+    assert depth(json.loads(text)) == levels
+    refused = argument_problem("send_message_to_sub_agent", text)[1] is not None
+    assert refused is (levels > ARGUMENTS_DEPTH_LIMIT)
+    rules = [f.rule for f in lint_value(_leader_call(text, "send_message_to_sub_agent"),
+                                        options=LEADER).findings]
+    assert ("TW402" in rules) is refused

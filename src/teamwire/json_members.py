@@ -1,7 +1,8 @@
-"""Objects that name a member twice: JSON leaves their meaning to each reader.
+"""JSON that readers may read differently: objects that name a member twice, deep nesting.
 
-Some readers keep the first value of a repeated name and others the last, so two
-programs reading one document could act on different data. The envelope CLI refuses
+JSON leaves the meaning of a repeated name to each reader: some keep the first value
+and others the last, so two programs reading one document could act on different data.
+Readers also stop at different depths; tool arguments are bounded (TW-TOOL-039). The envelope CLI refuses
 such input, the router fails such tool arguments (TW-TOOL-038) and lint reports them
 (TW418, and TW011 anywhere in a transcript when selected); all find them here.
 """
@@ -14,6 +15,29 @@ from collections.abc import Iterator
 from typing import Any
 
 _STRING_OR_PUNCTUATION = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
+
+
+ARGUMENTS_DEPTH_LIMIT = 64
+"""The deepest nesting tool arguments may have, the arguments object being level 1
+(TW-TOOL-039)."""
+
+
+def depth(value: Any) -> int:
+    """How many levels of objects and arrays ``value`` nests (0 for a scalar), found with an
+    explicit stack: a value may nest as deep as its decoder allowed."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if type(item) is dict:
+            items: Any = item.values()
+        elif type(item) is list:
+            items = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((v, level + 1) for v in items if type(v) is dict or type(v) is list)
+    return deepest
 
 
 class RepeatedMemberError(ValueError):

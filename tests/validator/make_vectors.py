@@ -1044,6 +1044,24 @@ def tool_cases() -> list[dict[str, Any]]:
             profile="astrion",
         ),
         case(
+            "TW402 arguments nest 65 levels deep, inside an argument the tool does not define",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", "meta": '
+                   + "[" * 64 + "]" * 64 + "}"),
+             result(error("invalid-arguments"))],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 near miss: arguments 64 levels deep",
+            [*created,
+             calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", "meta": '
+                   + '{"a": ' * 62 + "[]" + "}" * 62 + "}", "c1"),
+             result({"success": True, "display_name": "UI Operator_1",
+                     "message_id": "msg_tl_001"}, "c1")],
+            [],
+            agent=TL,
+        ),
+        case(
             "TW418 arguments name one member twice",
             [calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", "agent_id": 2}'),
              result(error("invalid-arguments"))],

@@ -11,7 +11,7 @@ import orjson
 from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
-from teamwire.json_members import repeated_member
+from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, repeated_member
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
 from teamwire.validator.linter_state import IdTest
 from teamwire.validator.model import Answer, Call, Result
@@ -134,13 +134,15 @@ class ToolChecks(EnvelopeChecks):
                 and repeated_member(raw) is not None:
             return None
         if self.check_arguments:
+            for item in value.values():  # most arguments hold no object or array at all
+                if type(item) is dict or type(item) is list:
+                    if depth(value) > ARGUMENTS_DEPTH_LIMIT:
+                        return None
+                    break
             passes = self.argument_tests.get(name)
             if passes is None:
                 passes = self.argument_tests[name] = self.tools.pass_check(name)
-            try:
-                if not passes(value):
-                    return None
-            except RecursionError:  # arguments nested past what the check can walk
+            if not passes(value):
                 return None
             for key in self.tools.text_parameters(name).intersection(value):
                 text = value[key]
@@ -175,12 +177,11 @@ class ToolChecks(EnvelopeChecks):
                       repeated[1])
             return None  # which value a repeated name has is undefined: nothing more to check
         if self.check_arguments:
-            try:
-                problems = list(self.tools.argument_errors(name, value))
-            except RecursionError:
-                self.emit("TW401", f"arguments of {name} nest too deeply to be checked", index,
-                          tail)
-                return None
+            if depth(value) > ARGUMENTS_DEPTH_LIMIT:
+                self.emit("TW402", f"{name}: arguments nest more than {ARGUMENTS_DEPTH_LIMIT} "
+                          "levels deep", index, tail)
+                return value
+            problems = list(self.tools.argument_errors(name, value))
             for problem in problems:
                 self.emit("TW402", f"{name}: {problem}", index, tail)
             # Most arguments hold one text, if any: look only at those present.

@@ -6,8 +6,8 @@ JSON number written without fraction or exponent (``1.0`` and ``1e0`` are
 not integers, TW-TOOL-023), text arguments must hold a character other than
 white space (TW-TOOL-024), every string must be valid Unicode (a lone
 surrogate escape such as ``"\\ud800"`` could be neither stored nor rendered),
-and no object may name a member twice (TW-TOOL-038: JSON readers differ on
-which value wins).
+no object may name a member twice (TW-TOOL-038: JSON readers differ on
+which value wins), and arguments nest at most 64 levels (TW-TOOL-039).
 """
 
 from __future__ import annotations
@@ -20,7 +20,13 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from teamwire import schemas
-from teamwire.json_members import RepeatedMemberError, repeated_member, unique_members
+from teamwire.json_members import (
+    ARGUMENTS_DEPTH_LIMIT,
+    RepeatedMemberError,
+    depth,
+    repeated_member,
+    unique_members,
+)
 
 
 def tool_definitions() -> dict[str, list[dict[str, Any]]]:
@@ -110,6 +116,8 @@ def argument_problem(tool: str, arguments: object) -> tuple[dict[str, Any] | Non
         return None, f"arguments are not valid JSON: {exc}"
     if not isinstance(parsed, dict):
         return None, "arguments must be a JSON object"
+    if depth(parsed) > ARGUMENTS_DEPTH_LIMIT:
+        return None, f"arguments nest more than {ARGUMENTS_DEPTH_LIMIT} levels deep"
     for text in _strings(parsed):
         try:
             text.encode("utf-8")
@@ -117,10 +125,7 @@ def argument_problem(tool: str, arguments: object) -> tuple[dict[str, Any] | Non
             return None, "arguments hold a string that is not valid Unicode (a lone surrogate)"
     validator = _validator(tool)
     if validator is not None:
-        try:
-            error = next(iter(sorted(validator.iter_errors(parsed), key=lambda e: e.path)), None)
-        except RecursionError:
-            return None, "arguments nest too deeply to be checked"
+        error = next(iter(sorted(validator.iter_errors(parsed), key=lambda e: e.path)), None)
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "arguments"
             return None, f"{where}: {error.message}"

@@ -23,12 +23,13 @@ some endpoints send for a call without parameters; missing required parameters a
 
 rule("TW402", "invalid-arguments", E,
      "A protocol tool call's arguments do not satisfy the tool's schema.",
-     requirements=("TW-TOOL-023", "TW-TOOL-024"),
+     requirements=("TW-TOOL-023", "TW-TOOL-024", "TW-TOOL-039"),
      rationale="""
 Arguments are checked against the tool's JSON Schema (required parameters, types, enums) of the
 chosen profile; text parameters (task, message, question, content, answer, and a custom role's
 description and prompt, body_prompt under astrion) must not be blank. An argument the tool does
-not define is ignored, blank or not (TW-TOOL-025).""",
+not define is ignored, blank or not (TW-TOOL-025). Arguments may nest objects and arrays at most
+64 levels deep, the arguments object being level 1, in any argument.""",
      bad=call("create_sub_agent", '{"role_id": "ui-operator", "task": "Design the palette."}',
               _LEADER),
      good=call("create_sub_agent",
