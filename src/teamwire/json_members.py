@@ -2,9 +2,10 @@
 
 JSON leaves the meaning of a repeated name to each reader: some keep the first value
 and others the last, so two programs reading one document could act on different data.
-Readers also stop at different depths; tool arguments are bounded (TW-TOOL-039). The envelope CLI refuses
-such input, the router fails such tool arguments (TW-TOOL-038) and lint reports them
-(TW418, and TW011 anywhere in a transcript when selected); all find them here.
+The envelope CLI refuses such input, the router fails such tool arguments (TW-TOOL-038)
+and lint reports them (TW418, and TW011 anywhere in a transcript when selected); all find
+them here. Readers also stop at different depths, so tool arguments are bounded
+(TW-TOOL-039).
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ ARGUMENTS_DEPTH_LIMIT = 64
 (TW-TOOL-039)."""
 
 
-def depth(value: Any) -> int:
-    """How many levels of objects and arrays ``value`` nests (0 for a scalar), found with an
-    explicit stack: a value may nest as deep as its decoder allowed."""
-    deepest = 0
+def _containers(value: Any) -> Iterator[tuple[dict[str, Any] | list[Any], int]]:
+    """Every object and array in ``value`` (itself included) with its level, ``value``
+    being level 1; an explicit stack, as a value may nest as deep as its decoder allowed."""
     stack = [(value, 1)]
     while stack:
         item, level = stack.pop()
@@ -35,9 +35,18 @@ def depth(value: Any) -> int:
             items = item
         else:
             continue
-        deepest = max(deepest, level)
+        yield item, level
         stack.extend((v, level + 1) for v in items if type(v) is dict or type(v) is list)
-    return deepest
+
+
+def depth(value: Any) -> int:
+    """How many levels of objects and arrays ``value`` nests (0 for a scalar)."""
+    return max((level for _item, level in _containers(value)), default=0)
+
+
+def member_count(value: Any) -> int:
+    """The members of every object in ``value``, at any depth."""
+    return sum(len(item) for item, _level in _containers(value) if type(item) is dict)
 
 
 class RepeatedMemberError(ValueError):

@@ -573,14 +573,7 @@ def _leader_calls(messages: list[Any], profile: Profile) -> LeaderCalls:
     ends: dict[str, tuple[int, str | None]] = {}
     stops: dict[str, tuple[int, str | None]] = {}
     wanted = _LEADER_CALLS[profile is Profile.ASTRION]
-    # Only assistant messages have tool calls: select them in one go when every message is
-    # an object (dict.get refuses anything else).
-    try:
-        with_calls: Iterable[Any] = list(compress(messages, map(dict.get, messages,
-                                                                repeat("tool_calls"))))
-    except TypeError:
-        with_calls = messages
-    for message in with_calls:
+    for message in _holding(messages, "tool_calls"):
         calls = message.get("tool_calls") if type(message) is dict else None
         if type(calls) is not list or message.get("role") != "assistant":
             continue
@@ -610,12 +603,7 @@ def _leader_calls(messages: list[Any], profile: Profile) -> LeaderCalls:
     failed: set[str] = set()
     judged = {c[0] for c in creates if type(c[0]) is str} | ends.keys() | stops.keys()
     if judged:
-        try:  # tool results only, as for the calls above
-            with_ids: Iterable[Any] = list(compress(messages, map(dict.get, messages,
-                                                                  repeat("tool_call_id"))))
-        except TypeError:
-            with_ids = messages
-        for message in with_ids:
+        for message in _holding(messages, "tool_call_id"):
             call_id = message.get("tool_call_id") if type(message) is dict else None
             if type(call_id) is str and call_id in judged and message.get("role") == "tool" \
                     and _failed(message.get("content")):
@@ -632,6 +620,16 @@ def _leader_calls(messages: list[Any], profile: Profile) -> LeaderCalls:
             keys.append((role_id, agent_id))
     return LeaderCalls(keys, [v for k, v in ends.items() if k not in failed],
                        [v for k, v in stops.items() if k not in failed])
+
+
+def _holding(messages: list[Any], key: str) -> Iterable[Any]:
+    """The messages with a true ``key`` (tool calls, a tool call id), selected in one go when
+    every message is an object (dict.get refuses anything else); else all of them, which the
+    caller checks one by one."""
+    try:
+        return list(compress(messages, map(dict.get, messages, repeat(key))))
+    except TypeError:
+        return messages
 
 
 def _failed(content: Any) -> bool:

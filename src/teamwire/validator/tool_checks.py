@@ -11,7 +11,7 @@ import orjson
 from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
-from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, repeated_member
+from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
 from teamwire.validator.linter_state import IdTest
 from teamwire.validator.model import Answer, Call, Result
@@ -48,21 +48,6 @@ _ANSWER_LINES: dict[str, tuple[str, str, str, str]] = {}
 """Header lines of Answers no check reported, for every conversation linted in this process →
 (sender, label, the head's lines after the id up to the question id, the closing lines)."""
 _ANSWER_LINES_LIMIT = 1 << 14
-
-
-def _member_count(value: Any) -> int:
-    """Members of the objects in ``value``, at any depth (an explicit stack: arguments may
-    nest as deep as the decoder allows)."""
-    count = 0
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if type(item) is dict:
-            count += len(item)
-            stack.extend(v for v in item.values() if type(v) is dict or type(v) is list)
-        elif type(item) is list:
-            stack.extend(v for v in item if type(v) is dict or type(v) is list)
-    return count
 
 
 class ToolChecks(EnvelopeChecks):
@@ -130,7 +115,7 @@ class ToolChecks(EnvelopeChecks):
         # hold members means no name was dropped as a repeat (TW418). Most arguments are
         # flat, with no colon in their texts, so their own length tells at once.
         colons = raw.count(":")
-        if colons != len(value) and colons != _member_count(value) \
+        if colons != len(value) and colons != member_count(value) \
                 and repeated_member(raw) is not None:
             return None
         if self.check_arguments:

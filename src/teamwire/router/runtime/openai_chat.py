@@ -77,12 +77,10 @@ def _keep_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _json_text(value: Any) -> str:
     """``value`` as JSON text again, an object that named a member twice still so: the
     router must see the repeat to refuse the arguments (TW-TOOL-038)."""
-    if isinstance(value, _Repeats):
-        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {_json_text(v)}"
-                               for k, v in value.pairs) + "}"
     if isinstance(value, dict):
+        members = value.pairs if isinstance(value, _Repeats) else value.items()
         return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {_json_text(v)}"
-                               for k, v in value.items()) + "}"
+                               for k, v in members) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(_json_text(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False)
