@@ -72,7 +72,8 @@ def test_duplicate_key_position_counts_lines() -> None:
 
 
 @pytest.mark.parametrize("args", [("envelope", "render", "-"), ("schema", "validate", "bundle", "-")])
-@pytest.mark.parametrize("stdin", [b"", b"  \n\r\n\t", b"\xef\xbb\xbf"])
+@pytest.mark.parametrize("stdin", [b"", b"  \n\r\n\t", b"\xef\xbb\xbf"],
+                         ids=["empty", "white-space", "byte-order-mark"])
 def test_empty_json_input_says_so(args: tuple[str, ...], stdin: bytes) -> None:
     result = run(*args, stdin=stdin)
     assert result.exit_code == 2

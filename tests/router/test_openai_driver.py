@@ -96,7 +96,8 @@ def test_parse_completion_rejects_garbage() -> None:
     assert parse_completion(_message("hi")).content == "hi"
 
 
-@pytest.mark.parametrize("body", [b"{", b"\xff", b'{"n": 1' + b"0" * 5000 + b"}", b"[" * 100_000])
+@pytest.mark.parametrize("body", [b"{", b"\xff", b'{"n": 1' + b"0" * 5000 + b"}", b"[" * 100_000],
+                         ids=["unclosed", "not-utf8", "long-number", "deep-nesting"])
 def test_a_response_that_is_not_json_is_a_driver_error(stub: tuple[ChatStub, str],
                                                        body: bytes) -> None:
     """Not JSON, not UTF-8, a number too long for the parser, nesting too deep: each is a
