@@ -1,0 +1,201 @@
+"""Mutation testing of teamwire: run mutmut, then score what it found, module by module.
+
+    python tools/mutation.py run                       # every configured module (hours)
+    python tools/mutation.py run "teamwire.router.core*"   # one module's mutants
+    python tools/mutation.py report                    # scores per module
+    python tools/mutation.py report --survivors --diff # ... and each survivor's change
+
+``run`` calls ``mutmut run`` with the derandomized hypothesis profile ``mutation``
+(tests/conftest.py), so a mutant's verdict does not depend on the draw. mutmut runs, for
+each mutant, only the tests that called the mutated function (it records them in a first
+run of the whole suite), which is what keeps a run on a two-core machine in hours, not days.
+The modules it mutates are ``[tool.mutmut] only_mutate`` in pyproject.toml. Results are
+kept in ``mutants/`` and a rerun tests only what changed.
+
+``report`` reads mutmut's results and prints, per module: mutants killed (a test failed,
+timed out or crashed), survived (every selected test passed), untested (no test calls the
+function), equivalent (listed in tools/mutation_equivalents.toml with the reason no test
+can tell them apart), and the score, killed / (all - equivalent - not yet run).
+It exits 1 when the total score is below ``--target`` (default 90), 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS = ROOT / "mutants"
+EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.toml"
+MUTMUT = Path(sys.executable).parent / "mutmut"
+
+KILLED = "killed"
+SURVIVED = "survived"
+UNTESTED = "untested"
+PENDING = "pending"
+
+_STATUS = {1: KILLED, 3: KILLED, 36: KILLED, 24: KILLED, -24: KILLED, 152: KILLED, 255: KILLED,
+           -9: KILLED, -11: KILLED, 37: KILLED, 0: SURVIVED, 5: UNTESTED, 33: UNTESTED,
+           None: PENDING}
+"""mutmut's exit codes → our verdicts. A timeout or a crash is a kill: the mutant's change
+was noticed. Codes not listed (mutmut's "suspicious", "skipped", an interrupted check)
+count as survivors, so that nothing unexplained raises the score."""
+
+
+@dataclass
+class ModuleScore:
+    """The verdicts of one module's mutants."""
+
+    module: str
+    counts: Counter[str] = field(default_factory=Counter)
+    survivors: list[str] = field(default_factory=list)
+
+    @property
+    def scored(self) -> int:
+        """Mutants that count: every one that ran and is not equivalent."""
+        return self.counts[KILLED] + self.counts[SURVIVED] + self.counts[UNTESTED]
+
+    @property
+    def score(self) -> float | None:
+        """Killed as a percentage of the mutants that count (None when none ran)."""
+        return 100.0 * self.counts[KILLED] / self.scored if self.scored else None
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:
+    """Mutant name → why no test can tell it from the original."""
+    if not path.exists():
+        return {}
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return {str(name): str(reason) for name, reason in data.get("equivalent", {}).items()}
+
+
+def module_of(mutant: str) -> str:
+    """``teamwire.router.core.x_f__mutmut_3`` → ``teamwire.router.core``."""
+    head = mutant.split("__mutmut_")[0]
+    return head.rsplit(".", 1)[0]
+
+
+def verdicts(mutants: Path = MUTANTS) -> dict[str, str]:
+    """Every mutant mutmut generated, with its verdict."""
+    found: dict[str, str] = {}
+    for meta in sorted(mutants.glob("src/**/*.py.meta")):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        for name, code in data.get("exit_code_by_key", {}).items():
+            found[name] = _STATUS.get(code, SURVIVED)
+    return found
+
+
+def score(found: dict[str, str], equivalents: dict[str, str]) -> dict[str, ModuleScore]:
+    """Group verdicts by module; equivalent mutants are counted apart."""
+    modules: dict[str, ModuleScore] = {}
+    for name, verdict in found.items():
+        module = modules.setdefault(module_of(name), ModuleScore(module_of(name)))
+        if name in equivalents and verdict != KILLED:
+            module.counts["equivalent"] += 1
+            continue
+        module.counts[verdict] += 1
+        if verdict in (SURVIVED, UNTESTED):
+            module.survivors.append(name)
+    return modules
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:5.1f}%"
+
+
+def report(args: argparse.Namespace) -> int:
+    found = verdicts()
+    if not found:
+        print("no mutation results in mutants/: run `python tools/mutation.py run` first",
+              file=sys.stderr)
+        return 2
+    equivalents = load_equivalents()
+    modules = score(found, equivalents)
+    total = ModuleScore("total")
+    header = f"{'module':44} {'killed':>7} {'survived':>8} {'untested':>8} {'equiv.':>6} " \
+             f"{'pending':>7} {'score':>7}"
+    print(header)
+    print("-" * len(header))
+    for name in sorted(modules):
+        m = modules[name]
+        total.counts.update(m.counts)
+        total.survivors.extend(m.survivors)
+        print(f"{name:44} {m.counts[KILLED]:7} {m.counts[SURVIVED]:8} {m.counts[UNTESTED]:8} "
+              f"{m.counts['equivalent']:6} {m.counts[PENDING]:7} {_percent(m.score):>7}")
+    print("-" * len(header))
+    print(f"{'total':44} {total.counts[KILLED]:7} {total.counts[SURVIVED]:8} "
+          f"{total.counts[UNTESTED]:8} {total.counts['equivalent']:6} "
+          f"{total.counts[PENDING]:7} {_percent(total.score):>7}")
+    stale = sorted(name for name in equivalents if found.get(name) in (None, KILLED))
+    if stale:
+        print(f"\n{len(stale)} entries of {EQUIVALENTS.relative_to(ROOT)} are stale "
+              "(the mutant is gone, or a test kills it): remove them")
+        for name in stale:
+            print(f"  {name}")
+    if args.equivalents:
+        print("\nequivalent mutants:")
+        for name in sorted(equivalents):
+            if found.get(name) not in (None, KILLED):
+                print(f"  {name}: {equivalents[name]}")
+    if args.survivors:
+        print(f"\n{len(total.survivors)} surviving mutants:")
+        for name in sorted(total.survivors):
+            print(f"  {name} ({found[name]})")
+            if args.diff:
+                shown = subprocess.run([str(MUTMUT), "show", name], cwd=ROOT, text=True,
+                                       capture_output=True, check=False)
+                print("    " + shown.stdout.strip().replace("\n", "\n    "))
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "modules": {n: {**dict(m.counts), "score": m.score, "survivors": m.survivors}
+                        for n, m in sorted(modules.items())},
+            "total": {**dict(total.counts), "score": total.score},
+        }, indent=2) + "\n", encoding="utf-8")
+    if total.score is not None and total.score < args.target:
+        print(f"\ntotal score {total.score:.1f}% is below the target of {args.target:g}%")
+        return 1
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    env = dict(os.environ, TEAMWIRE_HYPOTHESIS_PROFILE="mutation")
+    command = [str(MUTMUT), "run", "--max-children", str(args.jobs), *args.names]
+    return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python tools/mutation.py",
+                                     description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run_parser = commands.add_parser("run", help="run mutmut (all modules, or the names given)")
+    run_parser.add_argument("names", nargs="*",
+                            help='mutant name patterns, e.g. "teamwire.router.core*"')
+    run_parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                            help="mutants tested at once (default: one per core)")
+    report_parser = commands.add_parser("report", help="scores per module from the last run")
+    report_parser.add_argument("--survivors", action="store_true", help="list surviving mutants")
+    report_parser.add_argument("--diff", action="store_true", help="with --survivors: show each change")
+    report_parser.add_argument("--equivalents", action="store_true",
+                               help="list the equivalent mutants and why")
+    report_parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
+    report_parser.add_argument("--target", type=float, default=90.0,
+                               help="exit 1 below this total score (default 90)")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return run(args)
+    return report(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
