@@ -12,9 +12,9 @@ settings.register_profile("default", max_examples=150, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", max_examples=300, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
-# Mutation runs (tests/mutation): the same examples every run, so a mutant's verdict
-# does not depend on the draw.
-settings.register_profile("mutation", max_examples=100, deadline=None, derandomize=True,
+# Mutation runs (tools/mutation.py): the same examples every run, so a mutant's verdict
+# does not depend on the draw; fewer examples, since every mutant reruns them.
+settings.register_profile("mutation", max_examples=40, deadline=None, derandomize=True,
                           database=None, suppress_health_check=list(HealthCheck))
 settings.register_profile("thorough", max_examples=3000, deadline=None,
                           suppress_health_check=list(HealthCheck))
