@@ -151,10 +151,6 @@ def test_envelope_parse_puts_the_caret_under_the_error(text: str, line: int, col
     assert_caret_under(shown, caret, column)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: teamwire envelope parse prints ParseError.context as is; caret_context counts a combining "
-    "mark as one column, which a terminal does not show (lint's text reporter re-lays the caret "
-    "and gets it right), so the caret stands one column right per combining mark"))
 @pytest.mark.parametrize("text,line,column", COMBINING)
 def test_envelope_parse_caret_after_combining_marks(text: str, line: int, column: int) -> None:
     message, shown, caret = cli_parse(text)
@@ -162,10 +158,6 @@ def test_envelope_parse_caret_after_combining_marks(text: str, line: int, column
     assert_caret_under(shown, caret, column)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: teamwire envelope parse shows U+3000 IDEOGRAPHIC SPACE as a one-column space "
-    "(cli.inputs.terminal_safe turns every Zs into ' ') while the caret was laid out with it two "
-    "columns wide (caret_context), so the caret stands one column right per U+3000"))
 @pytest.mark.parametrize("text,line,column", WIDE_SPACE)
 def test_envelope_parse_caret_after_an_ideographic_space(text: str, line: int, column: int) -> None:
     message, shown, caret = cli_parse(text)

@@ -45,9 +45,14 @@ def parse_cmd(source: str) -> None:
         message = f"{name}:{exc.line}:{exc.column}: error[{exc.code}]: {shorten_message(exc.message)}"
         if text.startswith("\ufeff") and exc.offset == 0:
             message += " (the text starts with a byte order mark; envelopes have none)"
-        snippet, _, caret = exc.context.partition("\n")
+        # The caret is laid out again for the line as a terminal shows it, as lint does
+        # (imported here: only a failed parse needs the linter's reporter).
+        from teamwire.validator.reporters.text import caret_under
+
+        context_line, _, caret = exc.context.partition("\n")
+        snippet, caret = caret_under(context_line, caret)
         click.echo(terminal_safe(message), err=True)
-        click.echo(f"{terminal_safe(snippet)}\n{caret}", err=True)
+        click.echo(f"{snippet}\n{caret}", err=True)
         sys.exit(1)
     click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
 

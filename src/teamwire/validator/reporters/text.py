@@ -70,8 +70,12 @@ def location(finding: Finding) -> str:
     return f"{head}: {place}" if place else head
 
 
-def _caret_under(source: str, caret: str) -> tuple[str, str]:
-    """The source line made visible and the caret moved under the same character."""
+def caret_under(source: str, caret: str) -> tuple[str, str]:
+    """The source line made visible and the caret moved under the same character.
+
+    ``caret`` was laid out under ``source`` with wide characters two columns wide and every
+    other character one (``ParseError.context``); on a terminal combining marks take none.
+    """
     indent = len(caret) - len(caret.lstrip(" "))
     if caret.strip(" ") != "^":
         return visible(source), caret
@@ -95,7 +99,7 @@ def _snippet(finding: Finding) -> list[str]:
     if not finding.snippet or (finding.line is None and not _in_file(finding)):
         return []
     source, _, caret = finding.snippet.partition("\n")
-    source, caret = _caret_under(source, caret)
+    source, caret = caret_under(source, caret)
     number = str(finding.line if finding.line is not None else finding.file_line)
     pad = " " * len(number)
     return [f" {pad} |", f" {number} | {source}", f" {pad} | {caret}"]
