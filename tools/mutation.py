@@ -1,7 +1,8 @@
 """Mutation testing of teamwire: run mutmut, then score what it found, module by module.
 
-    python tools/mutation.py run                       # every configured module (hours)
-    python tools/mutation.py run "teamwire.router.core*"   # one module's mutants
+    python tools/mutation.py run                       # every mutant not yet tested (hours)
+    python tools/mutation.py run "teamwire.router.core*"   # retest one module's mutants
+    python tools/mutation.py run --survivors           # retest the survivors (after new tests)
     python tools/mutation.py report                    # scores per module
     python tools/mutation.py report --survivors --diff # ... and each survivor's change
 
@@ -10,7 +11,9 @@
 each mutant, only the tests that called the mutated function (it records them in a first
 run of the whole suite), which is what keeps a run on a two-core machine in hours, not days.
 The modules it mutates are ``[tool.mutmut] only_mutate`` in pyproject.toml. Results are
-kept in ``mutants/`` and a rerun tests only what changed.
+kept in ``mutants/``: a run without names tests the mutants that have no verdict yet (new,
+or in a function edited since), cheapest first, and can be stopped and resumed at any time;
+a run with names (or ``--survivors``) retests the mutants they match, verdict or not.
 
 ``report`` reads mutmut's results and prints, per module: mutants killed (a test failed,
 timed out or crashed), survived (every selected test passed), untested (no test calls the
@@ -170,7 +173,14 @@ def report(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     env = dict(os.environ, TEAMWIRE_HYPOTHESIS_PROFILE="mutation")
-    command = [str(MUTMUT), "run", "--max-children", str(args.jobs), *args.names]
+    names = list(args.names)
+    if args.survivors:
+        found = verdicts()
+        names += sorted(name for name, verdict in found.items() if verdict == SURVIVED)
+        if not names:
+            print("no surviving mutants to retest", file=sys.stderr)
+            return 0
+    command = [str(MUTMUT), "run", "--max-children", str(args.jobs), *names]
     return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
 
 
@@ -181,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     run_parser = commands.add_parser("run", help="run mutmut (all modules, or the names given)")
     run_parser.add_argument("names", nargs="*",
                             help='mutant name patterns, e.g. "teamwire.router.core*"')
+    run_parser.add_argument("--survivors", action="store_true",
+                            help="retest every mutant that survived the last run")
     run_parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                             help="mutants tested at once (default: one per core)")
     report_parser = commands.add_parser("report", help="scores per module from the last run")
