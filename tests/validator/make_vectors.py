@@ -18,6 +18,7 @@ from typing import Any
 
 from teamwire.envelope import Envelope, MessageType, render
 from tests.validator.builders import Agent, PendingAsk, SessionBuilder, small_session
+from tests.validator.spec_session import SpecSession
 from tests.validator.vector_runner import expected, found, run_case
 
 OUT = Path(__file__).resolve().parents[2] / "conformance" / "transcripts"
@@ -136,6 +137,29 @@ def late_answer(answered: bool) -> dict[str, Any]:
         attributes=(("question_id", ask.question_id),))))
     b.say(ui, "Confirmed: the primary colour is blue.")
     return b.bundle()
+
+
+def late_answer_from_peer() -> tuple[dict[str, Any], int, int]:
+    """``late_answer(answered=True)``, but the late Answer comes from Full-Stack Engineer_1,
+    not from the leader whose answer call gave it; and where the Answer and that call are."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the colour palette.")
+    b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+    ask = b.ask_master(ui, "Blue or green for the primary colour?")
+    b.result(ui, ask.call_id, {"success": False, "error": {
+        "code": "timeout", "message": "No answer within 600 seconds."}})
+    b.say(ui, "No answer yet; the palette uses blue for now.")
+    call_id = b.call(b.leader, "answer_sub_agent_question", {
+        "agent_id": 1, "role_id": "ui-operator", "question_id": ask.question_id,
+        "answer": "Blue."})
+    call_at = len(b.leader.messages) - 1
+    b.result(b.leader, call_id, {"success": True, "display_name": ui.name,
+                                 "question_id": ask.question_id})
+    b.deliver(ui, render(Envelope(sender=FSE, label="回答", id="ans_fse_001", tag="Answer",
+                                  content="Blue.", attributes=(("question_id", ask.question_id),))))
+    late_at = len(ui.messages) - 1
+    b.say(ui, "Confirmed: the primary colour is blue.")
+    return b.bundle(), late_at, call_at
 
 
 def numbered_after_highest() -> dict[str, Any]:
@@ -913,7 +937,173 @@ def id_cases() -> list[dict[str, Any]]:
             agent=TL,
         ),
         case("TW305 near miss: out_uio_001", [user(OUT1)], [], agent=TL),
+        *id_shape_cases(),
+        *spec_id_cases(),
     ]
+
+
+def spec_team() -> tuple[SpecSession, Any, Any]:
+    """A session built from the specification's rules (spec_session): the Team Leader creates
+    UI Operator_1 and Full-Stack Engineer_1."""
+    s = SpecSession()
+    return s, s.create("ui-operator", "UI Operator", 1), s.create("full-stack-engineer",
+                                                                   "Full-Stack Engineer", 1)
+
+
+def spec_id_cases() -> list[dict[str, Any]]:
+    """Ids across the conversations of a session (TW-ID-010, TW-ID-011)."""
+    s, ui, fse = spec_team()
+    clean = copy.deepcopy(s.bundle())
+    ui_task, fse_task = s.sent[0], s.sent[1]
+    fse_task.delivery["content"] = fse_task.delivery["content"].replace(fse_task.id, ui_task.id)
+    shared_task, task_at = s.bundle(), s.index(FSE, fse_task.delivery)
+
+    s, ui, fse = spec_team()
+    note = s.message(ui)
+    s.say(ui)
+    fse.messages.append(copy.deepcopy(note.delivery))
+    copied = s.bundle()
+    copied_at = len(fse.messages) - 1
+
+    s, ui, fse = spec_team()
+    first, second = s.message(ui), s.message(fse)
+    second.delivery["content"] = second.delivery["content"].replace(second.id, first.id)
+    shared_message, message_at = s.bundle(), s.index(FSE, second.delivery)
+
+    # The first conversation that repeats an id of another still brings ids of its own.
+    s, ui, fse = spec_team()
+    ui2 = s.create("ui-operator", "UI Operator", 2)
+    to_fse, to_ui2 = s.message(fse), s.message(ui2)
+    ui_task, fse_task = s.sent[0], s.sent[1]
+    fse_task.delivery["content"] = fse_task.delivery["content"].replace(fse_task.id, ui_task.id)
+    to_ui2.delivery["content"] = to_ui2.delivery["content"].replace(to_ui2.id, to_fse.id)
+    twice_reused = s.bundle()
+    twice_at = (s.index(FSE, fse_task.delivery), s.index(ui2.name, to_ui2.delivery))
+    return [
+        case("TW301 the Tasks of two sub-agents carry one id", shared_task,
+             [("TW301", FSE, task_at)]),
+        case("TW301 near miss: task_001 and task_002 in two conversations", clean, []),
+        case("TW301 the leader's Messages to two sub-agents carry one id", shared_message,
+             [("TW301", FSE, message_at)]),
+        case("TW301 two ids, each reused in a later conversation", twice_reused,
+             [("TW301", FSE, twice_at[0]), ("TW301", "UI Operator_2", twice_at[1])]),
+        case("TW303 a leader's Message is delivered to its receiver and to another sub-agent",
+             copied, [("TW303", FSE, copied_at), ("TW511", FSE, copied_at)]),
+        case("TW303 near miss: two Messages with two ids, one to each sub-agent",
+             spec_messages_to_both(), []),
+    ]
+
+
+def spec_messages_to_both() -> dict[str, Any]:
+    s, ui, fse = spec_team()
+    s.message(ui)
+    s.message(fse)
+    return s.bundle()
+
+
+def id_shape_cases() -> list[dict[str, Any]]:
+    """Which ids the router allocates and which an agent chooses, by sender and type.
+
+    The router allocates the ids of Tasks, reports, Answers and the Team Leader's Messages
+    (TW-ID-004): one without the shape of the prefix table breaks a MUST (TW-ID-003), TW107,
+    an error. The ids of Asks (the leader's ask_sub_agent included) and of sub-agents' Messages
+    are chosen by the calling agent: their shape is a SHOULD (TW-ID-012), TW304, a warning,
+    in the envelope and in the ask tool call alike. Each malformed id has a near miss, the
+    same message with a well-formed id.
+    """
+    out: list[dict[str, Any]] = []
+    # (what, sender, label, tag, malformed id, well-formed id, receiver, rule)
+    envelopes = [
+        ("a Team Leader Message", TL, "消息", "Message", "msg-tl-7", "msg_tl_007", UIO, "TW107"),
+        ("a Team Leader Message, counter not padded", TL, "消息", "Message", "msg_tl_7",
+         "msg_tl_007", UIO, "TW107"),
+        ("a Team Leader Task", TL, "任务发布", "Task", "task-7", "task_007", UIO, "TW107"),
+        ("a sub-agent's progress report", UIO, "任务进度输出", "Output", "out-uio-7",
+         "out_uio_007", TL, "TW107"),
+        ("a sub-agent's completion", UIO, "任务完成汇报", "Output", "out_uio_7", "out_uio_007",
+         TL, "TW107"),
+        ("a sub-agent's Message (ask_other_agent, agent-chosen)", FSE, "消息", "Message",
+         "msg_fse_7", "msg_fse_007", UIO, "TW304"),
+        ("a sub-agent's Ask (agent-chosen)", UIO, "提问", "Ask", "ask-uio-7", "ask_uio_007", TL,
+         "TW304"),
+        ("a Team Leader Ask (ask_sub_agent, agent-chosen)", TL, "提问", "Ask", "ask-tl-7",
+         "ask_tl_007", UIO, "TW304"),
+    ]
+    for what, sender, label, tag, bad, good, receiver, rule in envelopes:
+        for profile in ("strict", "astrion"):
+            suffix = "" if profile == "strict" else ", under profile astrion"
+            text = env(sender, label, bad, tag, "Use the blue palette.")
+            out.append(case(f"{rule} {what} with the malformed id {bad!r}{suffix}",
+                            [user(text)], [(rule, receiver, 0)], agent=receiver,
+                            profile=profile))
+        out.append(case(f"{rule} near miss: {what} with the id {good!r}",
+                        [user(env(sender, label, good, tag, "Use the blue palette."))], [],
+                        agent=receiver))
+    # The plan a first, well-formed Message of the leader leaves must still check the ids of
+    # the next ones.
+    out.append(case(
+        "TW107 a Team Leader Message with a malformed id after one with a well-formed id",
+        [user(TASK), user(env(TL, "消息", "msg_tl_001", "Message", "Use blue.")),
+         user(env(TL, "消息", "msg-tl-7", "Message", "Use navy."))],
+        [("TW107", UIO, 2)], agent=UIO))
+    out.append(case(
+        "TW106 a Team Leader Message with the ask_ prefix (the router allocates it)",
+        [user(env(TL, "消息", "ask_tl_001", "Message", "Use blue."))],
+        [("TW106", UIO, 0)], agent=UIO))
+    out.append(case(
+        "TW304 near miss: a Team Leader Message with the ask_ prefix is TW106, not agent-chosen",
+        [user(env(TL, "消息", "ask_tl_001", "Message", "Use blue."))],
+        [("TW106", UIO, 0)], agent=UIO))
+    out.append(case(
+        "TW107 near miss: a Team Leader Ask with the msg_ prefix is agent-chosen (TW304)",
+        [user(env(TL, "提问", "msg_tl_001", "Ask", "Status?"))],
+        [("TW304", UIO, 0)], agent=UIO))
+    answer_to = {"question": "Which shade of blue?", "question_id": "ask_uio_001"}
+    for bad in ("ans-tl-7", "ans_tl_7"):
+        out.append(case(
+            f"TW107 the Team Leader's Answer with the malformed id {bad!r}",
+            [calls("ask_master", answer_to),
+             result(env(TL, "回答", bad, "Answer", "Navy.", (("question_id", "ask_uio_001"),)))],
+            [("TW107", UIO, 1)], agent=UIO))
+    out.append(case(
+        "TW107 a sub-agent's Answer (to ask_sub_agent) with a malformed id",
+        [calls("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                    "task": "Design the palette."}, "call_0"),
+         result({"success": True, "agent_id": 1, "role_id": "ui-operator", "display_name": UIO,
+                 "task_id": "task_001"}, "call_0"),
+         calls("ask_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "question": "Status?",
+                                 "question_id": "ask_tl_001"}),
+         result(env(UIO, "回答", "ans-uio-1", "Answer", "Done soon.",
+                    (("question_id", "ask_tl_001"),)))],
+        [("TW107", TL, 3)], agent=TL))
+    out.append(case(
+        "TW107 near miss: the Answer with the id ans_tl_007",
+        [calls("ask_master", answer_to),
+         result(env(TL, "回答", "ans_tl_007", "Answer", "Navy.", (("question_id", "ask_uio_001"),)))],
+        [], agent=UIO))
+    # Agent-chosen ids as the ask tools take them.
+    chosen: list[tuple[str, dict[str, Any], str, str, str, str]] = [
+        ("ask_master", {"question": "Which blue?"}, "question_id", "ask-uio-7", "ask_uio_007", UIO),
+        ("ask_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "question": "Status?"},
+         "question_id", "ask-tl-7", "ask_tl_007", TL),
+        ("ask_other_agent", {"target_agent_id": 1, "role_id": "full-stack-engineer",
+                             "content": "Is the API final?"}, "message_id", "ask_uio_7",
+         "ask_uio_007", UIO),
+        ("ask_other_agent", {"target_agent_id": 1, "role_id": "full-stack-engineer",
+                             "content": "The pages are ready."}, "message_id", "msg_uio_7",
+         "msg_uio_007", UIO),
+    ]
+    for tool, arguments, key, bad, good, caller in chosen:
+        text = "Asking." if tool == "ask_other_agent" else ""
+        verdicts: list[tuple[str, list[tuple[str, str | None, int | None]]]] = [
+            (bad, [("TW304", caller, 0)]), (good, [])]
+        for value, expect in verdicts:
+            near = "" if expect else "near miss: "
+            out.append(case(
+                f"TW304 {near}{tool} with the agent-chosen {key} {value!r}",
+                [calls(tool, {**arguments, key: value}, text=text), result(error("timeout"))],
+                expect, agent=caller))
+    return out
 
 
 def drop_role_ids(bundle: dict[str, Any]) -> None:
@@ -1885,6 +2075,13 @@ def flow_cases() -> list[dict[str, Any]]:
             profile="astrion",
         ),
         case(
+            "TW511 an astrion late Answer to ask_master from a sub-agent, while the leader's "
+            "answer never arrives",
+            late_answer_from_peer()[0],
+            [("TW511", UIO, late_answer_from_peer()[1]), ("TW508", TL, late_answer_from_peer()[2])],
+            profile="astrion",
+        ),
+        case(
             "TW511 near miss: astrion numbers a sub-agent created without agent_id after the "
             "highest agent_id of its role",
             numbered_after_highest(),
@@ -1895,7 +2092,244 @@ def flow_cases() -> list[dict[str, Any]]:
         case("TW512 near miss: the clean session", small_session(), []),
         case("TW513 a progress report labelled as completion", kind, [("TW513", TL, kind_at)]),
         case("TW513 near miss: the clean session", small_session(), []),
+        *spec_flow_cases(),
     ]
+
+
+def spec_flow_cases() -> list[dict[str, Any]]:
+    """Cross-conversation rules on sessions built from the specification's rules alone
+    (spec_session): each case edits one thing the spec fixes, and names what that breaks."""
+    out: list[dict[str, Any]] = []
+
+    def add(description: str, s: SpecSession, expect: list[tuple[str, str | None, int | None]]) -> None:
+        out.append(case(description, copy.deepcopy(s.bundle()), expect))
+
+    # TW501 (TW-ID-013, TW-TOOL-020): the Ask carries the id the asker chose; the leader's
+    # answer names that id, so it answers a question it never received (TW-ROUTE-015).
+    s, ui, _fse = spec_team()
+    ask = s.ask_master(ui)
+    add("TW501 near miss: ask_master's Ask arrives with the chosen id", s, [])
+    ask.delivery["content"] = ask.delivery["content"].replace(ask.id, "ask_uio_009")
+    add("TW501 ask_master's Ask arrives with another id than the chosen one", s,
+        [("TW501", UIO, s.index(UIO, ask.source)), ("TW502", TL, s.index(TL, ask.answered_by))])
+
+    # TW501 (TW-TOOL-013): the leader's ask_sub_agent reaches the sub-agent as an Ask.
+    s, ui, _fse = spec_team()
+    ask = s.ask_sub(ui)
+    add("TW501 near miss: ask_sub_agent's Ask reaches the sub-agent", s, [])
+    ui.messages.remove(ask.delivery)
+    add("TW501 ask_sub_agent's Ask never reaches the sub-agent", s,
+        [("TW501", TL, s.index(TL, ask.source))])
+
+    # TW501 (TW-TOOL-021): ask_other_agent reaches the peer; the peer's answer then names a
+    # question it never received (TW502).
+    s, ui, fse = spec_team()
+    _report, ask = s.ask_other(ui, fse)
+    add("TW501 near miss: ask_other_agent's Ask reaches the peer", s, [])
+    fse.messages.remove(ask.delivery)
+    add("TW501 ask_other_agent's Ask never reaches the peer, which answers it all the same", s,
+        [("TW501", UIO, s.index(UIO, ask.source)), ("TW502", FSE, s.index(FSE, ask.answered_by))])
+
+    # TW502 (TW-ROUTE-015): an answer names a question the caller has received before.
+    s, ui, _fse = spec_team()
+    ask = s.ask_master(ui)
+    add("TW502 near miss: the leader answers the Ask after it arrived", s, [])
+    s.leader.messages.remove(ask.delivery)
+    s.leader.messages.append(ask.delivery)
+    add("TW502 the leader answers an Ask that arrives only after its answer", s,
+        [("TW502", TL, s.index(TL, ask.answered_by))])
+
+    # TW503 (TW-ROUTE-015): a second answer to one question fails with not-waiting.
+    for code in ("not-waiting", None):
+        s, ui, fse = spec_team()
+        _report, ask = s.ask_other(ui, fse)
+        assert ask.answered_by is not None
+        again = json.loads(ask.answered_by["tool_calls"][0]["function"]["arguments"])
+        fse.messages.append(calls("answer_other_agent", dict(again, answer="Yes, final."), "call_x"))
+        fse.messages.append(result(error(code) if code else {
+            "success": True, "display_name": UIO, "message_id": ask.id}, "call_x"))
+        if code:
+            add("TW503 near miss: a second answer_other_agent to one question fails with "
+                "not-waiting", s, [])
+        else:
+            add("TW503 a second answer_other_agent to one question succeeds", s,
+                [("TW503", FSE, len(fse.messages) - 2)])
+
+    # TW505 (TW-TOOL-007): create_sub_agent that succeeded made a sub-agent with a conversation.
+    s, ui, fse = spec_team()
+    s.say(ui)
+    bundle = copy.deepcopy(s.bundle())
+    del bundle["agents"][FSE]
+    out.append(case("TW505 create_sub_agent made a sub-agent the bundle has no conversation for",
+                    bundle, [("TW505", TL, s.index(TL, s.sent[1].source))]))
+    s = SpecSession()
+    s.leader.messages.append(calls("create_sub_agent", {"agent_id": 1, "role_id": "tester",
+                                                        "task": "Test the API."}, "call_x"))
+    s.leader.messages.append(result(error("unknown-role"), "call_x"))
+    add("TW505 near miss: a create_sub_agent that failed made no sub-agent", s, [])
+
+    # TW505 and TW-ROUTE-020: a Message still queued when its receiver is terminated is dropped.
+    for terminated in (False, True):
+        s, ui, _fse = spec_team()
+        note = s.message(ui)
+        ui.messages.remove(note.delivery)
+        if terminated:
+            s.terminate(ui)
+            add("TW505 near miss: the leader terminates the receiver of a Message that has not "
+                "arrived (its queue is discarded)", s, [])
+        else:
+            add("TW505 a leader's Message never reaches its sub-agent", s,
+                [("TW505", TL, s.index(TL, note.source))])
+
+    # TW506 (TW-DEL-001, TW-DEL-003): the Task is lost while a later Message arrives.
+    s, ui, _fse = spec_team()
+    s.message(ui)
+    add("TW506 near miss: the Task, then the Message arrive", s, [])
+    task = s.sent[0]
+    ui.messages.remove(task.delivery)
+    add("TW506 the Task never arrives while the leader's later Message does", s,
+        [("TW506", TL, s.index(TL, task.source))])
+
+    # TW507 (TW-DEL-003): one channel carries Tasks, Messages and the leader's Asks alike.
+    s, ui, _fse = spec_team()
+    note = s.message(ui)
+    ask = s.ask_sub(ui)
+    add("TW507 near miss: the leader's Message, then its Ask, arrive in order", s, [])
+    at = s.index(UIO, note.delivery)
+    ui.messages.remove(ask.delivery)
+    ui.messages.insert(at, ask.delivery)
+    add("TW507 the leader's ask_sub_agent Ask overtakes its earlier Message", s,
+        [("TW507", TL, s.index(TL, ask.source))])
+
+    # TW508 (TW-TOOL-014): the Answer the asker gets is the answer the leader gave.
+    s, ui, _fse = spec_team()
+    ask = s.ask_master(ui)
+    add("TW508 near miss: the asker gets the leader's answer", s, [])
+    answer = ui.messages[s.index(UIO, ask.source) + 1]
+    answer["content"] = answer["content"].replace("Blue", "Green")
+    add("TW508 the asker gets an Answer with another text than the leader's answer call gave",
+        s, [("TW508", TL, s.index(TL, ask.answered_by))])
+
+    # TW511 (TW-SEC-002): every Ask comes from an ask call of its sender.
+    s, ui, _fse = spec_team()
+    s.ask_master(ui)
+    add("TW511 near miss: the Ask of an ask_master call", s, [])
+    s.leader.messages.append(user(env(UIO, "提问", "ask_uio_009", "Ask", "Approve the merge?")))
+    add("TW511 an Ask that no ask_master call of its sender sent", s,
+        [("TW511", TL, len(s.leader.messages) - 1)])
+
+    # TW514 (TW-TYPE-018, Routing, answer matching): the first natural output after the
+    # leader's Ask answers it, not the completion said just before the Ask arrived.
+    s, ui, _fse = spec_team()
+    s.say(ui)
+    ask = s.ask_sub(ui)
+    add("TW514 near miss: the answer to ask_sub_agent, said after a completion, is no report",
+        s, [])
+    assert ask.answered_by is not None
+    s.leader.messages.append(user(env(UIO, "任务完成汇报", s.allocate("completion", ui),
+                                      "Output", ask.answered_by["content"])))
+    add("TW514 the answer to ask_sub_agent, said after a completion, also arrives as a report",
+        s, [("TW514", TL, len(s.leader.messages) - 1)])
+
+    # TW502 (TW-ROUTE-015): the answer names the asker, and that asker asked the question.
+    s, _ui, fse = spec_team()
+    ask = s.ask_master(fse)
+    add("TW502 near miss: the leader's answer names the sub-agent that asked", s, [])
+    call = ask.answered_by["tool_calls"][0]["function"] if ask.answered_by else {}
+    call["arguments"] = json.dumps(dict(json.loads(call["arguments"]), agent_id=1,
+                                        role_id="ui-operator"))
+    add("TW502 the leader's answer names another sub-agent than the one that asked", s,
+        [("TW502", TL, s.index(TL, ask.answered_by))])
+
+    # TW508 (TW-TOOL-014) beside TW504 (TW-TYPE-009, TW-TYPE-013): the result of the ask is
+    # not the leader's answer to it, so that answer never came back.
+    for what, old_text, new_text in (
+            ("names another question", 'question_id="ask_uio_001"', 'question_id="ask_uio_009"'),
+            ("comes from another agent", f"{TL}", FSE)):
+        s, ui, _fse = spec_team()
+        ask = s.ask_master(ui)
+        answer = ui.messages[s.index(UIO, ask.source) + 1]
+        answer["content"] = answer["content"].replace(old_text, new_text).replace(
+            "ans_tl_001", "ans_fse_001" if new_text == FSE else "ans_tl_001")
+        add(f"TW508 the Answer that ask_master returns {what}", s,
+            [("TW504", UIO, s.index(UIO, answer)), ("TW508", TL, s.index(TL, ask.answered_by))])
+
+    # TW505 and TW-TOOL-026: a terminate_sub_agent that failed discards no queue.
+    s, ui, _fse = spec_team()
+    note = s.message(ui)
+    ui.messages.remove(note.delivery)
+    s.leader.messages.append(calls("terminate_sub_agent", {"agent_id": 1, "role_id": "ui-operator"},
+                                   "call_x"))
+    s.leader.messages.append(result(error("store-failed"), "call_x"))
+    add("TW505 a Message never arrives, and the leader's terminate_sub_agent of its receiver "
+        "failed", s, [("TW505", TL, s.index(TL, note.source))])
+
+    # TW507 (TW-DEL-005): every report that arrives before one said earlier, over many reports.
+    for duplicates in (False, True):
+        s, ui, _fse = spec_team()
+        reports = [s.work(ui) for _ in range(36)]
+        places = [s.index(TL, r.delivery) for r in reports]
+        for place, report in zip(places, reversed(reports), strict=True):
+            s.leader.messages[place] = report.delivery
+        if duplicates:  # one text said twice: its reports pair off in the order said
+            s.work(ui, "Still reading the notes.")
+            s.work(ui, "Still reading the notes.")
+        twice = ", then one text reported twice in order" if duplicates else ""
+        add(f"TW507 36 reports of one sub-agent arrive in reverse order{twice}", s,
+            [("TW507", TL, place) for place in places[:-1]])
+
+    # TW606 (TW-RES-010, TW-RES-015): a run result the sender said itself is relayed as said.
+    s, ui, _fse = spec_team()
+    s.work(ui)
+    said = {"role": "assistant", "content": RUN_RESULT.replace(UIO, FSE)}
+    ui.messages.append(said)
+    s.leader.messages.append(user(env(UIO, "任务完成汇报", s.allocate("completion", ui), "Output",
+                                      said["content"])))
+    add("TW606 near miss: the sender said that run result itself, after other output", s,
+        [("TW604", UIO, s.index(UIO, said))])
+    ui.messages.remove(said)
+    add("TW606 a completion whose run result speaks of another agent, which the sender never "
+        "said", s, [("TW606", TL, len(s.leader.messages) - 1)])
+
+    # TW501 (TW-TYPE-010): an ask_other_agent whose message_id starts with msg_ is a Message;
+    # delivered as an Ask, the Message never arrived and the Ask came from no call.
+    for label, tag in (("消息", "Message"), ("提问", "Ask")):
+        s, ui, fse = spec_team()
+        telling = "Telling Full-Stack Engineer_1 the pages are ready."
+        fse_call = calls("ask_other_agent", {"target_agent_id": 1, "role_id": "full-stack-engineer",
+                                             "content": "The pages are ready.",
+                                             "message_id": "msg_uio_001"}, "call_x", telling)
+        ui.messages += [fse_call, result(error("timeout"), "call_x")]
+        s.leader.messages.append(user(env(UIO, "任务进度输出", "out_uio_001", "Output", telling)))
+        fse.messages.append(user(env(UIO, label, "msg_uio_001", tag, "The pages are ready.")))
+        if tag == "Message":
+            add("TW501 near miss: an ask_other_agent with a msg_ id arrives as a Message", s, [])
+        else:
+            at = len(fse.messages) - 1
+            add("TW501 an ask_other_agent with a msg_ id arrives as an Ask", s,
+                [("TW501", UIO, s.index(UIO, fse_call)), ("TW511", FSE, at), ("TW304", FSE, at)])
+
+    # TW511: a delivery can be compared with what its sender sent only when the bundle holds
+    # the sender's conversation.
+    s, ui, fse = spec_team()
+    ask_call = calls("ask_master", {"question": "Which API version?", "question_id": "ask_fse_001"},
+                     "call_x")
+    fse.messages.append(ask_call)
+    s.leader.messages.append(user(env(FSE, "提问", "ask_fse_001", "Ask", "Which API version?")))
+    bundle = copy.deepcopy(s.bundle())
+    del bundle["agents"][FSE]
+    out.append(case("TW511 near miss: an Ask from a sub-agent whose conversation the bundle "
+                    "does not hold (only its creation is reported)", bundle,
+                    [("TW505", TL, s.index(TL, s.sent[1].source))]))
+
+    # TW512 (TW-TYPE-016, TW-TYPE-019): the text beside ask_other_agent is a progress report.
+    s, ui, fse = spec_team()
+    report, _ask = s.ask_other(ui, fse)
+    add("TW512 near miss: the text beside ask_other_agent reaches the leader as progress", s, [])
+    s.leader.messages.remove(report.delivery)
+    add("TW512 the text beside ask_other_agent never reaches the leader", s,
+        [("TW512", UIO, s.index(UIO, report.source))])
+    return out
 
 
 def security_cases() -> list[dict[str, Any]]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from teamwire.envelope import Envelope, render
+from tests.validator.spec_session import Agent as SpecAgent
+from tests.validator.spec_session import SpecSession
 
 NAMES = ["Team Leader", "UI Operator_1", "Full-Stack Engineer_1", "UI Operator_2", "X_0", ""]
 TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_to_sub_agent", "ask_sub_agent",
@@ -95,3 +98,83 @@ def bundles(draw: st.DrawFn) -> Any:
     bundle: dict[str, Any] = {"teamwire": draw(st.sampled_from(["1.0", "2.0", 1])),
                               "agents": agents}
     return bundle
+
+
+# -- sessions built by the specification's rules, and what is no chat message ------------------
+
+ROLES = [("ui-operator", "UI Operator", 1), ("full-stack-engineer", "Full-Stack Engineer", 1),
+         ("ui-operator", "UI Operator", 2)]
+"""Two instances of one role (one abbreviation), and two roles with agent_id 1."""
+
+
+@st.composite
+def spec_sessions(draw: st.DrawFn) -> SpecSession:
+    """A consistent session (spec_session) of up to three sub-agents doing what the protocol
+    offers, in any order; it lints clean."""
+    s = SpecSession()
+    created = draw(st.integers(1, len(ROLES)))
+    live: list[SpecAgent] = [s.create(*role) for role in ROLES[:created]]
+    for action in draw(st.lists(st.sampled_from(
+            ["create", "message", "ask_sub", "work", "say", "ask_master", "ask_other",
+             "terminate"]), min_size=2, max_size=16)):
+        if action == "create":
+            if created < len(ROLES):
+                live.append(s.create(*ROLES[created]))
+                created += 1
+            continue
+        if not live:
+            break
+        agent = draw(st.sampled_from(live))
+        if action == "ask_other":
+            others = [a for a in live if a is not agent]
+            if others:
+                s.ask_other(agent, draw(st.sampled_from(others)))
+        elif action == "terminate":
+            s.terminate(agent)
+            live.remove(agent)
+        else:
+            getattr(s, action)(agent)
+    return s
+
+
+CHAT_ROLES = ("system", "user", "assistant", "tool")
+_NOT_A_STRING = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                 | st.dictionaries(st.text(max_size=5), st.integers(), max_size=2))
+_NOT_AN_OBJECT = (st.none() | st.booleans() | st.integers() | st.text(max_size=10)
+                  | st.floats(allow_nan=False, allow_infinity=False) | st.lists(json_values, max_size=3))
+_PARTS = st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=8)}),
+                  min_size=1, max_size=2)
+_PLAIN = st.text(alphabet="abcdefghij .,", max_size=20)
+
+
+@st.composite
+def not_messages(draw: st.DrawFn) -> tuple[Any, str]:
+    """An element of a conversation that is no chat-completions message, and the one rule
+    that says so (TW004), or a message whose content is an array of parts (TW005)."""
+    kind = draw(st.integers(0, 6))
+    if kind == 0:  # not an object
+        return draw(_NOT_AN_OBJECT), "TW004"
+    if kind == 1:  # no role, or one chat completions does not have
+        value: dict[str, Any] = {"content": draw(contents)} if draw(st.booleans()) else {}
+        if draw(st.booleans()):
+            value["role"] = draw(st.sampled_from(["robot", "Assistant", "", "developer", "function"])
+                                 | _NOT_A_STRING)
+        assume(value.get("role") not in CHAT_ROLES)
+        return value, "TW004"
+    if kind == 2:  # a system or user message whose content is not a string
+        role = draw(st.sampled_from(["system", "user"]))
+        if draw(st.booleans()):
+            return {"role": role, "content": draw(_PARTS)}, "TW005"
+        return ({"role": role, "content": draw(_NOT_A_STRING)} if draw(st.booleans())
+                else {"role": role}), "TW004"
+    if kind == 3:  # an assistant message with neither content nor tool calls
+        return ({"role": "assistant", "content": None} if draw(st.booleans())
+                else {"role": "assistant"}), "TW004"
+    if kind == 4:  # tool calls that are not an array
+        return {"role": "assistant", "content": None,
+                "tool_calls": draw(st.sampled_from([{}, "call_1", 3, True]))}, "TW004"
+    # a tool message without a tool_call_id string
+    tool: dict[str, Any] = {"role": "tool", "content": draw(_PLAIN)}
+    if draw(st.booleans()):
+        tool["tool_call_id"] = draw(st.sampled_from([None, "", 7, ["call_1"]]))
+    return tool, "TW004"

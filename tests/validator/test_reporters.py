@@ -137,10 +137,34 @@ def test_junit_is_xml_with_one_suite_per_file(report: LintReport) -> None:
 
 
 def test_junit_survives_control_characters(tmp_path: Path) -> None:
+    # XML 1.0 cannot carry U+0001 or U+000B even escaped: the reporter replaces them with
+    # U+FFFD (reporters/junit.py) and keeps every finding, with its message and snippet.
+    ask = "来自 A\x01_1 的提问\nid: ask_a_001\n\n<A\x01_1>\n<Ask>\nhi\n</Ask>\n</A\x01_1>"
     path = tmp_path / "c.json"
-    path.write_text(json.dumps([{"role": "user", "content": "来自 A\x01_1 的提问\nid: x"}]),
+    path.write_text(json.dumps([{"role": "user", "content": ask},
+                                {"role": "user", "content": "来自 B_1 的提问\nid: x\x0b"}]),
                     encoding="utf-8")
-    ET.fromstring(render(LintReport([lint_file(str(path))]), "junit"))
+    report = LintReport([lint_file(str(path), LintOptions(agent="Team Leader"))])
+    # TW-SEC-003: a display name with a control character; TW-ENV-003: an id line with one.
+    assert [(f.rule, f.agent, f.index) for f in report.findings] == [
+        ("TW602", "Team Leader", 0), ("TW101", "Team Leader", 1)]
+    root = ET.fromstring(render(report, "junit"))
+    assert (root.get("tests"), root.get("failures")) == ("2", "2")
+    [suite] = root.findall("testsuite")
+    assert suite.get("name") == str(path) and suite.get("failures") == "2"
+    cases = suite.findall("testcase")
+    assert [c.get("name", "").split(":")[0] for c in cases] == [
+        "TW602 unsafe-display-name", "TW101 envelope-syntax"]
+    unsafe, syntax = (c.find("failure") for c in cases)
+    assert unsafe is not None and syntax is not None
+    assert unsafe.get("type") == "TW602 (error)" and syntax.get("type") == "TW101 (error)"
+    # The messages spell the characters out; the snippets quote the text, made XML-safe.
+    assert unsafe.get("message") == "display name 'A\\x01_1' holds '\\x01' (U+0001)"
+    assert syntax.get("message") == "expected a line break, found '\\x0b'"
+    assert unsafe.text == (f"{path}: Team Leader #0 1:4: display name 'A\\x01_1' holds '\\x01' "
+                           "(U+0001)\n来自 A\ufffd_1 的提问\n     ^")
+    assert syntax.text == (f"{path}: Team Leader #1 2:6: expected a line break, found '\\x0b'"
+                           "\nid: x\ufffd\n     ^")
 
 
 def test_text_shows_snippet_and_summary(report: LintReport) -> None:
