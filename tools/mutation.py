@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     names = list(args.names)
     if args.survivors:
         found = verdicts()
-        names += sorted(name for name, verdict in found.items() if verdict == SURVIVED)
+        names += sorted(name for name, verdict in found.items() if verdict in (SURVIVED, UNTESTED))
         if not names:
             print("no surviving mutants to retest", file=sys.stderr)
             return 0
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     run_parser.add_argument("names", nargs="*",
                             help='mutant name patterns, e.g. "teamwire.router.core*"')
     run_parser.add_argument("--survivors", action="store_true",
-                            help="retest every mutant that survived the last run")
+                            help="retest every mutant that survived or had no test in the last run")
     run_parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                             help="mutants tested at once (default: one per core)")
     report_parser = commands.add_parser("report", help="scores per module from the last run")
