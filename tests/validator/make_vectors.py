@@ -2130,6 +2130,29 @@ def spec_flow_cases() -> list[dict[str, Any]]:
     add("TW501 ask_other_agent's Ask never reaches the peer, which answers it all the same", s,
         [("TW501", UIO, s.index(UIO, ask.source)), ("TW502", FSE, s.index(FSE, ask.answered_by))])
 
+    # TW506/TW501 and TW-ROUTE-020: termination discards what was still queued, nothing else.
+    # A message is known to have left the queue when a later one of the channel arrived (FIFO)
+    # or when its ask was answered; its absence is then a loss, terminated receiver or not.
+    s, ui, _fse = spec_team()
+    first = s.message(ui)
+    s.message(ui)
+    ui.messages.remove(first.delivery)
+    s.terminate(ui)
+    add("TW506 a Message lost before a later one arrived, its receiver terminated afterwards", s,
+        [("TW506", TL, s.index(TL, first.source))])
+    s, ui, _fse = spec_team()
+    s.message(ui)
+    last = s.message(ui)
+    ui.messages.remove(last.delivery)
+    s.terminate(ui)
+    add("TW506 near miss: the last Message never arrived and its receiver was terminated", s, [])
+    s, ui, _fse = spec_team()
+    ask = s.ask_sub(ui)
+    ui.messages.remove(ask.delivery)
+    s.terminate(ui)
+    add("TW501 an answered ask_sub_agent whose Ask is missing, its receiver terminated later", s,
+        [("TW501", TL, s.index(TL, ask.source))])
+
     # TW502 (TW-ROUTE-015): an answer names a question the caller has received before.
     s, ui, _fse = spec_team()
     ask = s.ask_master(ui)

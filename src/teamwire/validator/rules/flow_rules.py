@@ -79,7 +79,9 @@ rule("TW506", "message-lost", E,
      requirements=("TW-DEL-001", "TW-DEL-003"), scope="bundle",
      rationale="""
 Messages from one sender to one receiver are delivered in order and none is dropped; a gap
-followed by later deliveries is a lost message.""",
+followed by later deliveries is a lost message. That holds when the Team Leader terminated the
+receiver afterwards too: termination discards only what is still queued (TW-ROUTE-020), and a
+queue is drained first in, first out, so a message older than one that arrived had left it.""",
      bad="Team Leader sends 'A', 'B' to UI Operator_1; its conversation holds only 'B'",
      good="Team Leader sends 'A', 'B' to UI Operator_1; its conversation holds 'A', then 'B'")
 
