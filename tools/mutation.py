@@ -5,6 +5,8 @@
     python tools/mutation.py run --survivors           # retest the survivors (after new tests)
     python tools/mutation.py report                    # scores per module
     python tools/mutation.py report --survivors --diff # ... and each survivor's change
+    python tools/mutation.py check "teamwire.envelope.*" -- tests/envelope/test_new.py
+                                                       # do these tests kill those survivors?
 
 ``run`` calls ``mutmut run`` with the derandomized hypothesis profile ``mutation``
 (tests/conftest.py), so a mutant's verdict does not depend on the draw. mutmut runs, for
@@ -25,6 +27,7 @@ It exits 1 when the total score is below ``--target`` (default 90), 0 otherwise.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import subprocess
@@ -184,6 +187,30 @@ def run(args: argparse.Namespace) -> int:
     return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
 
 
+def check(args: argparse.Namespace) -> int:
+    """Run the given tests against each matching survivor, through mutmut's trampolines, and
+    say which the tests kill. Reads mutants/ only, so it can run beside a mutmut run; its
+    verdicts are not recorded (retest with ``run`` for that)."""
+    found = verdicts()
+    names = sorted(name for name, verdict in found.items() if verdict in (SURVIVED, UNTESTED)
+                   and any(fnmatch.fnmatchcase(name, pattern) for pattern in args.names))
+    if not names:
+        print("no surviving mutant matches", file=sys.stderr)
+        return 2
+    killed = 0
+    for name in names:
+        env = dict(os.environ, MUTANT_UNDER_TEST=name, PYTHONPATH=str(MUTANTS / "src"),
+                   TEAMWIRE_HYPOTHESIS_PROFILE="mutation")
+        result = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                                 *args.tests], cwd=ROOT, env=env, capture_output=True, check=False)
+        verdict = KILLED if result.returncode == 1 else SURVIVED if result.returncode == 0 \
+            else f"error (pytest exit {result.returncode})"
+        killed += verdict == KILLED
+        print(f"{verdict:9} {name}", flush=True)
+    print(f"\n{killed} of {len(names)} killed")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/mutation.py",
                                      description=__doc__.split("\n\n")[0])
@@ -203,9 +230,20 @@ def main(argv: list[str] | None = None) -> int:
     report_parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
     report_parser.add_argument("--target", type=float, default=90.0,
                                help="exit 1 below this total score (default 90)")
-    args = parser.parse_args(argv)
+    check_parser = commands.add_parser(
+        "check", help="run some tests against matching survivors (beside a run, nothing recorded)")
+    check_parser.add_argument("names", nargs="+", help="mutant name patterns")
+    check_parser.add_argument("tests", nargs="+", help="after --: pytest arguments")
+    raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["check"] and "--" in raw:
+        cut = raw.index("--")
+        args = argparse.Namespace(command="check", names=raw[1:cut], tests=raw[cut + 1:])
+    else:
+        args = parser.parse_args(raw)
     if args.command == "run":
         return run(args)
+    if args.command == "check":
+        return check(args)
     return report(args)
 
 
