@@ -40,6 +40,11 @@ def env(
     return render(Envelope(sender, label, message_id, tag, content, attrs, receiver))
 
 
+def astrion_ask(attrs: tuple[tuple[str, str], ...], receiver: str | None = None) -> str:
+    """An Ask of UI Operator_1 with an astrion id, attributes and header receiver."""
+    return env(UIO, "提问", "msg_8d02e4a7c5", "Ask", "Ready?", attrs, receiver)
+
+
 def user(text: str) -> dict[str, Any]:
     return {"role": "user", "content": text}
 
@@ -757,6 +762,41 @@ def envelope_cases() -> list[dict[str, Any]]:
             agent=FSE,
             profile="astrion",
         ),
+        # TW-PROF-008 checks the receiver the envelope names (header or target attribute),
+        # not the owner of the conversation it was found in.
+        case(
+            "TW116 subtype ask_other on an Ask whose target is the Team Leader",
+            [user(astrion_ask((("target", TL), ("subtype", "ask_other"))))],
+            [("TW009", None, None), ("TW116", None, 0)],
+            profile="astrion",
+        ),
+        case(
+            "TW116 near miss: subtype ask_master on an Ask whose target is the Team Leader",
+            [user(astrion_ask((("target", TL), ("subtype", "ask_master"))))],
+            [("TW009", None, None)],
+            profile="astrion",
+        ),
+        case(
+            "TW116 subtype ask_other on an Ask whose header names the Team Leader, elsewhere",
+            [user(astrion_ask((("subtype", "ask_other"),), receiver=TL))],
+            [("TW208", "Tester_1", 0), ("TW116", "Tester_1", 0)],
+            agent="Tester_1",
+            profile="astrion",
+        ),
+        case(
+            "TW116 near miss: subtype ask_master on an Ask whose header names the Team Leader, elsewhere",
+            [user(astrion_ask((("subtype", "ask_master"),), receiver=TL))],
+            [("TW208", "Tester_1", 0)],
+            agent="Tester_1",
+            profile="astrion",
+        ),
+        case(
+            "TW112 an astrion header naming an invalid receiver",
+            [user(env(UIO, "提问", "msg_8d02e4a7c5", "Ask", "Ready?", receiver="Full-Stack Engineer_01"))],
+            [("TW112", FSE, 0), ("TW208", FSE, 0)],
+            agent=FSE,
+            profile="astrion",
+        ),
     ]
 
 
@@ -824,6 +864,26 @@ def placement_cases() -> list[dict[str, Any]]:
             [user(env(UIO, "提问", "msg_8d02e4a7c5", "Ask", "Ready?", receiver=FSE))],
             [],
             agent=FSE,
+            profile="astrion",
+        ),
+        case(
+            "TW208 an astrion target attribute naming someone else",
+            [user(env(UIO, "提问", "msg_8d02e4a7c5", "Ask", "Ready?", (("target", FSE),)))],
+            [("TW208", "Tester_1", 0)],
+            agent="Tester_1",
+            profile="astrion",
+        ),
+        case(
+            "TW208 near miss: a target attribute naming the conversation's owner",
+            [user(env(UIO, "提问", "msg_8d02e4a7c5", "Ask", "Ready?", (("target", "Tester_1"),)))],
+            [],
+            agent="Tester_1",
+            profile="astrion",
+        ),
+        case(
+            "TW208 near miss: a target attribute in a conversation whose owner is unknown",
+            [user(env(UIO, "提问", "msg_8d02e4a7c5", "Ask", "Ready?", (("target", FSE),)))],
+            [("TW009", None, None)],
             profile="astrion",
         ),
         case(
