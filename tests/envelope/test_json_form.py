@@ -149,6 +149,10 @@ HEAD = "来自 A_1 的提问\nid: ask_a_001\n"
     (HEAD + "\n" + "y" * 40, "expected '<', found '" + "y" * 40 + "'", (4, 1)),
     (HEAD + "\n" + "y" * 41, "expected '<', found '" + "y" * 40 + "'…", (4, 1)),
     (HEAD + "\n<A_1>\n<Ask x>\n?\n</Ask>\n</A_1>", "expected '=', found '>'", (5, 7)),
+    (HEAD + '\n<A_1>\n<Ask\tx="1">\n?\n</Ask>\n</A_1>',
+     "expected ' ' or '>', found '\\tx=\"1\">'", (5, 5)),
+    (HEAD + '\n<A_1>\n<Ask x="1" >\n?\n</Ask>\n</A_1>', "expected an attribute name, found '>'",
+     (5, 12)),
 ])
 def test_syntax_errors_say_what_was_expected_and_found(text: str, message: str,
                                                        where: tuple[int, int]) -> None:
@@ -198,3 +202,23 @@ def test_id_problems_say_what_shape_was_wanted() -> None:
     assert id_problem("ans_tl_001", MessageType.ANSWER) is None
     assert id_problem("msg_0123456789", profile=Profile.ASTRION) is None
     assert id_problem("msg_0123456789") is not None
+
+
+def test_other_lark_failures_still_end_as_errors_with_a_position() -> None:
+    """envelope.lark's LALR parser reports bad text as an unexpected token; the other failures
+    a Lark version may raise must still give a syntax error at a position, not a traceback."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF
+
+    from teamwire.envelope.lark_parser import _syntax_error
+
+    text = "来自 A_1 的提问\nid: ask_a_001\n"
+    error = _syntax_error(text, UnexpectedCharacters(text, 3, 1, 4, allowed={"NL"}))
+    assert (error.code, error.offset, error.line, error.column) == ("syntax", 3, 1, 4)
+    assert error.message == "expected a line break, found 'A'"
+    assert error.expected == ("a line break",)
+    error = _syntax_error(text, UnexpectedEOF(["NL"]))
+    assert (error.offset, error.line, error.column) == (len(text), 3, 1)
+    assert error.message == "expected a line break, found the end of the message"
+    error = _syntax_error(text, UnexpectedCharacters(text, 3, 1, 4))
+    assert error.message == "expected nothing more, found 'A'"
+    assert error.expected == ()

@@ -66,23 +66,21 @@ def _quoted(token: str) -> str:
 
 
 def _syntax_error(text: str, exc: UnexpectedInput) -> ParseError:
-    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+    from lark.exceptions import UnexpectedToken
 
     if isinstance(exc, UnexpectedToken):
         start = exc.token.start_pos
         offset = start if isinstance(start, int) else len(text)
         expected = exc.expected
         found = "the end of the message" if exc.token.type == "$END" else _quoted(str(exc.token))
-    elif isinstance(exc, UnexpectedCharacters):
-        stream_at: int | None = exc.pos_in_stream
-        offset = stream_at if isinstance(stream_at, int) else len(text)
-        expected = exc.allowed or set()
-        found = repr(text[offset]) if offset < len(text) else "the end of the message"
     else:
-        stream_pos: int | None = exc.pos_in_stream
-        offset = stream_pos if isinstance(stream_pos, int) else len(text)
-        expected = getattr(exc, "expected", set()) or set()
-        found = "the end of the message"
+        # Not reached with envelope.lark: its LALR parser reports every bad text as an
+        # UnexpectedToken. Kept so that another UnexpectedInput (UnexpectedCharacters,
+        # UnexpectedEOF) that a Lark version may raise still ends as an error with a position.
+        at = getattr(exc, "pos_in_stream", None)  # -1 when Lark does not know it
+        offset = at if isinstance(at, int) and 0 <= at <= len(text) else len(text)
+        expected = getattr(exc, "allowed", None) or getattr(exc, "expected", None) or set()
+        found = repr(text[offset]) if offset < len(text) else "the end of the message"
     wanted = sorted({_describe(name) for name in expected})
     message = f"expected {' or '.join(wanted) if wanted else 'nothing more'}, found {found}"
     return error_at(text, "syntax", message, offset, wanted)
