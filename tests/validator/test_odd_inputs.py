@@ -1,4 +1,4 @@
-"""Inputs mutation fuzzing found mishandled, each pinned to what the linter must do."""
+"""Odd inputs the linter once mishandled, each pinned to what it must do."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Mutation fuzzing of the linter: a clean session bundle and its conversations, with
+"""Fuzzing of the linter's input: a clean session bundle and its conversations, with
 structured edits (keys, types, messages, tool calls, agent names, envelope text) and
 byte-level ones (flips, insertions, truncation, BOM, invalid UTF-8, CRLF).
 
