@@ -122,9 +122,10 @@ def bundle_with(edit: Any) -> dict[str, Any]:
     return bundle
 
 
-def late_answer(answered: bool) -> dict[str, Any]:
+def late_answer(answered: bool, late: str = "Blue.") -> dict[str, Any]:
     """UI Operator_1's ask_master times out; the leader's Answer arrives later as a user
-    message (accepted by profile astrion when an answer call sent it, TW-PROF-013)."""
+    message (accepted by profile astrion when an answer call sent it, TW-PROF-013), with the
+    text ``late`` (the answer call gave "Blue.")."""
     b = SessionBuilder()
     ui = b.create("ui-operator", "UI Operator", 1, "Design the colour palette.")
     ask = b.ask_master(ui, "Blue or green for the primary colour?")
@@ -138,7 +139,7 @@ def late_answer(answered: bool) -> dict[str, Any]:
         b.result(b.leader, call_id, {"success": True, "display_name": ui.name,
                                      "question_id": ask.question_id})
     b.deliver(ui, render(Envelope(sender=TL, label="回答", id=b.ids.allocate(
-        MessageType.ANSWER, TL, "team-leader"), tag="Answer", content="Blue.",
+        MessageType.ANSWER, TL, "team-leader"), tag="Answer", content=late,
         attributes=(("question_id", ask.question_id),))))
     b.say(ui, "Confirmed: the primary colour is blue.")
     return b.bundle()
@@ -181,6 +182,44 @@ def numbered_after_highest() -> dict[str, Any]:
                 call["function"]["arguments"] = json.dumps(arguments)
     b.say(third, "The header is designed.")
     b.say(fourth, "The footer is designed.")
+    return b.bundle()
+
+
+def without_agent_id(b: SessionBuilder, agent_id: int) -> None:
+    """Drop agent_id from the leader's create_sub_agent call that gives ``agent_id``."""
+    for message in b.leader.messages:
+        for call in message.get("tool_calls") or ():
+            arguments = json.loads(call["function"]["arguments"])
+            if call["function"]["name"] == "create_sub_agent" and arguments.get("agent_id") == agent_id:
+                del arguments["agent_id"]
+                call["function"]["arguments"] = json.dumps(arguments)
+
+
+def numbered_after_preexisting(number: int, before: tuple[tuple[str, str, int], ...]) -> dict[str, Any]:
+    """Sub-agents ``before`` (name, role id, agent id) existed before the leader's conversation;
+    the leader creates a UI Operator without agent_id, whose conversation is UI Operator_{number}.
+    Profile astrion numbers it one more than the highest its role has had (TW-PROF-015)."""
+    b = SessionBuilder()
+    for name, role_id, agent_id in before:
+        b.agents[name] = Agent(name, role_id, agent_id,
+                               [{"role": "system", "content": "You are a sub-agent."}])
+    new = b.create("ui-operator", "UI Operator", number, "Design the footer.")
+    without_agent_id(b, number)
+    b.say(new, "The footer is designed.")
+    return b.bundle()
+
+
+def numbered_after_failed_create(number: int) -> dict[str, Any]:
+    """The leader's first create_sub_agent of a UI Operator, without agent_id, fails with
+    store-failed (it did nothing); the second, also without agent_id, succeeds: the role has had
+    no sub-agent, so it is number 1 (TW-PROF-015). Its conversation is UI Operator_{number}."""
+    b = SessionBuilder()
+    call_id = b.call(b.leader, "create_sub_agent", {"role_id": "ui-operator", "task": "Design the palette."})
+    b.result(b.leader, call_id, {"success": False, "error": {
+        "code": "store-failed", "message": "The store could not write the call."}})
+    ui = b.create("ui-operator", "UI Operator", number, "Design the palette.")
+    without_agent_id(b, number)
+    b.say(ui, "The palette is designed.")
     return b.bundle()
 
 
@@ -1975,6 +2014,7 @@ def flow_cases() -> list[dict[str, Any]]:
                                                           "Which shade of green?")
     late_at = next(i for i, m in enumerate(messages(late_answer(answered=False), UIO))
                    if m["role"] == "user" and "的回答" in m["content"])
+    late_call_at = find(late_answer(answered=True), TL, is_call("answer_sub_agent_question"))
     return [
         case(
             "TW501 an ask_master that never reaches the Team Leader", pending_ask(False), [("TW501", UIO, 2)]
@@ -2167,6 +2207,12 @@ def flow_cases() -> list[dict[str, Any]]:
             profile="astrion",
         ),
         case(
+            "TW511 an astrion late Answer whose text is not the answer call's",
+            late_answer(answered=True, late="Green."),
+            [("TW511", UIO, late_at), ("TW508", TL, late_call_at)],
+            profile="astrion",
+        ),
+        case(
             "TW511 an astrion late Answer to ask_master from a sub-agent, while the leader's "
             "answer never arrives",
             late_answer_from_peer()[0],
@@ -2177,6 +2223,33 @@ def flow_cases() -> list[dict[str, Any]]:
             "TW511 near miss: astrion numbers a sub-agent created without agent_id after the "
             "highest agent_id of its role",
             numbered_after_highest(),
+            [],
+            profile="astrion",
+        ),
+        case(
+            "TW511 an astrion sub-agent created without agent_id, numbered as if its role had no "
+            "sub-agent before",
+            numbered_after_preexisting(1, (("UI Operator_2", "ui-operator", 2),)),
+            [("TW511", UIO, 1)],
+            profile="astrion",
+        ),
+        case(
+            "TW511 near miss: astrion numbers a sub-agent created without agent_id from its own "
+            "role only",
+            numbered_after_preexisting(1, (("Full-Stack Engineer_5", "full-stack-engineer", 5),)),
+            [],
+            profile="astrion",
+        ),
+        case(
+            "TW511 an astrion sub-agent created without agent_id, numbered after a creation that "
+            "failed",
+            numbered_after_failed_create(2),
+            [("TW511", "UI Operator_2", 1)],
+            profile="astrion",
+        ),
+        case(
+            "TW511 near miss: a failed create_sub_agent without agent_id numbers no sub-agent",
+            numbered_after_failed_create(1),
             [],
             profile="astrion",
         ),
