@@ -79,3 +79,31 @@ def test_a_result_after_the_stop_is_still_late() -> None:
     found = lint_value(b.bundle(), options=ASTRION).findings
     assert [(f.rule, f.agent, f.index) for f in found] == [("TW411", ui.name, 2)]
     assert "gets its result only at message 4" in found[0].message
+
+
+def test_two_stops_excuse_two_places_not_three() -> None:
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    _left_open(b, ui, 3)
+    _stop(b, ui)
+    _stop(b, ui)
+    b.say(ui, "Done.")
+    assert _open_call_findings(b.bundle()) == [("TW411", ui.name)]
+
+
+def test_an_ordinary_tool_call_a_stop_ended_that_gets_its_result_late() -> None:
+    # Not only protocol calls: a read_file call the stop cut off, whose result comes after the
+    # next message, is late (TW411) at the call, with the tool's name.
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    call_id = b.call(ui, "read_file", {"path": "styles.css"})
+    call_at = len(ui.messages) - 1
+    _stop(b, ui)
+    b.message(ui, "Go on.")
+    b.result(ui, call_id, "body { color: #333; }")
+    late_at = len(ui.messages) - 1
+    b.say(ui, "Done.")
+    found = [f for f in lint_value(b.bundle(), options=ASTRION).findings if f.agent == ui.name]
+    assert [(f.rule, f.index, f.message) for f in found] == [
+        ("TW411", call_at, f"tool call {call_id!r} (read_file) gets its result only at message "
+         f"{late_at}, after a later message")]
