@@ -1,0 +1,72 @@
+"""The linter's tool catalog: argument schemas per profile (TW-TOOL-023, TW-PROF-004, TW-PROF-015,
+TW-PROF-016).
+
+Each profile's catalog gives the arguments validator of a protocol tool in that profile's own form
+(spec/schemas), and none for a tool that is not a protocol tool of the profile. Its fast pass
+check accepts anything for a tool without schemas and, where a schema has no compiled check,
+passes nothing, so that the full validators judge (`ToolCatalog.pass_check`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from teamwire.envelope import Profile
+from teamwire.validator import tooling
+from teamwire.validator.tooling import ToolCatalog, tool_catalog
+
+CREATE = {"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}
+CREATE_WITHOUT_ID = {"role_id": "ui-operator", "task": "Design the palette."}
+
+
+def fresh(profile: Profile) -> ToolCatalog:
+    """The catalog of ``profile`` with nothing loaded yet."""
+    return dataclasses.replace(tool_catalog(profile), _schemas={}, _passes={}, _texts={})
+
+
+def test_strict_validator_requires_agent_id() -> None:
+    validator = fresh(Profile.STRICT).validator("create_sub_agent")
+    assert validator is not None
+    assert validator.is_valid(CREATE)
+    assert not validator.is_valid(CREATE_WITHOUT_ID)  # TW-TOOL-023: a required parameter
+
+
+def test_astrion_validator_is_the_astrion_form() -> None:
+    catalog = fresh(Profile.ASTRION)
+    validator = catalog.validator("create_sub_agent")
+    assert validator is not None
+    assert validator.is_valid(CREATE_WITHOUT_ID)  # TW-PROF-015
+    stop = catalog.validator("stop_sub_agent")  # TW-PROF-016: an astrion leader tool
+    assert stop is not None
+    assert stop.is_valid({"agent_id": 1})
+    assert not stop.is_valid({})
+
+
+@pytest.mark.parametrize("profile", list(Profile))
+def test_no_validator_for_a_tool_that_is_no_protocol_tool(profile: Profile) -> None:
+    catalog = fresh(profile)
+    assert catalog.validator("read_file") is None
+    assert catalog.validator("close_sub_agent") is None  # removed in multi-agent mode
+
+
+def test_stop_sub_agent_is_no_protocol_tool_in_strict() -> None:
+    assert fresh(Profile.STRICT).validator("stop_sub_agent") is None
+
+
+@pytest.mark.parametrize("profile", list(Profile))
+def test_pass_check_accepts_anything_for_a_tool_without_schemas(profile: Profile) -> None:
+    check = fresh(profile).pass_check("read_file")
+    assert check({"path": "a.css"})
+    assert check(42)
+
+
+def test_without_compiled_checks_the_full_validators_judge(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A schema the fast compiler cannot handle passes nothing on the fast path: invalid
+    # arguments must still be found, valid ones still accepted.
+    monkeypatch.setattr(tooling, "compile_check", lambda schema: None)
+    catalog = fresh(Profile.STRICT)
+    assert not catalog.pass_check("create_sub_agent")(CREATE)
+    assert catalog.argument_errors("create_sub_agent", CREATE) == []
+    assert catalog.argument_errors("create_sub_agent", CREATE_WITHOUT_ID) != []
