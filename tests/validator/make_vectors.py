@@ -223,6 +223,41 @@ def numbered_after_failed_create(number: int) -> dict[str, Any]:
     return b.bundle()
 
 
+def lost_peer_ask(terminated: bool, leader: bool = True) -> dict[str, Any]:
+    """Full-Stack Engineer_1's ask_other_agent to UI Operator_1 times out (so it was sent) and
+    its Ask never arrives. With ``terminated``, the leader terminated UI Operator_1, which may
+    have discarded the queued Ask (TW-ROUTE-020); the termination comes early in the leader's
+    conversation, the ask late in the asker's: two conversations give no order between them.
+    Without ``leader``, the bundle holds no Team Leader conversation."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    fse = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+    if terminated:
+        b.terminate(ui)
+    for n in range(4):
+        b.work(fse, "", "read_file", {"path": f"api{n}.md"}, "POST /api/users")
+    ask = b.ask_other(fse, ui, "Which colours?", "Asking UI Operator_1 about the colours.")
+    ui.messages.pop()  # the Ask
+    b.result(fse, ask.call_id, {"success": False, "error": {"code": "timeout", "message": "No answer."}})
+    b.say(fse, "The API is done.")
+    bundle = b.bundle()
+    if not leader:
+        del bundle["agents"][TL]
+    return bundle
+
+
+def message_after_termination() -> tuple[dict[str, Any], int]:
+    """The leader terminates UI Operator_1, then a send_message_to_sub_agent to it succeeds
+    and its Message never arrives: a termination before the send discarded nothing of it.
+    Also where that call is."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    b.terminate(ui)
+    b.message(ui, "Use navy.")
+    ui.messages.pop()  # the Message
+    return b.bundle(), len(b.leader.messages) - 2
+
+
 def stopped_while_asking(stop: bool) -> dict[str, Any]:
     """UI Operator_1 asks the leader; the leader (astrion) stops it instead of answering, then
     sends it a message, which starts its next turn: its ask keeps no result (TW-PROF-025)."""
@@ -2075,6 +2110,27 @@ def flow_cases() -> list[dict[str, Any]]:
         ),
         case("TW505 a message that never arrives", only_first, [("TW505", TL, sent_first[1])]),
         case("TW505 near miss: both arrive", both, []),
+        case(
+            "TW505 a Message sent after its receiver was terminated never arrives",
+            message_after_termination()[0],
+            [("TW409", TL, message_after_termination()[1]), ("TW505", TL, message_after_termination()[1])],
+        ),
+        case(
+            "TW501 a peer's timed-out Ask never arrives",
+            lost_peer_ask(terminated=False),
+            [("TW501", FSE, find(lost_peer_ask(terminated=False), FSE, is_call("ask_other_agent")))],
+        ),
+        case(
+            "TW501 near miss: the peer's Ask may have been discarded with its terminated receiver",
+            lost_peer_ask(terminated=True),
+            [],
+        ),
+        case(
+            "TW501 a peer's timed-out Ask never arrives, in a bundle without the Team Leader",
+            lost_peer_ask(terminated=False, leader=False),
+            [("TW003", None, None),
+             ("TW501", FSE, find(lost_peer_ask(terminated=False), FSE, is_call("ask_other_agent")))],
+        ),
         case(
             "TW506 the first message is lost, the second arrives",
             only_second,
