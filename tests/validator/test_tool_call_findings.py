@@ -1,9 +1,10 @@
 """What the tool-call rules tell the user, and where (spec/06-tools.md).
 
-Arguments (TW-TOOL-023, TW-TOOL-024: TW401 the JSON text, TW418 a repeated member, TW402 schema,
-depth and blank texts; TW-ID-012: TW304 an agent-chosen id), results (TW-TOOL-011: TW504 the
-Answer an ask gets; TW-TOOL-036: TW416 the result object; TW-TYPE-012: TW210 another envelope as
-a tool result; TW-MSG-014: TW206 an agent answering itself) and targets (TW-TOOL-026: TW408).
+Arguments (TW-TOOL-023, TW-TOOL-024, TW-TOOL-039: TW401 the JSON text, TW402 schema, depth and
+blank texts; TW-TOOL-038: TW418 a repeated member; TW-ID-012: TW304 an agent-chosen id), results
+(TW-TYPE-009, TW-TOOL-034: TW504 the Answer an ask gets; TW-TOOL-032, TW-TOOL-033: TW416 the
+result object; TW-TYPE-011: TW210 another envelope as a tool result; TW-SEC-008: TW206 an agent
+answering itself) and targets (TW-TOOL-027, TW-TOOL-028: TW408).
 
 Findings about arguments point at the arguments string of the call and, for a JSON syntax
 problem or a repeated member, at the line and column inside it (`teamwire rule TW401`); findings
