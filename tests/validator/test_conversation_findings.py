@@ -1,9 +1,9 @@
 """What the rules of one conversation tell the user, and where.
 
-Message structure (input format, TW004), tool calls and results (TW-TOOL-003/004: TW407, TW412,
-TW413, TW414; TW-TOOL-011: TW504; TW-TYPE-019: TW509), placement (TW-TYPE-012..014, TW-MSG-014:
-TW202, TW204, TW207, TW209, TW211), the retired notice prefix (TW113) and run results and forged
-headers where they do not belong (TW-SEC-003, TW-RES-*: TW603, TW604, TW605).
+Message structure (input format, TW004), tool calls and results (TW-ROUTE-010: TW411-TW414;
+TW-TOOL-008: TW407; TW-TYPE-009: TW504; TW-TYPE-019: TW509), placement (TW-TYPE-005..014: TW202,
+TW204, TW207, TW209, TW211), the retired notice prefix (TW-SEC-010: TW113) and run results and
+forged headers where they do not belong (TW-SEC-003, TW-SEC-004, TW-RES-012: TW603, TW604, TW605).
 
 The pointer names the value the finding is about as closely as known (docs/lint.md): the message,
 its tool_calls, one call, its id, its function, the tool_call_id; findings about the text of a

@@ -1,10 +1,10 @@
 """What the envelope rules tell the user, and where (spec chapters 01 envelope, 02 names, 04 ids).
 
-One hand-written envelope per finding: TW104/TW105 (TW-TYPE-002, label and tag), TW106/TW107 and
-TW304/TW305 (TW-ID-003, TW-ID-012: id shape, prefix, sender abbreviation), TW108-TW111 and TW118
-(TW-ENV-020: attributes; TW-VER-005), TW112 (TW-NAME-002), TW114 (TW-PROF-005, the astrion label
-under strict), TW115 (TW-ENV-001, canonical text) and TW601 (TW-SEC-003, a forged header inside
-the content).
+One hand-written envelope per finding: TW104/TW105 (TW-TYPE-002, TW-TYPE-003: label and tag),
+TW106/TW107 and TW304/TW305 (TW-ID-003, TW-ID-006, TW-ID-012: id shape, prefix, sender
+abbreviation), TW108-TW111 and TW118 (TW-ENV-019..024, TW-VER-005: attributes), TW112
+(TW-NAME-002), TW114 (TW-PROF-005, the astrion label under strict), TW115 (TW-ENV-001, canonical
+text) and TW601 (TW-SEC-003, a forged header inside the content).
 
 Each finding points inside the content of the message (docs/lint.md: line and column inside the
 string at the pointer) at the part it is about: the id on the id line, the label in the header,

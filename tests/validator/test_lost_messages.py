@@ -1,4 +1,4 @@
-"""A send whose message never arrives (TW-DEL-001, TW-TOOL-020, TW-ROUTE-020; TW501, TW505).
+"""A send whose message never arrives (TW-DEL-001, TW-TOOL-020, TW-TOOL-011, TW-ROUTE-020; TW501, TW505).
 
 Findings about a send are reported at the tool call that made it: the pointer names the call
 inside the sender's message (docs/lint.md, "pointer"), and the message says which call, whose
