@@ -145,3 +145,11 @@ def test_finding_message_and_place(name: str) -> None:
     found = [(f.index, f.pointer, f.message, None if f.line is None else (f.line, f.column))
              for f in report.findings if f.rule == rule]
     assert found == [(index, pointer, message, place)]
+
+
+@pytest.mark.parametrize(("message", "kind"), [("hello", "string"), ([1], "array"), (1.5, "number"),
+                                               (True, "boolean"), (None, "null")])
+def test_a_message_that_is_no_object_names_its_json_type(message: Any, kind: str) -> None:
+    report = lint_value([message], "case.json", LintOptions(profile=Profile.STRICT, agent=TL))
+    assert [(f.rule, f.pointer, f.message) for f in report.findings] == [
+        ("TW004", "/0", f"message is a JSON {kind}, not an object")]
