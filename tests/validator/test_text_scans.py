@@ -35,6 +35,9 @@ def test_has_mark_only_at_or_after_start() -> None:
     assert not has_mark("ab来自 x", 3)
     assert not has_mark("ab来自x")  # the mark is '来自 ', with its space
     assert not has_mark("ab自 x")
+    assert has_mark("来自 x")  # at the very start
+    assert has_mark("来自 x 自")  # a later 自 that starts no mark
+    assert not has_mark("来自 ab自", 2)  # a mark before start does not count
 
 
 @pytest.mark.parametrize(("text", "offset"), [
