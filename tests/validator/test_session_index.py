@@ -17,7 +17,8 @@ UIO2 = Agent("UI Operator_2", AgentKind.SUB_AGENT, "ui-operator", 2)
 FSE1 = Agent("Full-Stack Engineer_1", AgentKind.SUB_AGENT, "full-stack-engineer", 1)
 NAMELESS = Agent(None, AgentKind.SUB_AGENT, "tester", 3)
 NUMBERLESS = Agent("Tester_x", AgentKind.SUB_AGENT, "tester", None)
-ALL = [LEADER, UIO1, UIO2, FSE1, NAMELESS, NUMBERLESS]
+NO_ROLE = Agent("Reviewer_4", AgentKind.SUB_AGENT, None, 4)
+ALL = [LEADER, UIO1, UIO2, FSE1, NAMELESS, NUMBERLESS, NO_ROLE]
 
 
 def test_lookups() -> None:
@@ -25,7 +26,10 @@ def test_lookups() -> None:
     assert index.role_id("UI Operator_2") == "ui-operator"
     assert index.role_id("Team Leader") == "team-leader"
     assert index.role_id("Nobody_1") is None
-    assert index.sub_roles() == {1: {"ui-operator", "full-stack-engineer"}, 2: {"ui-operator"}}
+    # A sub-agent the bundle gives no role id has the role "", which no role id (never empty)
+    # names.
+    assert index.sub_roles() == {1: {"ui-operator", "full-stack-engineer"}, 2: {"ui-operator"},
+                                 4: {""}}
     assert index.subs_with(1) == [UIO1, FSE1]
     assert index.subs_with(1, "full-stack-engineer") == [FSE1]
     assert index.subs_with(3) == []  # a sub-agent without a name is no target
@@ -36,8 +40,8 @@ def test_lookups() -> None:
 
 def test_preexisting_are_those_the_leader_never_creates() -> None:
     index = SessionIndex(ALL, leader_creates=[("ui-operator", 1), ("full-stack-engineer", 1)])
-    assert index.preexisting() == [UIO2]
-    assert SessionIndex(ALL).preexisting() == [UIO1, UIO2, FSE1]
+    assert index.preexisting() == [UIO2, NO_ROLE]
+    assert SessionIndex(ALL).preexisting() == [UIO1, UIO2, FSE1, NO_ROLE]
 
 
 def test_a_termination_names_one_sub_agent_or_none() -> None:
