@@ -124,3 +124,22 @@ def test_question_id_on_an_ask_is_ignored_by_astrion() -> None:
     report = lint_value([{"role": "user", "content": text}], "case.json",
                         LintOptions(profile=Profile.ASTRION, agent=TL))
     assert report.findings == []
+
+
+def test_unsafe_sender_name() -> None:
+    name = 'UI"b_1'
+    text = envelope(name, "提问", "ask_ub_001", "Ask")
+    report = lint_value([{"role": "user", "content": text}], "case.json",
+                        LintOptions(profile=Profile.STRICT, agent=TL))
+    assert [(f.rule, f.message, f.line, f.column) for f in report.findings] == [
+        ("TW602", "display name 'UI\"b_1' holds '\"' (U+0022)", 1, len("来自 ") + 1)]
+
+
+@pytest.mark.xfail(strict=True, reason="the flagged example of `teamwire rule TW602` (a sender "
+                   "'UI<b>_1') is reported as TW101 (its tag does not parse), never as TW602: "
+                   "the rule documentation shows an example its rule does not flag")
+def test_the_documented_tw602_example_is_flagged_by_tw602() -> None:
+    text = envelope("UI<b>_1", "提问", "ask_ub_001", "Ask")
+    report = lint_value([{"role": "user", "content": text}], "case.json",
+                        LintOptions(profile=Profile.STRICT, agent=TL))
+    assert "TW602" in {f.rule for f in report.findings}
