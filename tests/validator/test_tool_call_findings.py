@@ -84,6 +84,14 @@ CASES: dict[str, Case] = {
     "an Answer to another question": (
         [ask(QUESTION), result(answer(TL, "ask_uio_009"))], UIO, "TW504", 1, "/1/content",
         "ask_master asked 'ask_uio_001' but its result answers 'ask_uio_009'", None),
+    "a peer's Answer to another question": (
+        [{"role": "assistant", "content": "Asking the API's author.", "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {
+                "name": "ask_other_agent",
+                "arguments": json.dumps({"target_agent_id": 1, "role_id": "full-stack-engineer",
+                                         "content": "Final?", "message_id": "ask_uio_001"})}}]},
+         result(answer(FSE, "ask_uio_009"))], UIO, "TW504", 1, "/1/content",
+        "ask_other_agent asked 'ask_uio_001' but its result answers 'ask_uio_009'", None),
     "an Answer from another agent": (
         [ask(QUESTION), result(answer(FSE, "ask_uio_001"))], UIO, "TW504", 1, "/1/content",
         "ask_master result is an Answer from Full-Stack Engineer_1, not from Team Leader", None),
@@ -145,3 +153,10 @@ def test_empty_arguments_read_as_no_arguments() -> None:
              if f.rule in ("TW401", "TW402")]
     assert ("TW401", "arguments of ask_master are object, not a JSON string") not in found
     assert [rule for rule, _ in found] and {rule for rule, _ in found} == {"TW402"}
+
+
+def test_an_empty_text_is_one_finding() -> None:
+    # An empty text is already a schema problem (minLength): not also reported as blank.
+    raw = json.dumps({"question": "", "question_id": "ask_uio_001"})
+    found = [f.message for f in lint([ask(raw), result(TIMEOUT)], UIO) if f.rule == "TW402"]
+    assert len(found) == 1 and found[0].startswith("ask_master: question: "), found
