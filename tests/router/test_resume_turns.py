@@ -1,0 +1,149 @@
+"""How a turn that a restart interrupted goes on (TW-DUR-005).
+
+"A running agent finishes the tool calls of its last reply that have no result yet ... and an
+agent whose last reply ended its turn ends it": a call that came after an ask in the same reply
+still runs once the ask is answered, and each call of the reply gets exactly one result, in
+order (TW-ROUTE-018's invariant: the conversation stays one a model endpoint accepts); an agent
+stored in the middle of ending its turn ends it without another model call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from teamwire.envelope import MessageType
+from teamwire.router import (
+    AgentCreated,
+    MessageSent,
+    ModelCallStarted,
+    OutputEmitted,
+    RoutingCore,
+    TurnStarted,
+)
+from teamwire.router.actions import Action
+from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
+from teamwire.router.runtime.driver import AgentDriver, Reply, ToolCall
+from teamwire.router.store import MemoryStore
+from tests.router.helpers import LEADER, UIO
+
+
+class Answering:
+    """The resumed leader: answers the operator's question in its first model call."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def complete(self, agent: str, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]]) -> Reply:
+        self.calls += 1
+        if self.calls > 1:
+            return Reply()
+        return Reply(None, (ToolCall("r1", "answer_sub_agent_question", json.dumps(
+            {"agent_id": 1, "question_id": "ask_uio_001", "answer": "blue"})),))
+
+
+def _operator(clock: VirtualClock) -> Any:
+    steps = [Step(None, (("ask_master", {"question": "Brand colour?",
+                                         "question_id": "ask_uio_001"}),
+                         ("list_active_sub_agents", {}))),
+             Step("Colours chosen.")]
+    return lambda name, role_id: ScriptedAgent(steps, clock, tag="uio")
+
+
+def test_the_calls_after_an_ask_run_once_it_is_answered_after_a_restart() -> None:
+    store = MemoryStore()
+
+    async def first_life() -> None:
+        clock = VirtualClock()
+        leader = ScriptedAgent([Step(None, (("create_sub_agent", {
+            "agent_id": 1, "role_id": "ui-operator", "task": "colours"}),))], clock, tag="tl")
+        session = Session(leader=leader, drivers=_operator(clock), store=store, clock=clock)
+        await session.start("a sign-up page")
+        while True:  # until the operator waits for its answer
+            await clock.activity.wait_idle()
+            if session.core.state(UIO).value == "waiting" or not clock.advance():
+                break
+            await asyncio.sleep(0)
+        assert session.core.state(UIO).value == "waiting"
+        await session.stop()
+
+    async def second_life() -> Session:
+        clock = VirtualClock()
+        session = await Session.resume(store, leader=Answering(), drivers=_operator(clock),
+                                       clock=clock)
+        await session.start("answer the operator")
+        await session.run_until_idle()
+        return session
+
+    asyncio.run(first_life())
+    session = asyncio.run(second_life())
+    conversation = session.conversations[UIO]
+    tools = [m for m in conversation if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tools] == ["call_uio_1", "call_uio_2"]
+    assert tools[0]["content"].startswith("来自 Team Leader 的回答")
+    listed = json.loads(tools[1]["content"])
+    assert listed["success"] is True and [a["display_name"] for a in listed["agents"]] == [UIO]
+    assert conversation[-1] == {"role": "assistant", "content": "Colours chosen."}
+    assert session.core.state(UIO).value == "completed"
+
+
+class Recording(MemoryStore):
+    def apply_actions(self, actions: Sequence[Action]) -> None:
+        self.apply_batch([actions])
+
+
+class Never:
+    """A driver that must not be called."""
+
+    def __init__(self) -> None:
+        self.called = 0
+
+    async def complete(self, agent: str, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]]) -> Reply:
+        self.called += 1
+        return Reply("should not be here")
+
+
+def test_an_agent_stored_while_ending_its_turn_ends_it_on_resume() -> None:
+    """A host that drives the core itself stored the operator's final reply (its state is
+    closing) and crashed before the turn's end: the resumed session ends the turn, the
+    operator is completed, and its driver is never asked for another reply."""
+    store = Recording()
+    core = RoutingCore()
+    for event in (AgentCreated(LEADER, "team-leader"), TurnStarted(LEADER),
+                  AgentCreated(UIO, "ui-operator"),
+                  MessageSent(LEADER, UIO, MessageType.TASK, "colours", call_id="t1"),
+                  ModelCallStarted(UIO), OutputEmitted(UIO, "Colours chosen.", final=True)):
+        store.apply_actions(core.handle(event))
+    clock = VirtualClock()
+    operator = Never()
+    made: dict[str, AgentDriver] = {}
+
+    def drivers(name: str, role_id: str) -> AgentDriver:
+        made[name] = operator
+        return operator
+
+    errors: list[dict[str, Any]] = []
+
+    async def go() -> Session:
+        # a turn task that dies of an exception nobody handles is reported here
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(
+            context))
+        session = await Session.resume(store, leader=ScriptedAgent([], clock), drivers=drivers,
+                                       clock=clock)
+        await session.run_until_idle()
+        gc.collect()
+        await asyncio.sleep(0)
+        return session
+
+    session = asyncio.run(go())
+    assert errors == []
+    assert made == {UIO: operator}
+    assert session.failure is None
+    assert session.core.state(UIO).value == "completed"
+    assert operator.called == 0
+    assert [e["event"] for e in session.events if e["data"].get("agent") == UIO] == ["TurnEnded"]
