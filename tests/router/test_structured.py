@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from teamwire import schemas
 from teamwire.envelope import MessageType
 from teamwire.router import (
@@ -14,6 +16,7 @@ from teamwire.router import (
     ModelCallStarted,
     OutputEmitted,
     PersistMessage,
+    ResolveToolCall,
     RoutedMessage,
     RoutingCore,
     ToolCallBlocked,
@@ -70,19 +73,32 @@ def test_round_numbers() -> None:
     assert other_way.round == 1 and other_way.correlation_id == "task_002"
 
 
-def test_round_limit_counts_rounds_of_one_task() -> None:
-    """TW-MSG-010: an ask_other_agent whose round would pass the limit fails with round-limit;
-    asks to the leader are not limited."""
-    core = team(max_ask_rounds=1)
-    feed(core, ToolCallBlocked(UIO, "u1", FSE, "ask_uio_001", "?"), ModelCallStarted(FSE),
-         AnswerGiven(FSE, UIO, "ask_uio_001", "ok"))
-    [fail] = of_type(core.handle(ToolCallBlocked(UIO, "u2", FSE, "ask_uio_002", "?")),
+@pytest.mark.parametrize("limit", [1, 2, 8])
+def test_round_limit_counts_rounds_of_one_task(limit: int) -> None:
+    """TW-MSG-010: every ask_other_agent whose round is within the limit is accepted and
+    answered, the first whose round would pass it fails with round-limit; asks to the leader
+    are not limited."""
+    core = team(max_ask_rounds=limit)
+    for n in range(1, limit + 1):
+        asked = core.handle(ToolCallBlocked(UIO, f"u{n}", FSE, f"ask_uio_{n:03d}", "?"))
+        assert not of_type(asked, FailToolCall), f"ask {n} of {limit} was refused"
+        [ask] = [a.message for a in of_type(asked, PersistMessage)]
+        assert (ask.receiver, ask.round) == (FSE, n)
+        answered = feed(core, ModelCallStarted(FSE),
+                        AnswerGiven(FSE, UIO, f"ask_uio_{n:03d}", "ok", call_id=f"f{n}"))
+        assert [(r.agent, r.call_id) for r in of_type(answered, ResolveToolCall)] == \
+            [(UIO, f"u{n}")]
+        assert not of_type(answered, FailToolCall)
+    [fail] = of_type(core.handle(ToolCallBlocked(UIO, "u-over", FSE, "ask_uio_500", "?")),
                      FailToolCall)
-    assert fail.code == "round-limit"
-    feed(core, ToolCallBlocked(UIO, "u3", LEADER, "ask_uio_003", "?"), ModelCallStarted(LEADER),
-         AnswerGiven(LEADER, UIO, "ask_uio_003", "ok"))
-    assert not of_type(core.handle(ToolCallBlocked(UIO, "u4", LEADER, "ask_uio_004", "?")),
-                       FailToolCall)
+    assert (fail.call_id, fail.code) == ("u-over", "round-limit")
+    for n in range(1, limit + 3):  # past the limit: the leader is never limited
+        asked = core.handle(ToolCallBlocked(UIO, f"m{n}", LEADER, f"ask_uio_{600 + n}", "?"))
+        assert not of_type(asked, FailToolCall)
+        assert [a.message.round for a in of_type(asked, PersistMessage)] == [n]
+        feed(core, ModelCallStarted(LEADER))
+        assert of_type(core.handle(AnswerGiven(LEADER, UIO, f"ask_uio_{600 + n}", "ok")),
+                       ResolveToolCall)
 
 
 def test_every_logged_message_is_a_valid_structured_message() -> None:

@@ -1,6 +1,10 @@
-"""Every (state, event) pair: the table's transition, or LocalProtocolError and no change.
+"""Every (state, event) pair: the specification's transition, or LocalProtocolError and no change.
 
-TW-ROUTE-001, TW-ROUTE-003, TW-ROUTE-004.
+The oracle is ``EXPECTED``, the transition table of spec/07-routing.md written out here by
+hand, not ``teamwire.router.table.TRANSITIONS``: a wrong entry in table.py (a pair made legal or
+illegal, a wrong set of outcomes) fails these tests.
+
+TW-ROUTE-001, TW-ROUTE-002, TW-ROUTE-003, TW-ROUTE-004.
 """
 
 from __future__ import annotations
@@ -35,6 +39,58 @@ from teamwire.router.table import TRANSITIONS
 from tests.router.helpers import FSE, LEADER, UIO, feed, team
 
 S = AgentState
+A, I, R, C, W, D, T = (S.ABSENT, S.IDLE, S.RUNNING, S.CLOSING, S.WAITING, S.COMPLETED,  # noqa: E741
+                       S.TERMINATED)
+
+# The transition table of spec/07-routing.md, one row per (subject's state, event type) that is
+# legal, with the states the subject may be in afterwards. The core has two states of its own:
+# ABSENT (the agent does not exist yet) and CLOSING (running, but its last reply called no
+# tool, so the turn can only end: no model call, no tool call, no output any more).
+EXPECTED: dict[tuple[AgentState, type[AgentEvent]], frozenset[AgentState]] = {
+    # TW-ROUTE-002: an agent starts idle
+    (A, AgentCreated): frozenset({I}),
+    # input from outside the protocol starts a turn of an idle or completed agent
+    (I, TurnStarted): frozenset({R}),
+    (D, TurnStarted): frozenset({R}),
+    # a running agent calls its model, runs tools and sends; none of it changes its state
+    (R, ModelCallStarted): frozenset({R}),
+    (R, ToolCallReturned): frozenset({R}),
+    (R, MessageSent): frozenset({R}),
+    (R, AnswerGiven): frozenset({R}),
+    # a reply without tool calls ends the turn: CLOSING until TurnEnded
+    (R, OutputEmitted): frozenset({R, C}),
+    # an accepted ask makes it wait; a rejected one leaves it running
+    (R, ToolCallBlocked): frozenset({W, R}),
+    # the turn ends naturally: completed, or running again at once with a queue (first row)
+    (R, TurnEnded): frozenset({D, R}),
+    (C, TurnEnded): frozenset({D, R}),
+    # a model error or the turn timeout ends the turn, a waiting one too
+    (R, TurnFailed): frozenset({D, R}),
+    (C, TurnFailed): frozenset({D, R}),
+    (W, TurnFailed): frozenset({D, R}),
+    # terminate_sub_agent from every state but terminated (TW-ROUTE-004)
+    (I, AgentTerminated): frozenset({T}),
+    (R, AgentTerminated): frozenset({T}),
+    (C, AgentTerminated): frozenset({T}),
+    (W, AgentTerminated): frozenset({T}),
+    (D, AgentTerminated): frozenset({T}),
+    # the ask timeout resolves a waiting agent's ask; a timer of an ask that is over is stale
+    # and changes nothing, whatever the state (a terminated agent's included)
+    (W, TimerFired): frozenset({W, R}),
+    (I, TimerFired): frozenset({I}),
+    (R, TimerFired): frozenset({R}),
+    (C, TimerFired): frozenset({C}),
+    (D, TimerFired): frozenset({D}),
+    (T, TimerFired): frozenset({T}),
+}
+
+
+def _expected(subject: str, state: AgentState,
+              event_type: type[AgentEvent]) -> frozenset[AgentState] | None:
+    """The states ``subject`` may end in, or None if the event is illegal for it."""
+    if subject == LEADER and event_type is AgentTerminated:
+        return None  # TW-ROUTE-004: the Team Leader never enters terminated
+    return EXPECTED.get((state, event_type))
 
 
 def _sub_in(state: AgentState) -> RoutingCore:
@@ -104,14 +160,38 @@ def _events(subject: str) -> dict[type[AgentEvent], st.SearchStrategy[AgentEvent
 def _check(core: RoutingCore, subject: str, event: AgentEvent) -> None:
     before = core.snapshot()
     state = core.state(subject)
-    allowed = TRANSITIONS.get((state, type(event)))
+    allowed = _expected(subject, state, type(event))
     try:
         core.handle(event)
     except LocalProtocolError:
         assert core.snapshot() == before, "a rejected event changed the core"
         return
     assert allowed is not None, f"{type(event).__name__} accepted in {state.value}"
-    assert core.state(subject) in allowed
+    assert core.state(subject) in allowed, \
+        f"{type(event).__name__} in {state.value} led to {core.state(subject).value}"
+
+
+def _valid(subject: str, event_type: type[AgentEvent]) -> AgentEvent | None:
+    """An event of ``event_type`` whose content is fine, so only the state can make it
+    illegal (None: no such event, a sub-agent sends no MessageSent)."""
+    role = "team-leader" if subject == LEADER else "ui-operator"
+    other = FSE
+    events: dict[type[AgentEvent], AgentEvent | None] = {
+        AgentCreated: AgentCreated(subject, role),
+        TurnStarted: TurnStarted(subject),
+        ModelCallStarted: ModelCallStarted(subject),
+        OutputEmitted: OutputEmitted(subject, "hello"),
+        ToolCallReturned: ToolCallReturned(subject, "c-x"),
+        ToolCallBlocked: ToolCallBlocked(subject, "c-y", other, "ask_new_001", "q"),
+        MessageSent: MessageSent(subject, other, MessageType.MESSAGE, "hi")
+        if subject == LEADER else None,
+        AnswerGiven: AnswerGiven(subject, other, "ask_new_002", "a"),
+        TurnEnded: TurnEnded(subject),
+        TurnFailed: TurnFailed(subject, "error", "model failed"),
+        AgentTerminated: AgentTerminated(subject),
+        TimerFired: TimerFired(subject, "c-ask"),
+    }
+    return events[event_type]
 
 
 SUB_STATES = [S.ABSENT, S.IDLE, S.RUNNING, S.CLOSING, S.WAITING, S.COMPLETED, S.TERMINATED]
@@ -153,7 +233,49 @@ def test_restarted_only_on_an_empty_core(make: Callable[[AgentState], RoutingCor
     assert core.snapshot() == before
 
 
+@pytest.mark.parametrize("event_type", AGENT_EVENT_TYPES, ids=lambda t: t.__name__)
+@pytest.mark.parametrize(("subject", "state"),
+                         [(UIO, s) for s in SUB_STATES] + [(LEADER, s) for s in LEADER_STATES],
+                         ids=lambda v: v.value if isinstance(v, AgentState)
+                         else "leader" if v == LEADER else "sub")
+def test_a_well_formed_event_is_legal_exactly_where_the_spec_says(
+        subject: str, state: AgentState, event_type: type[AgentEvent]) -> None:
+    """TW-ROUTE-003: an event whose content is fine is accepted in every state the table lists
+    for it, with an outcome the table allows, and refused, changing nothing, in every other."""
+    event = _valid(subject, event_type)
+    if event is None:
+        return
+    core = _sub_in(state) if subject == UIO else _leader_in(state)
+    assert core.state(subject) is state
+    allowed = _expected(subject, state, event_type)
+    before = core.snapshot()
+    if allowed is None:
+        with pytest.raises(LocalProtocolError):
+            core.handle(event)
+        assert core.snapshot() == before
+    else:
+        core.handle(event)
+        assert core.state(subject) in allowed
+
+
+def test_the_router_table_is_the_specs() -> None:
+    """TW-ROUTE-003: table.py holds exactly the specification's transitions."""
+    wrong = {key: (TRANSITIONS.get(key), EXPECTED.get(key))
+             for key in set(TRANSITIONS) | set(EXPECTED)
+             if TRANSITIONS.get(key) != EXPECTED.get(key)}
+    assert wrong == {}
+
+
 def test_terminated_is_final() -> None:
     """TW-ROUTE-004: nothing but a stale timer is legal for a terminated agent."""
-    legal = {event for (state, event) in TRANSITIONS if state is S.TERMINATED}
-    assert legal == {TimerFired}
+    for event_type in AGENT_EVENT_TYPES:
+        event = _valid(UIO, event_type)
+        if event is None:
+            continue
+        core = _sub_in(S.TERMINATED)
+        if event_type is TimerFired:
+            assert core.handle(event) == []
+        else:
+            with pytest.raises(LocalProtocolError):
+                core.handle(event)
+        assert core.state(UIO) is S.TERMINATED
