@@ -258,6 +258,28 @@ def message_after_termination() -> tuple[dict[str, Any], int]:
     return b.bundle(), len(b.leader.messages) - 2
 
 
+def answered_by_question_id(asked: bool) -> tuple[dict[str, Any], int]:
+    """Profile astrion: the leader answers by question_id alone (TW-PROF-018), an Ask UI
+    Operator_1 put to it (``asked``) or an id no Ask carries; and where that answer call is."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the colour palette.")
+    ask = b.ask_master(ui, "Blue or green for the primary colour?", "Asking about the colour.")
+    question_id = ask.question_id if asked else "ask_uio_009"
+    call_id = b.call(b.leader, "answer_sub_agent_question", {"question_id": question_id,
+                                                              "answer": "Blue."})
+    at = len(b.leader.messages) - 1
+    b.result(b.leader, call_id, {"success": True, "display_name": ui.name, "question_id": question_id})
+    if asked:
+        b.result(ui, ask.call_id, render(Envelope(
+            sender=TL, label="回答", id=b.ids.allocate(MessageType.ANSWER, TL, "team-leader"),
+            tag="Answer", content="Blue.", attributes=(("question_id", question_id),))))
+    else:
+        b.result(ui, ask.call_id, {"success": False, "error": {
+            "code": "timeout", "message": "No answer within 600 seconds."}})
+    b.say(ui, "The palette uses blue.")
+    return b.bundle(), at
+
+
 def stopped_while_asking(stop: bool) -> dict[str, Any]:
     """UI Operator_1 asks the leader; the leader (astrion) stops it instead of answering, then
     sends it a message, which starts its next turn: its ask keeps no result (TW-PROF-025)."""
@@ -2110,6 +2132,18 @@ def flow_cases() -> list[dict[str, Any]]:
         ),
         case("TW505 a message that never arrives", only_first, [("TW505", TL, sent_first[1])]),
         case("TW505 near miss: both arrive", both, []),
+        case(
+            "TW502 an astrion answer by question_id alone, to an id no Ask carries",
+            answered_by_question_id(asked=False)[0],
+            [("TW502", TL, answered_by_question_id(asked=False)[1])],
+            profile="astrion",
+        ),
+        case(
+            "TW502 near miss: an astrion answer by question_id alone, to the Ask put to the leader",
+            answered_by_question_id(asked=True)[0],
+            [],
+            profile="astrion",
+        ),
         case(
             "TW505 a Message sent after its receiver was terminated never arrives",
             message_after_termination()[0],

@@ -55,6 +55,11 @@ PINNED: list[tuple[str, str, str, tuple[int, int] | None, str]] = [
         'this answer',
     ),
     (
+        'TW502 an astrion answer by question_id alone, to an id no Ask carries',
+        'TW502', '/agents/Team Leader/messages/6/tool_calls/0', None,
+        "answer_sub_agent_question: no open question 'ask_uio_009' to answer",
+    ),
+    (
         'TW505 a message that never arrives',
         'TW505', '/agents/Team Leader/messages/6/tool_calls/0', None,
         'send_message_to_sub_agent: the message never reached UI Operator_1',
