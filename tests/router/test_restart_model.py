@@ -28,9 +28,9 @@ ids the core allocates are learnt from its actions. After every step:
   agents are discarded (Jepsen-style lost / duplicated / unexpected);
 - every ``handle()`` result lists its store actions before its effects.
 
-Two real bugs this test found are pinned by xfail tests and kept out of the machine: the order
-of agents after a restart from SQLite (``test_a_restart_keeps_the_creation_order`` below) and
-an output that answers an ask its sender has not received yet (``self.leftover``; test_rules.py
+Two bugs this test found have tests of their own: the order of agents after a restart from
+SQLite (``test_a_restart_keeps_the_creation_order`` below) and an output that answered an ask
+its sender had not received yet (test_rules.py
 ``test_output_answers_only_an_ask_its_sender_has_received``).
 
 TW-ROUTE-002 to TW-ROUTE-024, TW-MSG-008 to TW-MSG-011, TW-DEL-001 to TW-DEL-004,
@@ -249,11 +249,6 @@ class RestartModel(RuleBasedStateMachine):
         """Acknowledged message id → (receiver, delivery of its first acknowledgment)."""
         self.stale: list[tuple[str, str]] = []
         """(agent, call_id) of closed asks that had a timer: a late firing must change nothing."""
-        self.leftover: set[tuple[str, str]] = set()
-        """(asker, target): a delivered ask that the target's output would have answered ended
-        otherwise, and the target has not spoken since; the core still counts the asker among
-        those its next output answers (a known bug, see test_rules.py
-        test_output_answers_only_an_ask_its_sender_has_received)."""
         self.ask_events: dict[tuple[str, str], ToolCallBlocked] = {}
         self.results: dict[tuple[str, str], tuple[Event, Action]] = {}
         """(agent, call_id) → the tool call and its result, to execute it again (TW-DUR-003)."""
@@ -398,7 +393,6 @@ class RestartModel(RuleBasedStateMachine):
         agent = self.agents[name]
         ask = agent.ask
         assert ask is not None and agent.state == "waiting"
-        self.ended(name, ask)
         agent.ask = None
         agent.state = "running"
         if code is not None:
@@ -409,11 +403,6 @@ class RestartModel(RuleBasedStateMachine):
             if not by_timer:  # a timer that fired is gone already
                 self.expect.cancelled.append((name, ask.call_id))
         return ask
-
-    def ended(self, name: str, ask: Ask) -> None:
-        """Keep ``self.leftover`` (the known bug's trigger) as an ask of ``name`` ends."""
-        if ask.by_output and ask.delivered:
-            self.leftover.add((name, ask.target))
 
     def give_answer(self, asker: str, answerer: str, content: str,
                     call_id: str | None = None) -> str:
@@ -735,14 +724,6 @@ class RestartModel(RuleBasedStateMachine):
 
     def reply(self, name: str, text: str, final: bool) -> None:
         """TW-TYPE-016 to TW-TYPE-018, TW-TYPE-021, TW-ROUTE-014."""
-        if name != LEADER and text.strip():
-            # the known bug (see self.leftover) would answer an ask that has not reached the
-            # target yet: leave such sessions out, so that this test checks everything else
-            hypothesis.assume(not any(
-                (asker, name) in self.leftover and a.ask is not None and a.ask.target == name
-                and a.ask.by_output and not a.ask.delivered for asker, a in self.agents.items()))
-            self.leftover = {(asker, target) for asker, target in self.leftover
-                             if target != name}
 
         def update() -> None:
             agent = self.agents[name]
@@ -841,7 +822,6 @@ class RestartModel(RuleBasedStateMachine):
                 self.expect.discarded[name] = ids
             if agent.ask is not None:  # cancelled: no result, its message is still delivered
                 ask = agent.ask
-                self.ended(name, ask)
                 agent.ask = None
                 if ask.timeout is not None:
                     self.expect.cancelled.append((name, ask.call_id))
@@ -912,7 +892,6 @@ class RestartModel(RuleBasedStateMachine):
         self.sqlite = SQLiteStore(self.directory / "router.db", synchronous="normal")
         snapshots = {"memory": self.memory.load(), "sqlite": self.sqlite.load()}
         self.timers.clear()  # the process and its timers are gone
-        self.leftover.clear()  # the new core knows only the open asks
         self.core = RoutingCore(max_ask_rounds=self.limit)
         actions = self.core.handle(Restarted(snapshots[source], now=float(self.now)))
         self._commit(actions)
@@ -946,9 +925,7 @@ class RestartModel(RuleBasedStateMachine):
     def core_agrees_with_the_model(self) -> None:
         if not self.ready:
             return
-        # as sets: after a restart from SQLite the core lists its agents in the order of
-        # their last write, not of creation (test_a_restart_keeps_the_creation_order, xfail)
-        assert sorted(r.name for r in self.core.records()) == sorted(self.agents)
+        assert [r.name for r in self.core.records()] == list(self.agents)  # creation order
         for name, agent in self.agents.items():
             record = self.core.record(name)
             assert record.state is STATES[agent.state], name
@@ -1060,13 +1037,7 @@ def test_a_discarded_queue_stays_discarded_after_a_restart(tmp_path: Path) -> No
     stores["sqlite"].close()
 
 
-@pytest.mark.parametrize("kind", [
-    "memory",
-    pytest.param("sqlite", marks=pytest.mark.xfail(
-        strict=True, reason="real bug: SQLiteStore.load() lists agents by rowid, and INSERT OR "
-        "REPLACE gives an updated record a new rowid, so a core restarted from SQLite orders "
-        "its agents by their last write: list_active_sub_agents (TW-TOOL-015) and the "
-        "candidates of ambiguous-agent-id (TW-TOOL-029) are no longer in creation order"))])
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
 def test_a_restart_keeps_the_creation_order(kind: str, tmp_path: Path) -> None:
     """TW-TOOL-015, TW-TOOL-029 after a restart (TW-DUR-004): agents stay in creation order,
     whatever order their records were last written in."""

@@ -254,10 +254,6 @@ def test_ask_sub_agent_answered_by_next_output_not_as_output() -> None:
                                                          "still before delivery"]
 
 
-@pytest.mark.xfail(strict=True, reason="real bug: RoutingCore._awaiting_output keeps the asker "
-                   "of an ask that ended without its output (timeout, failed turn, answer tool); the "
-                   "target's next output then answers the asker's newer ask, which is still "
-                   "in the target's queue")
 def test_output_answers_only_an_ask_its_sender_has_received() -> None:
     """TW-ROUTE-012, TW-ROUTE-013: ask_sub_agent is answered by the first natural output of
     the target after the ASK was delivered to it. The leader's first ask reached Full-Stack

@@ -780,9 +780,11 @@ class RoutingCore:
         askers: list[_Agent] = []
         for name in waiting or ():
             asker = self._agents[name]
+            # an asker whose ask ended otherwise may wait again, in a newer ask that has not
+            # reached the target yet: only a delivered ask is answered (TW-ROUTE-012)
             if asker.state is _WAITING and asker.ask is not None \
                     and asker.ask.target == target and asker.ask.answered_by_output \
-                    and asker not in askers:
+                    and asker.ask.delivered and asker not in askers:
                 askers.append(asker)
         return askers
 

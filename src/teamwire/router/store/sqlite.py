@@ -169,7 +169,9 @@ class SQLiteStore(Store):
                                [(f.question_id, f.code, f.message) for f in changes.failures])
             if changes.agents:
                 db.executemany(
-                    "INSERT OR REPLACE INTO agents (name, record) VALUES (?, ?)",
+                    # an upsert keeps the row, so agents load in creation order (rowid)
+                    "INSERT INTO agents (name, record) VALUES (?, ?)"
+                    " ON CONFLICT (name) DO UPDATE SET record = excluded.record",
                     [(name, orjson.dumps(record_to_json(record)))
                      for name, record in changes.agents.items()])
             if changes.conversation:
