@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from teamwire.envelope import MessageType
@@ -21,10 +21,11 @@ from teamwire.router import (
     MessageSent,
     ModelCallStarted,
     OutputEmitted,
+    PersistMessage,
     RoutingCore,
     TurnStarted,
 )
-from teamwire.router.actions import Action
+from teamwire.router.actions import Action, AppendConversation
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver, Reply, ToolCall
 from teamwire.router.store import MemoryStore
@@ -147,3 +148,63 @@ def test_an_agent_stored_while_ending_its_turn_ends_it_on_resume() -> None:
     assert session.core.state(UIO).value == "completed"
     assert operator.called == 0
     assert [e["event"] for e in session.events if e["data"].get("agent") == UIO] == ["TurnEnded"]
+
+
+class AnswerWatching(MemoryStore):
+    """Records, for each commit that stores an ANSWER, the conversation entries it stores."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.with_answer: list[list[tuple[str, str]]] = []
+
+    def apply_batch(self, batches: Iterable[Sequence[Action]]) -> None:
+        actions = [a for b in batches for a in b]
+        if any(isinstance(a, PersistMessage) and a.message.kind is MessageType.ANSWER
+               for a in actions):
+            self.with_answer.append([(a.agent, a.message["role"]) for a in actions
+                                     if isinstance(a, AppendConversation)])
+        super().apply_batch([actions])
+
+
+def test_an_answer_given_right_after_a_restart_commits_with_the_askers_result() -> None:
+    """The session module: "an ask's result commits with the answer that resolves it", also
+    when the answer comes before the waiting asker's turn has run again after the restart
+    (the leader, running at the crash with the ask queued for it, answers at once). The ask
+    is then not executed a second time."""
+    store = AnswerWatching()
+    steps = [Step(None, (("ask_master", {"question": "Brand colour?",
+                                         "question_id": "ask_uio_001"}),)),
+             Step("Colours chosen.")]
+
+    async def first_life() -> None:
+        clock = VirtualClock()
+        leader = ScriptedAgent([Step(None, (("create_sub_agent", {
+            "agent_id": 1, "role_id": "ui-operator", "task": "colours"}),)),
+            Step("later", delay=10.0)], clock, tag="tl")
+        session = Session(leader=leader, store=store, clock=clock,
+                          drivers=lambda name, role: ScriptedAgent(steps, clock, tag="uio"))
+        await session.start("a sign-up page")
+        while True:  # until the operator waits; the leader is still in its model call
+            await clock.activity.wait_idle()
+            if session.core.state(UIO).value == "waiting" or not clock.advance():
+                break
+            await asyncio.sleep(0)
+        assert session.core.state(LEADER).value == "running"
+        await session.stop()
+
+    async def second_life() -> Session:
+        clock = VirtualClock()
+        session = await Session.resume(
+            store, leader=Answering(), clock=clock,
+            drivers=lambda name, role: ScriptedAgent(steps, clock, tag="uio"))
+        await session.run_until_idle()
+        return session
+
+    asyncio.run(first_life())
+    session = asyncio.run(second_life())
+    [answered] = store.with_answer  # one answer, committed once
+    assert (UIO, "tool") in answered and (LEADER, "tool") in answered
+    restarted = [e["event"] for e in session.events].index("Restarted")
+    assert [e for e in session.events[restarted:]
+            if e["event"] == "ToolCallBlocked"] == []
+    assert session.conversations[UIO][-1] == {"role": "assistant", "content": "Colours chosen."}
