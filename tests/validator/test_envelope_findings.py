@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from teamwire.envelope import Profile
-from teamwire.validator import LintOptions, lint_value
+from teamwire.validator import REGISTRY, LintOptions, lint_value
 
 TL, UIO = "Team Leader", "UI Operator_1"
 
@@ -135,11 +135,10 @@ def test_unsafe_sender_name() -> None:
         ("TW602", "display name 'UI\"b_1' holds '\"' (U+0022)", 1, len("来自 ") + 1)]
 
 
-@pytest.mark.xfail(strict=True, reason="the flagged example of `teamwire rule TW602` (a sender "
-                   "'UI<b>_1') is reported as TW101 (its tag does not parse), never as TW602: "
-                   "the rule documentation shows an example its rule does not flag")
 def test_the_documented_tw602_example_is_flagged_by_tw602() -> None:
-    text = envelope("UI<b>_1", "提问", "ask_ub_001", "Ask")
+    """The "Flagged" example of `teamwire rule TW602` (a '<' in a name would not parse: TW101)."""
+    assert 'UI"b_1' in REGISTRY["TW602"].bad
+    text = envelope('UI"b_1', "提问", "ask_ub_001", "Ask")
     report = lint_value([{"role": "user", "content": text}], "case.json",
                         LintOptions(profile=Profile.STRICT, agent=TL))
     assert "TW602" in {f.rule for f in report.findings}

@@ -31,7 +31,7 @@ Names are written into header lines and tag names; such characters could close a
 or fake a header. The rule flags exactly the characters the name rules forbid: C0 and C1
 control characters, the line and paragraph separators, '<', '>' and '"'. Bidi controls are not
 among them and are not flagged.""",
-     bad=user(env("UI<b>_1", "提问", "ask_ub_001", "Ask", "Hi")),
+     bad=user(env("UI\"b_1", "提问", "ask_ub_001", "Ask", "Hi")),
      good=user(env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Hi")))
 
 _TIMEOUT = ('<result agent="UI Operator_1" state="timeout">\n<error>\nThe turn took longer than '
