@@ -111,6 +111,8 @@ def test_a_resumed_turn_ends_at_its_first_deadline(reopen: StoreMaker) -> None:
     completions = [parse(m["content"]) for m in session.conversations[LEADER]
                    if m["role"] == "user" and m["content"].startswith("来自")]
     assert 'state="timeout"' in completions[-1].content
+    # the run result names the turn's limit, not the part of it left at the restart
+    assert f"turn stopped after {TURN_TIMEOUT:g} seconds" in completions[-1].content
     assert session.core.state(UIO).value == "completed"
 
 

@@ -511,13 +511,13 @@ class Session:
         self._tasks[agent] = task
         if agent != LEADER_NAME:
             self._cancel_turn_timer(agent)
-            if limit is None:
-                limit = self.turn_timeouts.get(agent, DEFAULT_TURN_TIMEOUT)
-            self._turn_deadlines[agent] = self.clock.now() + limit
+            # the run result names the turn's whole limit; a resumed turn waits only what is left
+            timeout = self.turn_timeouts.get(agent, DEFAULT_TURN_TIMEOUT)
+            left = timeout if limit is None else limit
+            self._turn_deadlines[agent] = self.clock.now() + left
             self.set_setting("turn_deadlines", dict(self._turn_deadlines))
-            seconds = limit
             self._turn_timers[agent] = self.clock.call_later(
-                seconds, lambda: self._turn_timed_out(agent, seconds))
+                left, lambda: self._turn_timed_out(agent, timeout))
 
     def _cancel_turn_timer(self, agent: str) -> None:
         timer = self._turn_timers.pop(agent, None)
