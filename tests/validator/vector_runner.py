@@ -16,14 +16,17 @@ from teamwire.validator.rules import REGISTRY
 Key = tuple[str, str | None, int | None]
 
 
-def run_case(case: dict[str, Any]) -> FileReport:
-    """Lint the case's input under its profile, agent and config."""
+def run_case(case: dict[str, Any], enabled: frozenset[str] | None = None) -> FileReport:
+    """Lint the case's input under its profile, agent and config (``enabled``: these rules
+    instead of the ones the config selects)."""
     config = case.get("config", {})
+    if enabled is None:
+        enabled = frozenset(REGISTRY.default_codes()) \
+            | select_rules(config.get("extend-select", []), [])
     options = LintOptions(
         profile=Profile(case.get("profile", "strict")),
         agent=case.get("agent"),
-        enabled=frozenset(REGISTRY.default_codes())
-        | select_rules(config.get("extend-select", []), []),
+        enabled=enabled,
         round_limit=config.get("ask-round-limit", DEFAULT_ROUND_LIMIT),
         max_record_bytes=config.get("max-record-bytes", DEFAULT_MAX_RECORD_BYTES),
     )
