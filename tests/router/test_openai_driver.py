@@ -69,25 +69,6 @@ def test_sub_agent_on_a_chat_completions_endpoint(stub: tuple[ChatStub, str]) ->
     assert session.core.state(UIO).value == "completed"
 
 
-def test_http_error_ends_the_turn_with_an_error_result(stub: tuple[ChatStub, str]) -> None:
-    """TW-ROUTE-019: a failed model call ends the turn; the leader gets a run result."""
-    state, url = stub
-    state.replies = [(503, {"error": "overloaded"})]
-    clock = VirtualClock()
-    leader = ScriptedAgent([Step(None, (("create_sub_agent", {
-        "agent_id": 1, "role_id": "ui-operator", "task": "x"}),))], clock)
-    session = Session(leader=leader, clock=clock,
-                      drivers=lambda name, role: OpenAIChatDriver(url, "m"))
-
-    async def go() -> None:
-        await session.start("go")
-        await session.run_until_idle()
-
-    asyncio.run(go())
-    last = [m["content"] for m in session.conversations[LEADER] if m["role"] == "user"][-1]
-    assert 'state="error"' in last and "HTTP 503" in last
-
-
 def test_parse_completion_rejects_garbage() -> None:
     bad: Any
     for bad in ({}, {"choices": []}, {"choices": [{"message": {"content": 3}}]}, None):

@@ -13,18 +13,17 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
 from teamwire.router.runtime import DriverError, ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.openai_chat import OpenAIChatDriver, parse_completion
-from tests.router.helpers import LEADER, UIO
+from tests.router.helpers import LEADER, UIO, serving
 
 HELLO = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "你好"},
                       "finish_reason": "stop"}]}
@@ -66,13 +65,8 @@ def endpoint() -> Iterator[tuple[Endpoint, str]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield state, url
 
 
 @pytest.fixture
