@@ -9,14 +9,13 @@ TW-TOOL-032 (an error result's message is a non-empty text), TW-TOOL-036.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 from teamwire import schemas
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
-from tests.router.helpers import LEADER
+from tests.router.helpers import LEADER, run_to_idle
 
 CODER = {"role_id": "coder", "name": "Coder", "description": "Writes the code.",
          "prompt": "You are a Coder.", "model": "big-model-7b", "thinking_mode": "thinking"}
@@ -30,14 +29,8 @@ def _run(leader: list[Step]) -> Session:
     def drivers(name: str, role_id: str) -> AgentDriver:
         return ScriptedAgent([], clock, tag=role_id[:3])
 
-    session = Session(leader=ScriptedAgent(leader, clock, tag="tl"), drivers=drivers, clock=clock)
-
-    async def go() -> None:
-        await session.start("a sign-up page")
-        await session.run_until_idle()
-
-    asyncio.run(go())
-    return session
+    return run_to_idle(Session(leader=ScriptedAgent(leader, clock, tag="tl"), drivers=drivers,
+                               clock=clock), "a sign-up page")
 
 
 def _results(session: Session) -> list[dict[str, Any]]:

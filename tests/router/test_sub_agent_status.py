@@ -9,14 +9,13 @@ TW-TOOL-031 (only this tool may target a terminated sub-agent), TW-TOOL-032.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 from teamwire import schemas
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
-from tests.router.helpers import FSE, LEADER, UIO
+from tests.router.helpers import FSE, LEADER, UIO, run_to_idle
 
 UI = {"agent_id": 1, "role_id": "ui-operator"}
 FS = {"agent_id": 1, "role_id": "full-stack-engineer"}
@@ -29,14 +28,8 @@ def _run(leader: list[Step], subs: dict[str, list[Step]]) -> Session:
     def drivers(name: str, role_id: str) -> AgentDriver:
         return ScriptedAgent(subs.get(name, []), clock, tag=role_id[:3])
 
-    session = Session(leader=ScriptedAgent(leader, clock, tag="tl"), drivers=drivers, clock=clock)
-
-    async def go() -> None:
-        await session.start("a sign-up page")
-        await session.run_until_idle()
-
-    asyncio.run(go())
-    return session
+    return run_to_idle(Session(leader=ScriptedAgent(leader, clock, tag="tl"), drivers=drivers,
+                               clock=clock), "a sign-up page")
 
 
 def _result(session: Session, call_id: str) -> dict[str, Any]:
