@@ -245,8 +245,12 @@ def test_a_database_of_another_application_is_refused_as_such(tmp_path: Path) ->
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE notes (text TEXT)")
     db.close()
-    with pytest.raises(ValueError, match="something else"):
+    with pytest.raises(ValueError) as refused:
         SQLiteStore(path)
+    assert str(refused.value) == f"{path} is an SQLite database of something else, not of the router"
+    with sqlite3.connect(path) as db:  # left alone
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("notes",)]
+    db.close()
 
 
 def _limit(store: SQLiteStore, pages: int | None) -> None:

@@ -232,8 +232,11 @@ def test_termination_fails_waiting_askers_and_discards_queue() -> None:
 def test_leader_cannot_be_terminated() -> None:
     """TW-ROUTE-004."""
     core = team()
-    with pytest.raises(LocalProtocolError):
+    before = core.snapshot()
+    with pytest.raises(LocalProtocolError) as refused:
         core.handle(AgentTerminated(LEADER))
+    assert str(refused.value) == "the Team Leader cannot be terminated"
+    assert core.snapshot() == before
 
 
 def test_ask_sub_agent_answered_by_next_output_not_as_output() -> None:
