@@ -50,3 +50,10 @@ def test_every_listed_equivalent_gives_a_reason() -> None:
     for name, reason in load_equivalents().items():
         assert "__mutmut_" in name
         assert len(reason.split()) >= 4, f"{name}: say why no test can tell it apart"
+
+
+def test_a_pending_mutant_listed_as_equivalent_stays_pending() -> None:
+    module = score({"m.x_f__mutmut_1": PENDING, "m.x_f__mutmut_2": KILLED},
+                   {"m.x_f__mutmut_1": "no test can tell"})["m"]
+    assert module.counts == {PENDING: 1, KILLED: 1}
+    assert module.score == 100.0

@@ -107,7 +107,7 @@ def score(found: dict[str, str], equivalents: dict[str, str]) -> dict[str, Modul
     modules: dict[str, ModuleScore] = {}
     for name, verdict in found.items():
         module = modules.setdefault(module_of(name), ModuleScore(module_of(name)))
-        if name in equivalents and verdict != KILLED:
+        if name in equivalents and verdict not in (KILLED, PENDING):
             module.counts["equivalent"] += 1
             continue
         module.counts[verdict] += 1
