@@ -310,11 +310,14 @@ class SessionChecker:
                 call, facts = send.call, send.facts
                 if send.delivery is None and call.sent is None:
                     continue  # refused or cut short: either is fine
-                if send.delivery is None and self._terminated_after(target, send) \
-                        and not _left_the_queue(send, group[i + 1:]):
-                    continue  # discarded with the target's queue (TW-ROUTE-020)
                 if send.delivery is None:
-                    if any(later.delivery is not None for later in group[i + 1:]):
+                    # a later message of the channel arrived: queues drain first in, first out,
+                    # so this one had left the queue (TW-ROUTE-005)
+                    overtaken = any(later.delivery is not None for later in group[i + 1:])
+                    answered = call.result is not None and call.result.answer is not None
+                    if not overtaken and not answered and self._terminated_after(target, send):
+                        continue  # discarded with the target's queue (TW-ROUTE-020)
+                    if overtaken:
                         self._call_emit("TW506", f"{call.name} to {target} was never delivered, "
                                         "while later messages on the same channel were",
                                         facts, call)
@@ -618,11 +621,3 @@ def _task_content(arguments: dict[str, Any]) -> str | None:
         return task
     return "\n".join([task, "", _ACCEPTANCE_HEADING, *(f"- {c}" for c in acceptance)])
 
-
-def _left_the_queue(send: _Send, later: list[_Send]) -> bool:
-    """Whether the transcript proves ``send``'s message was no longer queued when its target
-    was terminated: a later message of the same channel arrived (a queue is drained first in,
-    first out, TW-ROUTE-005), or the ask was answered."""
-    result = send.call.result
-    return (result is not None and result.answer is not None) \
-        or any(other.delivery is not None for other in later)
