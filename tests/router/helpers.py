@@ -138,3 +138,13 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def run_stored(core: RoutingCore, store: Store, *events: Event) -> list[Action]:
+    """Feed ``events`` to ``core``, committing each one's actions to ``store``; all actions."""
+    actions: list[Action] = []
+    for event in events:
+        step = core.handle(event)
+        store.apply(step)
+        actions.extend(step)
+    return actions

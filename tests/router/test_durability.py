@@ -33,7 +33,7 @@ from teamwire.router import (
 from teamwire.router.demo import REQUEST, make_session, validate_bundle
 from teamwire.router.runtime import ScriptedAgent, Session, VirtualClock
 from teamwire.router.store import MemoryStore, MessageStatus, SQLiteStore, Store
-from tests.router.helpers import FSE, LEADER, UIO, of_type, resume_demo, team
+from tests.router.helpers import FSE, LEADER, UIO, of_type, resume_demo, run_stored, team
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -50,15 +50,6 @@ def _persisted(store: Store, core: RoutingCore) -> None:
     store.apply([PersistAgent(r) for r in snap.agents])
 
 
-def _run(core: RoutingCore, store: Store, *events: object) -> list[Action]:
-    actions: list[Action] = []
-    for event in events:
-        step = core.handle(event)  # type: ignore[arg-type]
-        store.apply(step)
-        actions.extend(step)
-    return actions
-
-
 def _restart(store: Store) -> RoutingCore:
     core = RoutingCore()
     store.apply(core.handle(Restarted(store.load())))
@@ -70,7 +61,7 @@ def test_a_send_executed_again_after_a_restart_gets_its_stored_result(store: Sto
     core = team()
     _persisted(store, core)
     send = MessageSent(LEADER, UIO, MessageType.MESSAGE, "use the auth module", call_id="c-7")
-    [first] = of_type(_run(core, store, send), AcknowledgeSend)
+    [first] = of_type(run_stored(core, store, send), AcknowledgeSend)
     restored = _restart(store)
     again = restored.handle(send)
     assert of_type(again, AcknowledgeSend) == [first]
@@ -87,7 +78,7 @@ def test_an_ask_executed_again_gets_its_answer_or_its_failure(store: Store) -> N
     ask = ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "which branch?", timeout=60)
     answer = AnswerGiven(LEADER, FSE, "ask_fse_001", "trunk", call_id="l-1")
     late = ToolCallBlocked(UIO, "u-1", LEADER, "ask_uio_001", "colours?", timeout=60)
-    actions = _run(core, store, ask, ModelCallStarted(LEADER), answer, late,
+    actions = run_stored(core, store, ask, ModelCallStarted(LEADER), answer, late,
                    TimerFired(UIO, "u-1"))
     [resolved] = of_type(actions, ResolveToolCall)
     [timed_out] = [a for a in of_type(actions, FailToolCall) if a.call_id == "u-1"]
@@ -106,7 +97,7 @@ def test_finished_asks_are_remembered_across_a_restart(store: Store) -> None:
     it fails with not-waiting; to one the leader never read, with unknown-question."""
     core = team()
     _persisted(store, core)
-    _run(core, store,
+    run_stored(core, store,
          ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "read?", timeout=5),
          ModelCallStarted(LEADER), TimerFired(FSE, "f-1"),
          ToolCallBlocked(UIO, "u-1", LEADER, "ask_uio_001", "unread?", timeout=5),
@@ -122,7 +113,7 @@ def test_every_message_of_a_tool_call_is_stored_with_its_call_id(tmp_path: Path)
     store = SQLiteStore(tmp_path / "r.db")
     core = team()
     _persisted(store, core)
-    _run(core, store, MessageSent(LEADER, UIO, MessageType.MESSAGE, "m", call_id="c-1"),
+    run_stored(core, store, MessageSent(LEADER, UIO, MessageType.MESSAGE, "m", call_id="c-1"),
          ToolCallBlocked(UIO, "u-1", LEADER, "ask_uio_001", "?"))
     store.close()
     rows = dict(sqlite3.connect(tmp_path / "r.db").execute("SELECT id, call_id FROM messages"))
@@ -134,7 +125,7 @@ def test_restart_keeps_the_time_an_ask_has_left() -> None:
     core = team()
     store = MemoryStore()
     _persisted(store, core)
-    _run(core, store, ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?", timeout=60,
+    run_stored(core, store, ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?", timeout=60,
                                       now=100.0))
     restored = RoutingCore()
     actions = restored.handle(Restarted(store.load(), now=125.0))

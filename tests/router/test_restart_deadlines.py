@@ -17,7 +17,6 @@ import pytest
 
 from teamwire.envelope import parse
 from teamwire.router import (
-    Action,
     FailToolCall,
     PersistAgent,
     PersistMessage,
@@ -30,7 +29,7 @@ from teamwire.router import (
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.store import MemoryStore, SQLiteStore, Store
-from tests.router.helpers import FSE, LEADER, UIO, of_type, team
+from tests.router.helpers import FSE, LEADER, UIO, of_type, run_stored, team
 
 TURN_TIMEOUT = 100.0
 CRASH_AT = 61.0
@@ -119,15 +118,6 @@ def test_a_resumed_turn_ends_at_its_first_deadline(reopen: StoreMaker) -> None:
 # -- asks: the core restarted from a store's snapshot --------------------------------------
 
 
-def _run(core: RoutingCore, store: Store, *events: object) -> list[Action]:
-    actions: list[Action] = []
-    for event in events:
-        step = core.handle(event)  # type: ignore[arg-type]
-        store.apply(step)
-        actions.extend(step)
-    return actions
-
-
 def _stored_team(store: Store) -> RoutingCore:
     core = team()
     snap = core.snapshot()
@@ -142,7 +132,7 @@ def test_a_restarted_ask_keeps_its_deadline(reopen: StoreMaker) -> None:
     each for its own time; the restored timer then fails the ask."""
     store = reopen()
     core = _stored_team(store)
-    _run(core, store,
+    run_stored(core, store,
          ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?", timeout=60, now=100.0),
          ToolCallBlocked(UIO, "u-1", LEADER, "ask_uio_001", "?", timeout=90, now=110.0))
     restored_store = reopen()
@@ -162,7 +152,7 @@ def test_an_ask_restored_after_its_deadline_fires_at_once(reopen: StoreMaker) ->
     """TW-ROUTE-017: the router was down past the deadline: the timer is armed for 0 s."""
     store = reopen()
     core = _stored_team(store)
-    _run(core, store, ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?", timeout=60,
+    run_stored(core, store, ToolCallBlocked(FSE, "f-1", LEADER, "ask_fse_001", "?", timeout=60,
                                       now=100.0))
     actions = RoutingCore().handle(Restarted(reopen().load(), now=500.0))
     assert [(t.agent, t.seconds) for t in of_type(actions, StartTimer)] == [(FSE, 0.0)]
