@@ -5,7 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tools.mutation import KILLED, PENDING, SURVIVED, UNTESTED, load_equivalents, module_of, score, verdicts
+import pytest
+from tools.mutation import (
+    KILLED,
+    PENDING,
+    SURVIVED,
+    UNTESTED,
+    draw_sample,
+    load_equivalents,
+    module_of,
+    score,
+    verdicts,
+    wilson,
+)
 
 
 def test_module_of_functions_and_methods() -> None:
@@ -57,3 +69,24 @@ def test_a_pending_mutant_listed_as_equivalent_stays_pending() -> None:
                    {"m.x_f__mutmut_1": "no test can tell"})["m"]
     assert module.counts == {PENDING: 1, KILLED: 1}
     assert module.score == 100.0
+
+
+def test_wilson_interval_brackets_the_rate_and_narrows_with_the_sample() -> None:
+    low, high = wilson(90, 100)
+    assert low < 90.0 < high
+    wide = high - low
+    low, high = wilson(900, 1000)
+    assert low < 90.0 < high
+    assert high - low < wide / 2
+    assert wilson(0, 0) == (0.0, 100.0)
+    assert wilson(10, 10)[1] == pytest.approx(100.0)
+
+
+def test_a_sample_is_reproducible_and_leaves_equivalents_out() -> None:
+    names = [f"m.x_f__mutmut_{i}" for i in range(1, 101)]
+    first = draw_sample(names, 10, seed=3, equivalents={"m.x_f__mutmut_5": "same"})
+    assert first == draw_sample(names, 10, seed=3, equivalents={"m.x_f__mutmut_5": "same"})
+    assert len(first) == 10 and len(set(first)) == 10
+    assert first != draw_sample(names, 10, seed=4, equivalents={})
+    everything = draw_sample(names, 500, seed=3, equivalents={"m.x_f__mutmut_5": "same"})
+    assert len(everything) == 99 and "m.x_f__mutmut_5" not in everything

@@ -3,6 +3,8 @@
     python tools/mutation.py run                       # every mutant not yet tested (hours)
     python tools/mutation.py run "teamwire.router.core*"   # retest one module's mutants
     python tools/mutation.py run --survivors           # retest the survivors (after new tests)
+    python tools/mutation.py run --sample 1500 --seed 1  # a random sample (about an hour)
+    python tools/mutation.py report --sample           # estimated scores of that sample
     python tools/mutation.py report                    # scores per module
     python tools/mutation.py report --survivors --diff # ... and each survivor's change
     python tools/mutation.py check "teamwire.envelope.*" -- tests/envelope/test_new.py
@@ -22,6 +24,12 @@ timed out or crashed), survived (every selected test passed), untested (no test 
 function), equivalent (listed in tools/mutation_equivalents.toml with the reason no test
 can tell them apart), and the score, killed / (all - equivalent - not yet run).
 It exits 1 when the total score is below ``--target`` (default 90), 0 otherwise.
+
+A whole run takes hours on two cores. ``run --sample N`` draws N mutants at random (seeded,
+from every mutant of the configured modules or of the patterns given), records the draw in
+``mutants/sample.json`` and tests only those; ``report --sample`` then scores that draw alone,
+with a 95% Wilson interval per module, so the estimate is not biased by earlier partial runs
+(which test the cheapest mutants first).
 """
 
 from __future__ import annotations
@@ -29,7 +37,9 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import os
+import random
 import subprocess
 import sys
 from collections import Counter
@@ -44,7 +54,11 @@ else:  # pragma: no cover - Python 3.10
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.toml"
+SAMPLE = MUTANTS / "sample.json"
 MUTMUT = Path(sys.executable).parent / "mutmut"
+NO_MUTANT = "teamwire.no-such-module.x_none__mutmut_0"
+"""A name that matches no mutant: ``mutmut run`` with it generates the mutants and collects
+which tests reach which function, then stops (it refuses an empty selection)."""
 
 KILLED = "killed"
 SURVIVED = "survived"
@@ -120,6 +134,26 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:5.1f}%"
 
 
+def wilson(killed: int, scored: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a kill rate measured on a sample, in percent."""
+    if scored == 0:
+        return (0.0, 100.0)
+    rate = killed / scored
+    centre = rate + z * z / (2 * scored)
+    spread = z * math.sqrt(rate * (1 - rate) / scored + z * z / (4 * scored * scored))
+    scale = 1 + z * z / scored
+    return (100.0 * (centre - spread) / scale, 100.0 * (centre + spread) / scale)
+
+
+def draw_sample(names: list[str], size: int, seed: int, equivalents: dict[str, str]) -> list[str]:
+    """``size`` mutants drawn at random (reproducibly, for a seed) from those not known to be
+    equivalent, in a stable order."""
+    population = sorted(name for name in names if name not in equivalents)
+    if size >= len(population):
+        return population
+    return sorted(random.Random(seed).sample(population, size))
+
+
 def report(args: argparse.Namespace) -> int:
     found = verdicts()
     if not found:
@@ -127,10 +161,20 @@ def report(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     equivalents = load_equivalents()
+    drawn: list[str] = []
+    if args.sample:
+        if not SAMPLE.exists():
+            print(f"no sample in {SAMPLE.relative_to(ROOT)}: run "
+                  "`python tools/mutation.py run --sample N` first", file=sys.stderr)
+            return 2
+        drawn = json.loads(SAMPLE.read_text(encoding="utf-8"))["mutants"]
+        found = {name: found.get(name, PENDING) for name in drawn}
+        print(f"sample of {len(drawn)} mutants (seed {json.loads(SAMPLE.read_text())['seed']}); "
+              "the interval is 95% Wilson\n")
     modules = score(found, equivalents)
     total = ModuleScore("total")
     header = f"{'module':44} {'killed':>7} {'survived':>8} {'untested':>8} {'equiv.':>6} " \
-             f"{'pending':>7} {'score':>7}"
+             f"{'pending':>7} {'score':>7}" + (f" {'interval':>13}" if drawn else "")
     print(header)
     print("-" * len(header))
     for name in sorted(modules):
@@ -138,11 +182,12 @@ def report(args: argparse.Namespace) -> int:
         total.counts.update(m.counts)
         total.survivors.extend(m.survivors)
         print(f"{name:44} {m.counts[KILLED]:7} {m.counts[SURVIVED]:8} {m.counts[UNTESTED]:8} "
-              f"{m.counts['equivalent']:6} {m.counts[PENDING]:7} {_percent(m.score):>7}")
+              f"{m.counts['equivalent']:6} {m.counts[PENDING]:7} {_percent(m.score):>7}"
+              + (_interval(m) if drawn else ""))
     print("-" * len(header))
     print(f"{'total':44} {total.counts[KILLED]:7} {total.counts[SURVIVED]:8} "
           f"{total.counts[UNTESTED]:8} {total.counts['equivalent']:6} "
-          f"{total.counts[PENDING]:7} {_percent(total.score):>7}")
+          f"{total.counts[PENDING]:7} {_percent(total.score):>7}" + (_interval(total) if drawn else ""))
     stale = sorted(name for name in equivalents if found.get(name) in (None, KILLED))
     if stale:
         print(f"\n{len(stale)} entries of {EQUIVALENTS.relative_to(ROOT)} are stale "
@@ -166,7 +211,9 @@ def report(args: argparse.Namespace) -> int:
         Path(args.json).write_text(json.dumps({
             "modules": {n: {**dict(m.counts), "score": m.score, "survivors": m.survivors}
                         for n, m in sorted(modules.items())},
-            "total": {**dict(total.counts), "score": total.score},
+            "total": {**dict(total.counts), "score": total.score,
+                      **({"interval": wilson(total.counts[KILLED], total.scored)} if drawn else {})},
+            **({"sample": len(drawn)} if drawn else {}),
         }, indent=2) + "\n", encoding="utf-8")
     if total.score is not None and total.score < args.target:
         print(f"\ntotal score {total.score:.1f}% is below the target of {args.target:g}%")
@@ -174,9 +221,37 @@ def report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _interval(module: ModuleScore) -> str:
+    low, high = wilson(module.counts[KILLED], module.scored)
+    return f" {low:5.1f}–{high:5.1f}%" if module.scored else f" {'-':>13}"
+
+
 def run(args: argparse.Namespace) -> int:
     env = dict(os.environ, TEAMWIRE_HYPOTHESIS_PROFILE="mutation")
     names = list(args.names)
+    if args.sample:
+        print("generating mutants and mapping tests to functions (minutes on a first run)",
+              flush=True)
+        # Generation (of changed files only) and the test-to-function map come first; mutmut
+        # then exits on the empty selection, which is expected here.
+        subprocess.run([str(MUTMUT), "run", "--max-children", str(args.jobs), NO_MUTANT],
+                       cwd=ROOT, env=env, check=False, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        everything = sorted(verdicts())
+        if not everything:
+            print("mutmut generated no mutants: see `mutmut run` for why", file=sys.stderr)
+            return 2
+        if names:
+            everything = [n for n in everything if any(fnmatch.fnmatchcase(n, p) for p in names)]
+        drawn = draw_sample(everything, args.sample, args.seed, load_equivalents())
+        SAMPLE.write_text(json.dumps({"seed": args.seed, "patterns": names, "mutants": drawn},
+                                     indent=1) + "\n", encoding="utf-8")
+        found = verdicts()
+        names = [name for name in drawn if found.get(name) == PENDING]
+        print(f"sample of {len(drawn)} mutants drawn from {len(everything)}; "
+              f"{len(names)} have no verdict yet", flush=True)
+        if not names:
+            return 0
     if args.survivors:
         found = verdicts()
         names += sorted(name for name, verdict in found.items() if verdict in (SURVIVED, UNTESTED))
@@ -220,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
                             help='mutant name patterns, e.g. "teamwire.router.core*"')
     run_parser.add_argument("--survivors", action="store_true",
                             help="retest every mutant that survived or had no test in the last run")
+    run_parser.add_argument("--sample", type=int, metavar="N",
+                            help="test N mutants drawn at random (see `report --sample`)")
+    run_parser.add_argument("--seed", type=int, default=1, help="the draw of --sample (default 1)")
     run_parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                             help="mutants tested at once (default: one per core)")
     report_parser = commands.add_parser("report", help="scores per module from the last run")
@@ -227,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     report_parser.add_argument("--diff", action="store_true", help="with --survivors: show each change")
     report_parser.add_argument("--equivalents", action="store_true",
                                help="list the equivalent mutants and why")
+    report_parser.add_argument("--sample", action="store_true",
+                               help="score only the mutants drawn by the last `run --sample`")
     report_parser.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
     report_parser.add_argument("--target", type=float, default=90.0,
                                help="exit 1 below this total score (default 90)")
