@@ -1328,6 +1328,20 @@ def tool_cases() -> list[dict[str, Any]]:
             agent=TL,
         ),
         case(
+            "TW402 an agent_id written with a fraction (1.0) is no integer",
+            [calls("create_sub_agent", '{"agent_id": 1.0, "role_id": "ui-operator", "task": "Design."}'),
+             result(error("invalid-arguments"))],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 an agent_id written with an exponent (1e0) is no integer",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1e0, "message": "Use the new palette."}'),
+             result(error("invalid-arguments"))],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
             "TW402 blank task text",
             [
                 calls("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": " "}),

@@ -2,9 +2,9 @@
 TW-PROF-016).
 
 Each profile's catalog gives the arguments validator of a protocol tool in that profile's own form
-(spec/schemas), and none for a tool that is not a protocol tool of the profile. Its fast pass
-check accepts anything for a tool without schemas and, where a schema has no compiled check,
-passes nothing, so that the full validators judge (`ToolCatalog.pass_check`).
+(spec/schemas), and none for a tool that is not a protocol tool of the profile. Its pass check
+accepts anything for a tool without schemas and, where a schema has no compiled check, lets the
+full validators judge (`ToolCatalog.pass_check`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import dataclasses
 import pytest
 
 from teamwire.envelope import Profile
-from teamwire.validator import tooling
+from teamwire.schemas import arguments
 from teamwire.validator.tooling import ToolCatalog, tool_catalog
 
 CREATE = {"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}
@@ -23,7 +23,9 @@ CREATE_WITHOUT_ID = {"role_id": "ui-operator", "task": "Design the palette."}
 
 def fresh(profile: Profile) -> ToolCatalog:
     """The catalog of ``profile`` with nothing loaded yet."""
-    return dataclasses.replace(tool_catalog(profile), _schemas={}, _passes={}, _texts={})
+    catalog = tool_catalog(profile)
+    return dataclasses.replace(catalog, arguments=arguments.ArgumentChecker(
+        catalog.arguments.profiles), _passes={})
 
 
 def test_strict_validator_requires_agent_id() -> None:
@@ -63,10 +65,12 @@ def test_pass_check_accepts_anything_for_a_tool_without_schemas(profile: Profile
 
 
 def test_without_compiled_checks_the_full_validators_judge(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A schema the fast compiler cannot handle passes nothing on the fast path: invalid
-    # arguments must still be found, valid ones still accepted.
-    monkeypatch.setattr(tooling, "compile_check", lambda schema: None)
+    # A schema the fast compiler cannot handle: invalid arguments must still be found, valid
+    # ones still accepted.
+    monkeypatch.setattr(arguments, "compile_check", lambda schema: None)
     catalog = fresh(Profile.STRICT)
-    assert not catalog.pass_check("create_sub_agent")(CREATE)
+    assert catalog.arguments.rules("create_sub_agent").checks == [None]
+    assert catalog.pass_check("create_sub_agent")(CREATE)
+    assert not catalog.pass_check("create_sub_agent")(CREATE_WITHOUT_ID)
     assert catalog.argument_errors("create_sub_agent", CREATE) == []
     assert catalog.argument_errors("create_sub_agent", CREATE_WITHOUT_ID) != []

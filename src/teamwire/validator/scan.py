@@ -8,6 +8,7 @@ from functools import cache
 from teamwire import schemas
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType
 from teamwire.envelope.errors import caret_context, position
+from teamwire.json_members import json_type as json_type  # where the checks look for it
 
 _LABELS = "|".join(sorted({t.label for t in MessageType} | {ASTRION_COMPLETION_LABEL}))
 _NAME = r"(?:(?! 向 | 的)[^\n])+"
@@ -132,20 +133,3 @@ def unsafe_name_char(name: str) -> str | None:
         if ch in _UNSAFE_NAME_CHARS:
             return ch
     return None
-
-
-def json_type(value: object) -> str:
-    """The JSON name of a decoded value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__

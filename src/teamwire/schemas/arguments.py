@@ -1,0 +1,314 @@
+"""Tool-call arguments, read and judged one way for the router and the linter.
+
+The router fails a call with ``invalid-arguments`` exactly when the linter reports its
+arguments, because both ask this module. It reads the ``arguments`` text of a call
+(TW-TOOL-023: JSON, an object, empty text read as ``{}``; TW-TOOL-038: no member named
+twice; TW-TOOL-039: at most 64 levels deep; every string valid Unicode) and then judges the
+object against the tool's schemas and what a JSON Schema cannot say the way the
+specification means it: an integer is a JSON number written without fraction or exponent
+(``1.0`` and ``1e0`` are not), and a text parameter holds a character other than white space
+(TW-TOOL-024).
+
+A problem is located: the JSON pointer of the value it concerns (inside the arguments
+object) and, for problems of the text itself, the offset in the text where it was found.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from teamwire import schemas
+from teamwire.json_members import (
+    ARGUMENTS_DEPTH_LIMIT,
+    RepeatedMemberError,
+    depth,
+    json_type,
+    repeated_member,
+    unique_members,
+)
+from teamwire.schemas.compiled import Check, compile_check
+from teamwire.schemas.errors import json_message, json_pointer
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
+TEXT_PARAMETERS = frozenset({"task", "message", "question", "content", "answer", "description",
+                             "prompt", "body_prompt"})
+"""Parameters that must hold a character other than white space wherever a tool has them
+(TW-TOOL-024; ``body_prompt`` is the prompt of profile astrion, TW-PROF-020)."""
+
+_CONSTANT = re.compile(r"-?(?:NaN|Infinity)")
+
+
+class ProblemKind(str, Enum):
+    """What is wrong with a call's arguments."""
+
+    NOT_TEXT = "not-text"
+    """The arguments are not a string at all."""
+    NOT_JSON = "not-json"
+    NOT_OBJECT = "not-object"
+    REPEATED_MEMBER = "repeated-member"
+    TOO_DEEP = "too-deep"
+    SCHEMA = "schema"
+    """The object does not fit the tool's schema (a missing or mistyped parameter)."""
+    NOT_INTEGER = "not-integer"
+    BLANK = "blank"
+
+
+@dataclass(frozen=True)
+class ArgumentProblem:
+    """One thing wrong with a call's arguments.
+
+    ``message`` is a sentence for the model that made the call; ``detail`` is the reason
+    alone (the decoder's, the schema's, the repeated name), for callers that word it their
+    own way. ``pointer`` locates the value inside the arguments (``""`` for all of them);
+    ``offset`` is where in the arguments text the problem was found, when it is one of the
+    text's."""
+
+    kind: ProblemKind
+    message: str
+    detail: str = ""
+    pointer: str = ""
+    offset: int | None = None
+
+
+@dataclass(frozen=True)
+class ArgumentReading:
+    """The arguments text of a call, read: the object, or the problem that stops reading.
+
+    Arguments nested too deep are still returned with their problem, so that a linter can
+    go on checking what they say."""
+
+    arguments: dict[str, Any] | None
+    problem: ArgumentProblem | None = None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _not_json(text: str, exc: ValueError | RecursionError) -> ArgumentProblem:
+    if isinstance(exc, json.JSONDecodeError):
+        constant = _CONSTANT.match(text, exc.pos)
+        detail = f"{constant.group()} is not a JSON value" if constant else exc.msg
+        return ArgumentProblem(ProblemKind.NOT_JSON,
+                               f"arguments are not valid JSON: {detail}: line {exc.lineno} "
+                               f"column {exc.colno} (char {exc.pos})", detail, offset=exc.pos)
+    detail = str(exc) if isinstance(exc, ValueError) else "nested too deep to read"
+    return ArgumentProblem(ProblemKind.NOT_JSON, f"arguments are not valid JSON: {detail}", detail)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a parsed JSON value, object keys included."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def read_arguments(text: object) -> ArgumentReading:
+    """Read the ``arguments`` text of a tool call (TW-TOOL-023, -038, -039).
+
+    Integers keep every digit; ``NaN`` and ``Infinity`` are not JSON; a string holding a lone
+    surrogate is not Unicode; text that is empty or white space reads as ``{}``.
+    """
+    if not isinstance(text, str):
+        return ArgumentReading(None, ArgumentProblem(
+            ProblemKind.NOT_TEXT, "arguments must be a JSON text", json_type(text)))
+    if not text.strip():
+        return ArgumentReading({})
+    try:
+        parsed = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_members)
+    except RepeatedMemberError:
+        try:  # the hook runs as objects close: the text may still go wrong after the repeat
+            json.loads(text, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:
+            return ArgumentReading(None, _not_json(text, exc))
+        found = repeated_member(text)
+        name, offset = found if found is not None else ("", None)
+        shown = json.dumps(name) if found is not None else "a member"
+        return ArgumentReading(None, ArgumentProblem(
+            ProblemKind.REPEATED_MEMBER, f"arguments name {shown} twice in one object", name,
+            offset=offset))
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, NaN, huge numbers
+        return ArgumentReading(None, _not_json(text, exc))
+    if not isinstance(parsed, dict):
+        return ArgumentReading(None, ArgumentProblem(
+            ProblemKind.NOT_OBJECT, "arguments must be a JSON object", json_type(parsed)))
+    for string in _strings(parsed):
+        try:
+            string.encode("utf-8")
+        except UnicodeEncodeError:
+            detail = "a string is not valid Unicode (a lone surrogate)"
+            return ArgumentReading(None, ArgumentProblem(
+                ProblemKind.NOT_JSON, "arguments hold a string that is not valid Unicode "
+                "(a lone surrogate)", detail))
+    if depth(parsed) > ARGUMENTS_DEPTH_LIMIT:
+        return ArgumentReading(parsed, ArgumentProblem(
+            ProblemKind.TOO_DEEP, f"arguments nest more than {ARGUMENTS_DEPTH_LIMIT} levels deep",
+            str(ARGUMENTS_DEPTH_LIMIT)))
+    return ArgumentReading(parsed)
+
+
+def is_integer(value: Any) -> bool:
+    """Whether a decoded JSON value was written as an integer: no fraction, no exponent.
+
+    ``bool`` is a subclass of ``int`` and ``1.0 == 1``: neither is a JSON integer."""
+    return type(value) is int
+
+
+@dataclass
+class _ToolRules:
+    """What the checker knows of one tool: its schemas (one per profile that defines the
+    tool), compiled where they can be, and the parameters it holds to being integers and
+    non-blank texts. The full validators are built only when a compiled check fails."""
+
+    tool: str
+    profiles: tuple[str, ...]
+    checks: list[Check | None]
+    integers: tuple[tuple[str, bool], ...]
+    """(parameter, is an array of integers)."""
+    texts: frozenset[str]
+
+    @property
+    def validators(self) -> list[Draft202012Validator]:
+        """The full validator of each schema (the schema registry builds each once)."""
+        return [schemas.tool_arguments_validator(self.tool, profile) for profile in self.profiles]
+
+
+@dataclass
+class ArgumentChecker:
+    """The argument rules of the protocol tools of one or more profiles.
+
+    With more than one profile (a dialect beside strict, TW-PROF-004), arguments fit when
+    they fit any profile's schema. A tool without a schema (a base tool, or one no profile
+    knows) has only the rules of the text itself. What a tool's rules are is worked out once
+    per checker, on first use.
+    """
+
+    profiles: tuple[str, ...] = ("strict",)
+    _tools: dict[str, _ToolRules] = field(default_factory=dict)
+
+    def rules(self, tool: str) -> _ToolRules:
+        found = self._tools.get(tool)
+        if found is None:
+            found = self._tools[tool] = self._load(tool)
+        return found
+
+    def _load(self, tool: str) -> _ToolRules:
+        found: list[tuple[str, Any]] = [
+            (profile, schemas.tool_arguments_schema(tool, profile)) for profile in self.profiles
+            if tool in schemas.tool_names(profile).protocol_tools]
+        integers: dict[str, bool] = {}
+        texts: set[str] = set()
+        for _profile, schema in found:
+            for name, spec in schema.get("properties", {}).items():
+                kind = spec.get("type")
+                if kind == "integer":
+                    integers.setdefault(name, False)
+                elif kind == "array" and spec.get("items", {}).get("type") == "integer":
+                    integers.setdefault(name, True)
+                if name in TEXT_PARAMETERS:
+                    texts.add(name)
+        return _ToolRules(tool, tuple(profile for profile, _ in found),
+                          [compile_check(schema) for _, schema in found],
+                          tuple(integers.items()), frozenset(texts))
+
+    def has_schema(self, tool: str) -> bool:
+        """Whether any of the profiles defines the arguments of ``tool``."""
+        return bool(self.rules(tool).profiles)
+
+    def text_parameters(self, tool: str) -> frozenset[str]:
+        """The parameters of ``tool`` that must not be blank (TW-TOOL-024); an argument the
+        tool does not define is ignored (TW-TOOL-025), blank or not."""
+        return self.rules(tool).texts
+
+    def fits_schema(self, tool: str, arguments: Any) -> bool:
+        """Whether ``arguments`` fit a schema of ``tool`` (True for a tool without one)."""
+        rules = self.rules(tool)
+        if not rules.profiles:
+            return True
+        if any(check is not None and check(arguments) for check in rules.checks):
+            return True
+        # The compiled checks only save time: what they refuse, the validators judge.
+        return any(validator.is_valid(arguments) for validator in rules.validators)
+
+    def passes(self, tool: str, arguments: Any) -> bool:
+        """Whether the object ``arguments`` has no problem at all: the cheap verdict that
+        ``problems`` returns ``[]``."""
+        rules = self.rules(tool)
+        if not self.fits_schema(tool, arguments):
+            return False
+        if type(arguments) is not dict:
+            return True
+        for name, is_array in rules.integers:
+            if name in arguments and not _integers(arguments[name], is_array):
+                return False
+        for name in rules.texts:
+            text = arguments.get(name)
+            if type(text) is str and (not text or text.isspace()):
+                return False
+        return True
+
+    def problems(self, tool: str, arguments: Any, limit: int = 3) -> list[ArgumentProblem]:
+        """What is wrong with the object ``arguments`` of a call of ``tool``, schema problems
+        first (in order of where they are), at most ``limit`` of them; ``[]`` when nothing is.
+
+        A text that is empty and so already fails its schema's ``minLength`` is not also
+        reported as blank: one problem per text."""
+        if self.passes(tool, arguments):
+            return []
+        rules = self.rules(tool)
+        found: list[ArgumentProblem] = []
+        if not self.fits_schema(tool, arguments):
+            errors = sorted(rules.validators[0].iter_errors(arguments),
+                            key=lambda e: list(e.absolute_path))
+            for error in errors[:limit]:
+                parts = list(error.absolute_path)
+                where = "/".join(str(p) for p in parts)
+                detail = json_message(error)
+                found.append(ArgumentProblem(
+                    ProblemKind.SCHEMA, f"{where or 'arguments'}: {detail}", detail,
+                    json_pointer(parts)))
+        if type(arguments) is dict:
+            for name, is_array in rules.integers:
+                if name in arguments and not _integers(arguments[name], is_array):
+                    shown = json.dumps(arguments[name])[:40]
+                    detail = f"{shown} is not an integer (a JSON number without fraction or exponent)"
+                    found.append(ArgumentProblem(ProblemKind.NOT_INTEGER, f"{name}: {detail}",
+                                                 detail, json_pointer([name])))
+            flagged = {p.pointer for p in found}
+            for name in sorted(rules.texts.intersection(arguments)):
+                text = arguments[name]
+                pointer = json_pointer([name])
+                if type(text) is str and (not text or text.isspace()) and pointer not in flagged:
+                    found.append(ArgumentProblem(ProblemKind.BLANK, f"{name} must not be empty",
+                                                 "blank", pointer))
+        return found[:limit]
+
+    def check(self, tool: str, text: object, limit: int = 3) -> tuple[dict[str, Any] | None,
+                                                                        list[ArgumentProblem]]:
+        """Read and judge the arguments text of a call: the object (None when it could not
+        be read) and every problem, the reading's first."""
+        reading = read_arguments(text)
+        if reading.problem is not None:
+            return reading.arguments, [reading.problem]
+        assert reading.arguments is not None
+        return reading.arguments, self.problems(tool, reading.arguments, limit)
+
+
+def _integers(value: Any, is_array: bool) -> bool:
+    if is_array:
+        return type(value) is not list or all(is_integer(item) for item in value)
+    return is_integer(value)

@@ -1,0 +1,124 @@
+"""One reading of tool-call arguments for router and linter (TW-TOOL-023, -024, -038, -039).
+
+``teamwire.schemas.arguments`` is the one checker: the router refuses a call's arguments
+(``invalid-arguments``) exactly when ``teamwire lint`` reports them (TW401, TW402, TW418).
+The oracle here is written from the spec's words, not from the checker: an integer is a JSON
+number written without fraction or exponent, a text parameter holds a character other than
+white space, a required parameter is present.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from teamwire.router.runtime.arguments import argument_problem
+from teamwire.schemas.arguments import ArgumentChecker, ProblemKind, read_arguments
+from teamwire.validator import LintOptions, lint_value
+
+LEADER = LintOptions(agent="Team Leader")
+REFUSED = {"TW401", "TW402", "TW418"}
+
+INTEGER_LITERALS = ["1", "2", "0", "-1", "12"]
+NOT_INTEGER_LITERALS = ["1.0", "1e0", "1E0", "2.5", "1e2", "-0.0", "true", '"1"', "null"]
+TEXTS = ['"Use the new palette."', '""', '" "', '"\\t\\n"', '"\\u3000"', '"ok"', "1"]
+
+AGENT_IDS = st.sampled_from(INTEGER_LITERALS + NOT_INTEGER_LITERALS)
+MESSAGES = st.sampled_from(TEXTS)
+
+
+def _call(tool: str, arguments: str) -> list[dict[str, object]]:
+    return [
+        {"role": "system", "content": "You are the Team Leader."},
+        {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": tool, "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": "call_1",
+         "content": '{"success": false, "error": {"code": "invalid-arguments", "message": "x"}}'},
+    ]
+
+
+def _lint_refuses(tool: str, arguments: str) -> bool:
+    findings = lint_value(_call(tool, arguments), options=LEADER).findings
+    return any(f.rule in REFUSED and f.index == 1 for f in findings)
+
+
+def _spec_refuses(agent_id: str | None, message: str | None) -> bool:
+    """send_message_to_sub_agent, from TW-TOOL-023/024 alone: both parameters required,
+    agent_id an integer >= 1 written without fraction or exponent, message a text with a
+    character other than white space."""
+    if agent_id is None or message is None:
+        return True
+    if not re.fullmatch(r"-?(0|[1-9][0-9]*)", agent_id) or int(agent_id) < 1:
+        return True
+    value = json.loads(message)
+    return not isinstance(value, str) or not value.strip()
+
+
+@given(st.one_of(st.none(), AGENT_IDS), st.one_of(st.none(), MESSAGES))
+def test_router_and_lint_refuse_exactly_what_the_spec_refuses(agent_id: str | None,
+                                                              message: str | None) -> None:
+    members = [f'"agent_id": {agent_id}' if agent_id is not None else None,
+               f'"message": {message}' if message is not None else None]
+    text = "{" + ", ".join(m for m in members if m is not None) + "}"
+    expected = _spec_refuses(agent_id, message)
+    assert (argument_problem("send_message_to_sub_agent", text)[1] is not None) is expected
+    assert _lint_refuses("send_message_to_sub_agent", text) is expected
+
+
+@pytest.mark.parametrize("literal", ["1.0", "1e0"])
+def test_an_integer_parameter_written_as_a_fraction_or_exponent_is_located(literal: str) -> None:
+    checker = ArgumentChecker()
+    arguments, problems = checker.check(
+        "create_sub_agent", f'{{"agent_id": {literal}, "role_id": "ui-operator", "task": "t"}}')
+    assert arguments is not None
+    assert [(p.kind, p.pointer) for p in problems] == [(ProblemKind.NOT_INTEGER, "/agent_id")]
+    assert problems[0].message.startswith("agent_id: 1.0 is not an integer")
+
+
+def test_an_array_of_integers_is_checked_item_by_item_under_astrion() -> None:
+    checker = ArgumentChecker(("astrion", "strict"))
+    assert checker.problems("get_sub_agent_status", {"agent_ids": [1, 2]}) == []
+    problems = checker.problems("get_sub_agent_status", {"agent_ids": [1, 2.0]})
+    assert [(p.kind, p.pointer) for p in problems] == [(ProblemKind.NOT_INTEGER, "/agent_ids")]
+
+
+def test_problems_of_the_text_carry_where_in_the_text_they_were_found() -> None:
+    text = '{"agent_id": 1, "message": "m", "message": "n"}'
+    reading = read_arguments(text)
+    assert reading.arguments is None and reading.problem is not None
+    assert reading.problem.kind is ProblemKind.REPEATED_MEMBER
+    assert reading.problem.offset == text.rindex('"message"')
+    broken = '{"agent_id": 1, "message": NaN}'
+    problem = read_arguments(broken).problem
+    assert problem is not None and problem.kind is ProblemKind.NOT_JSON
+    assert problem.detail == "NaN is not a JSON value"
+    trailing = '{"agent_id": 1,}'
+    problem = read_arguments(trailing).problem
+    assert problem is not None and problem.offset == trailing.index("}")
+
+
+def test_every_digit_of_an_integer_is_kept() -> None:
+    reading = read_arguments('{"timeout_seconds": 100000000000000000000000000001}')
+    assert reading.arguments == {"timeout_seconds": 10**29 + 1}
+
+
+def test_one_problem_per_text_an_empty_one_fails_its_schema_only() -> None:
+    problems = ArgumentChecker().problems("create_sub_agent",
+                                          {"agent_id": 1, "role_id": "ui-operator", "task": ""})
+    assert [(p.kind, p.pointer) for p in problems] == [(ProblemKind.SCHEMA, "/task")]
+    problems = ArgumentChecker().problems("create_sub_agent",
+                                          {"agent_id": 1, "role_id": "ui-operator", "task": " "})
+    assert [(p.kind, p.pointer) for p in problems] == [(ProblemKind.BLANK, "/task")]
+
+
+def test_a_tool_without_a_schema_has_only_the_rules_of_the_text() -> None:
+    checker = ArgumentChecker()
+    assert not checker.has_schema("read_file")
+    assert checker.check("read_file", '{"path": 1.0, "content": " "}') \
+        == ({"path": 1.0, "content": " "}, [])
+    assert checker.check("read_file", "[]")[1][0].kind is ProblemKind.NOT_OBJECT
