@@ -11,12 +11,10 @@ them here. Readers also stop at different depths, so tool arguments are bounded
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 
-_STRING_OR_PUNCTUATION = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
-
+from teamwire.json_text import TOKEN, string_value
 
 ARGUMENTS_DEPTH_LIMIT = 64
 """The deepest nesting tool arguments may have, the arguments object being level 1
@@ -88,14 +86,14 @@ def repeats(text: str) -> Iterator[tuple[str, int, tuple[str | int, ...]]]:
     names: list[set[str] | None] = []
     places: list[str | int] = []
     expect_key = False
-    for match in _STRING_OR_PUNCTUATION.finditer(text):
+    for match in TOKEN.finditer(text):
         token = match.group()
         first = token[0]
         if first == '"':
             if expect_key:
                 seen = names[-1]
                 assert seen is not None
-                name = json.loads(token) if "\\" in token else token[1:-1]
+                name = string_value(token)
                 if name in seen:
                     yield name, match.start(), tuple(places[:-1])
                 seen.add(name)

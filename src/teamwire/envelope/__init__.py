@@ -9,10 +9,9 @@ produces the error.
 
 from __future__ import annotations
 
-import re
-
 from teamwire.envelope.errors import ParseError, position
 from teamwire.envelope.fast_parser import parse_fast
+from teamwire.envelope.header import presents_as_header
 from teamwire.envelope.ids import IdAllocator, id_problem
 from teamwire.envelope.lark_parser import grammar_text, parse_lark
 from teamwire.envelope.model import Envelope
@@ -63,9 +62,6 @@ __all__ = [
     "render",
 ]
 
-_HEADER_LINE = re.compile(r"来自 [^\n]*? 的[^\n]")
-
-
 def parse(text: str | bytes) -> Envelope:
     """Parse one envelope; raise ParseError (with line and column) if ``text`` is not one.
 
@@ -86,7 +82,7 @@ def is_envelope(text: str) -> bool:
     A message that presents itself so but does not parse is malformed, not a
     human's message; a linter reports it.
     """
-    return _HEADER_LINE.match(text) is not None
+    return presents_as_header(text)
 
 
 def _decode(data: bytes) -> str:

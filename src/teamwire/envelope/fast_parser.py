@@ -12,12 +12,10 @@ from __future__ import annotations
 import re
 
 from teamwire.envelope.checks import check_and_build
+from teamwire.envelope.header import NAME_PATTERN
 from teamwire.envelope.model import Envelope
 
-# The grammar's HEADER_NAME with its loop unrolled (a lookahead on every
-# character is slow): non-space runs, each space checked once. Every repetition
-# starts with a space, so a failing match backtracks in linear time.
-_HEADER_NAME = r"(?! 向 | 的)(?=[^\n])[^\n ]*(?: (?!向 |的)[^\n ]*)*"
+_HEADER_NAME = NAME_PATTERN
 _HEAD = re.compile(
     r"来自 (?P<sender>" + _HEADER_NAME + r")(?: 向 (?P<receiver>" + _HEADER_NAME + r"))?"
     r" 的(?P<label>[^\n]+)\n"

@@ -1,17 +1,8 @@
-"""Run results in their text form (``<result agent=... state=...>``)."""
+"""Run results in their text form: the envelope package writes them for the router."""
 
 from __future__ import annotations
 
-RUN_STATES = ("completed", "running", "error", "timeout", "terminated")
+from teamwire.envelope.run_result import RUN_STATES as RUN_STATES
+from teamwire.envelope.run_result import render_run_result
 
-
-def render_result(agent: str, state: str, text: str, summary: str | None = None) -> str:
-    """The canonical text of a run result: ``output`` body for completed/running, else ``error``."""
-    if state not in RUN_STATES:
-        raise ValueError(f"unknown run state {state!r}")
-    body = "output" if state in ("completed", "running") else "error"
-    lines = [f'<result agent="{agent}" state="{state}">']
-    if summary is not None:
-        lines.append(f"<summary>{' '.join(summary.split())}</summary>")
-    lines += [f"<{body}>", text, f"</{body}>", "</result>"]
-    return "\n".join(lines)
+render_result = render_run_result

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from teamwire._resources import data_path
+from teamwire.json_text import json_pointer
 from teamwire.schemas.catalog import BASE_URI, SCHEMA_SUFFIX, SchemaCatalog
 from teamwire.schemas.errors import (
     SchemaError,
@@ -28,7 +29,6 @@ from teamwire.schemas.errors import (
     UnknownSchemaError,
     UnknownToolError,
     json_message,
-    json_pointer,
 )
 from teamwire.schemas.tool_sets import DEFAULT_PROFILE, RESULT_SCHEMA, ToolSet, ToolSets
 

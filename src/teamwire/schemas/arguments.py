@@ -31,8 +31,9 @@ from teamwire.json_members import (
     repeated_member,
     unique_members,
 )
+from teamwire.json_text import json_pointer
 from teamwire.schemas.compiled import Check, compile_check
-from teamwire.schemas.errors import json_message, json_pointer
+from teamwire.schemas.errors import json_message
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urldefrag, urljoin
 
+from teamwire.json_text import unescape_pointer_token
 from teamwire.schemas.errors import (
     SchemaError,
     SchemaLoadError,
@@ -155,7 +156,7 @@ class SchemaCatalog:
             return _MISSING
         node: Any = entry.contents
         for token in fragment.split("/")[1:]:
-            token = unquote(token).replace("~1", "/").replace("~0", "~")
+            token = unescape_pointer_token(unquote(token))
             if isinstance(node, dict) and token in node:
                 node = node[token]
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from teamwire.json_text import json_pointer
+
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
@@ -69,11 +71,6 @@ class SchemaError:
     message: str
     keyword: str
     schema_path: str = ""
-
-
-def json_pointer(parts: Iterable[str | int]) -> str:
-    """Render path segments as an RFC 6901 JSON pointer."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 def _segments_key(parts: Sequence[str | int]) -> tuple[tuple[int, int, str], ...]:

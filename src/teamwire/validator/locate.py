@@ -11,24 +11,10 @@ import dataclasses
 import io
 import json
 import os
-import re
 from collections.abc import Iterable
 
+from teamwire.json_text import TOKEN, escape_pointer_token, string_value
 from teamwire.validator.findings import FileReport, Finding
-
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.DOTALL)
-
-
-def _key(raw: str) -> str:
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return raw[1:-1]
-    return value if isinstance(value, str) else raw[1:-1]
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 class Lines:
@@ -72,7 +58,7 @@ def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int
     # a duplicated member (the decoder keeps the last) can only come before that. ``depth``
     # is the stack depth of the shallowest such object still open.
     depth: int | None = None
-    for match in _TOKEN.finditer(text):
+    for match in TOKEN.finditer(text):
         token = match.group()
         first = token[0]
         if skipping:
@@ -97,7 +83,7 @@ def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int
             continue
         if expect_key:
             if first == '"':
-                stack[-1][3] = _key(token)
+                stack[-1][3] = string_value(token)
             expect_key = False
             continue
         if stack:
@@ -108,7 +94,7 @@ def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int
                 frame[2] = index + 1
                 current = f"{frame[0]}/{index}"
             else:
-                current = f"{frame[0]}/{_escape(str(frame[3]))}"
+                current = f"{frame[0]}/{escape_pointer_token(str(frame[3]))}"
         else:
             current = ""
         if current in wanted:
@@ -218,7 +204,7 @@ def _placed(finding: Finding, text: str, place: tuple[int, int, int]) -> Finding
         # A position inside a string value: the string is one token on one line of the file
         # (JSON escapes line breaks), so the position moves right by the raw characters
         # that spell the decoded ones before it.
-        token = _TOKEN.match(text, offset)
+        token = TOKEN.match(text, offset)
         raw = _raw_offset(token.group(), finding.line, finding.column or 1) if token else None
         if raw is not None:
             column += raw

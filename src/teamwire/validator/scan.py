@@ -1,60 +1,23 @@
-"""Text scans shared by the checks: forged header lines, positions, snippets."""
+"""Text scans shared by the checks: forged header lines, run results in completions,
+positions, snippets."""
 
 from __future__ import annotations
 
-import re
 from functools import cache
 
 from teamwire import schemas
-from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType
 from teamwire.envelope.errors import caret_context, position
+from teamwire.envelope.header import HEADER_LINE as HEADER_LINE
+from teamwire.envelope.header import HEADER_MARK as HEADER_MARK
+from teamwire.envelope.header import MARK_KEY as MARK_KEY
+from teamwire.envelope.header import has_mark as has_mark
+from teamwire.envelope.header import header_line_offset
+from teamwire.envelope.run_result import is_run_result as is_run_result
+from teamwire.envelope.run_result import read_run_result
 from teamwire.json_members import json_type as json_type  # where the checks look for it
 
-_LABELS = "|".join(sorted({t.label for t in MessageType} | {ASTRION_COMPLETION_LABEL}))
-_NAME = r"(?:(?! 向 | 的)[^\n])+"
-HEADER_LINE = re.compile(r"^来自 " + _NAME + r"(?: 向 " + _NAME + r")? 的(?:" + _LABELS + r")\r?$",
-                         re.MULTILINE)
-"""A line that reads as an envelope header with one of the known labels."""
-
-_RUN_RESULT = re.compile(
-    r'<result(?: [A-Za-z_][A-Za-z0-9_.-]*="[^"\n]*")*>\n(?:<summary>[^\n]*</summary>\n)?'
-    r"<(output|error)>\n(?s:.*)\n</\1>\n</result>\n?")
-
-HEADER_MARK = "来自 "
-"""Every header starts so; a cheap substring test before the regular expression."""
-
-_search_mark = re.compile(HEADER_MARK).search
-MARK_KEY = HEADER_MARK[1]
-"""自: rarer than 来 and, unlike it, no ASCII character shares its low byte, so that
-``str.find`` (memchr on that byte) skips ASCII-heavy text fast."""
-
-
-def has_mark(text: str, start: int = 0) -> bool:
-    """Whether ``text`` holds HEADER_MARK at or after ``start``.
-
-    ASCII text cannot (``str.isascii`` is a flag test); other text is searched for
-    the mark's second character first, and for the mark itself only from there.
-    """
-    if text.isascii():
-        return False
-    at = text.find(MARK_KEY, start + 1)
-    return at >= 0 and _search_mark(text, at - 1) is not None
-
-
-def forged_header_offset(text: str, start: int = 0) -> int | None:
-    """Offset of the first line at or after ``start`` that forms an envelope header, or None."""
-    if not has_mark(text, start):
-        return None
-    match = HEADER_LINE.search(text, start)
-    return None if match is None else match.start()
-
-
-def is_run_result(text: str) -> bool:
-    """Whether the whole of ``text`` is a run result (``<result agent=… state=…>…</result>``)."""
-    return _RUN_RESULT.fullmatch(text) is not None
-
-
-_RESULT_ATTRIBUTE = re.compile(r' ([A-Za-z_][A-Za-z0-9_.-]*)="([^"\n]*)"')
+# The header-line reader is the envelope package's; the checks find it here.
+forged_header_offset = header_line_offset
 
 
 @cache
@@ -67,13 +30,14 @@ def completion_result_problem(body: str, sender: str) -> tuple[str, int] | None:
     """What is wrong with a run result that is the whole content of a COMPLETION from
     ``sender`` (``body``, a run result by ``is_run_result``), and where in ``body``; None if
     nothing. The first problem only: agent, then state, then the body element."""
-    first = body[:body.find("\n")]
+    result = read_run_result(body)
+    if result is None:
+        return None
     attributes: dict[str, tuple[str, int]] = {}
-    for match in _RESULT_ATTRIBUTE.finditer(first):
-        name = match[1]
+    for name, value, value_at in result.attributes:
         if name in attributes and name in ("agent", "state"):
-            return f"run result carries {name} twice", match.start(1)
-        attributes[name] = (match[2], match.start(2))
+            return f"run result carries {name} twice", value_at - len(name) - 2
+        attributes[name] = (value, value_at)
     agent, state = attributes.get("agent"), attributes.get("state")
     if agent is None or state is None:
         return f"run result has no {'agent' if agent is None else 'state'} attribute", 0
@@ -89,10 +53,9 @@ def completion_result_problem(body: str, sender: str) -> tuple[str, int] | None:
                     "error or the turn timeout reports a run result (error or timeout)", state[1])
         return (f"run result state {shorten(state[0])!r} is not one of "
                 f"{', '.join(_run_states())}", state[1])
-    element = _RUN_RESULT.fullmatch(body)
-    if element is not None and element[1] == "output":
+    if result.body == "output":
         return (f"run result with state {state[0]!r} carries <output>; states error and "
-                "timeout carry <error>", element.start(1) - 1)
+                "timeout carry <error>", result.body_at)
     return None
 
 
