@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conformance.transcripts.sources import blocks
 
-from tests.validator import make_vectors
 from tests.validator.vector_runner import run_case
 
 UIO2 = ("UI Operator_2", "ui-operator", 2)
@@ -30,16 +30,16 @@ def rules(bundle: dict[str, Any]) -> list[tuple[str, str | None, int | None]]:
                    "correctly numbered UI Operator_3 is taken as pre-existing and its Task as sent "
                    "by no call (TW511)")
 def test_numbered_after_a_sub_agent_of_its_role_that_existed_before() -> None:
-    assert rules(make_vectors.numbered_after_preexisting(3, (UIO2,))) == []
+    assert rules(blocks.numbered_after_preexisting(3, (UIO2,))) == []
 
 
 def test_numbered_as_if_the_earlier_sub_agent_did_not_exist() -> None:
-    assert rules(make_vectors.numbered_after_preexisting(1, (UIO2,))) == [
+    assert rules(blocks.numbered_after_preexisting(1, (UIO2,))) == [
         ("TW511", "UI Operator_1", 1)]
 
 
 def test_an_earlier_sub_agent_without_a_number_raises_no_number() -> None:
     # 'UI Operator_0' is no valid display name (n >= 1) and is reported as such; it does not
     # make the next UI Operator number 2.
-    found = rules(make_vectors.numbered_after_preexisting(1, (("UI Operator_0", "ui-operator", 0),)))
+    found = rules(blocks.numbered_after_preexisting(1, (("UI Operator_0", "ui-operator", 0),)))
     assert ("TW511", "UI Operator_1", 1) not in found

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from conformance.transcripts.sources.blocks import message_after_termination
+
 from teamwire.validator import LintOptions, lint_value
 from tests.validator.builders import SessionBuilder
-from tests.validator.make_vectors import message_after_termination
 
 TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"
 

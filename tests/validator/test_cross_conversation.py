@@ -26,8 +26,8 @@ answered) is reported even when the leader later terminated the receiver: only a
 may still have been queued is excused (TW-ROUTE-020).
 
 The rules the session checks implement each have a violation and a near miss among the
-transcript vectors (make_vectors.spec_flow_cases, spec_id_cases and the other flow cases); a
-test here checks that every rule whose scope is the bundle is among them.
+transcript vectors (conformance/transcripts/sources: spec_flow_cases, spec_id_cases and the
+other flow cases); a test here checks that every rule whose scope is the bundle is among them.
 """
 
 from __future__ import annotations
@@ -339,9 +339,9 @@ def test_termination_excuses_the_loss_of_the_last_messages(lost: str) -> None:
 
 
 def test_every_bundle_rule_has_a_violation_and_a_near_miss_in_a_bundle() -> None:
-    from tests.validator import make_vectors
+    from conformance.transcripts.sources import flow, ids
 
-    cases = [*make_vectors.flow_cases(), *make_vectors.id_cases()]
+    cases = [*flow.flow_cases(), *ids.id_cases()]
     bundle_rules = {rule.code for rule in REGISTRY if rule.scope == "bundle"}
     assert bundle_rules == {"TW303", "TW501", "TW502", "TW503", "TW505", "TW506", "TW507",
                             "TW508", "TW511", "TW512", "TW513", "TW514"}

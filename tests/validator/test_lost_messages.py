@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.transcripts.sources.blocks import FSE, TL, lost_peer_ask, message_after_termination
+
 from teamwire.validator import lint_value
-from tests.validator.make_vectors import FSE, TL, lost_peer_ask, message_after_termination
 
 
 def found(bundle: dict[str, Any], rule: str) -> list[tuple[str | None, str | None, str]]:

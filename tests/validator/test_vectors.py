@@ -59,11 +59,11 @@ def test_vector_files_are_well_formed() -> None:
 
 
 def test_vectors_are_up_to_date() -> None:
-    from tests.validator import make_vectors
+    from conformance.transcripts.sources import make
 
-    for name, make in make_vectors.FILES.items():
+    for name, cases in make.FILES.items():
         committed = json.loads((VECTORS / name).read_text(encoding="utf-8"))
-        assert committed == make(), f"{name} is stale: run python -m tests.validator.make_vectors"
+        assert committed == cases(), f"{name} is stale: run python -m conformance.transcripts.sources.make"
 
 
 STRICT_CLEAN = [(name, case) for name, case in CASES

@@ -1,0 +1,53 @@
+"""Write conformance/transcripts/*.json from the cases beside this file, one module per file.
+
+Run from the repository root: ``python -m conformance.transcripts.sources.make``
+
+Expectations are written by hand, next to each input; the script refuses to write a file
+when teamwire's linter disagrees with an expectation, so the vectors never just record what
+the linter happens to do. The test suite checks that the committed files are what this
+writes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conformance.transcripts.sources import envelope, flow, ids, inputs, placement, security, tools
+from tests.validator.vector_runner import expected, found, run_case
+
+OUT = Path(__file__).resolve().parents[1]
+
+FILES: dict[str, Callable[[], list[dict[str, Any]]]] = {
+    "input.json": inputs.input_cases,
+    "envelope.json": envelope.envelope_cases,
+    "placement.json": placement.placement_cases,
+    "ids.json": ids.id_cases,
+    "tools.json": tools.tool_cases,
+    "flow.json": flow.flow_cases,
+    "security.json": security.security_cases,
+}
+
+
+def main() -> int:
+    """Check every case against the linter; write the files only if all agree."""
+    failures = 0
+    for name, make in FILES.items():
+        cases = make()
+        for c in cases:
+            got, want = found(run_case(c)), expected(c)
+            if got != want:
+                failures += 1
+                print(f"{name}: {c['description']}: expected {sorted(want, key=str)}, "
+                      f"linter found {sorted(got, key=str)}", file=sys.stderr)
+        if not failures:
+            text = json.dumps(cases, ensure_ascii=False, indent=1) + "\n"
+            (OUT / name).write_text(text, encoding="utf-8")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

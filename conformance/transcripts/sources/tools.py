@@ -1,0 +1,569 @@
+"""The cases of tools.json, TW4xx: tool calls, arguments, permissions, targets, results."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance.transcripts.sources.blocks import (
+    ANSWER,
+    ASK_MASTER,
+    CUSTOM_ROLE,
+    FSE,
+    OK,
+    ROLE_ADDED,
+    TL,
+    UIO,
+    bundle_with,
+    calls,
+    case,
+    env,
+    error,
+    messages,
+    result,
+    say,
+    stopped_while_asking,
+    user,
+)
+from tests.validator.builders import small_session
+
+
+def drop_role_ids(bundle: dict[str, Any]) -> None:
+    """Remove role_id from the peer ask and answer: the caller is never its own target."""
+    for name in (UIO, FSE):
+        for message in messages(bundle, name):
+            for call in message.get("tool_calls") or ():
+                if call["function"]["name"] in ("ask_other_agent", "answer_other_agent"):
+                    arguments = json.loads(call["function"]["arguments"])
+                    arguments.pop("role_id", None)
+                    call["function"]["arguments"] = json.dumps(arguments, ensure_ascii=False)
+
+
+def tool_cases() -> list[dict[str, Any]]:
+    create = {"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}
+    created = [calls("create_sub_agent", create, "c0"), result(OK, "c0")]
+    fse = {"agent_id": 1, "role_id": "full-stack-engineer", "task": "Write the API."}
+    # Full-Stack Engineer_1, as the Team Leader never terminates it: a terminated agent's
+    # open call may never have run.
+    self_ask = bundle_with(
+        lambda b: messages(b, FSE).append(
+            calls(
+                "ask_other_agent",
+                {
+                    "target_agent_id": 1,
+                    "role_id": "full-stack-engineer",
+                    "content": "Me?",
+                    "message_id": "ask_fse_009",
+                },
+                "self",
+                "Asking myself.",
+            )
+        )
+    )
+    self_at = len(messages(self_ask, FSE)) - 1
+    unrun_self_answer = bundle_with(lambda b: messages(b, UIO).append(calls(
+        "answer_other_agent", {"source_agent_id": 1, "role_id": "ui-operator",
+                               "message_id": "ask_uio_009", "answer": "Me."}, "self")))
+    return [
+        case(
+            "TW401 arguments with a trailing comma",
+            [calls("create_sub_agent", '{"agent_id": 1,}'), result(error("invalid-arguments"))],
+            [("TW401", TL, 0)],
+            agent=TL,
+        ),
+        case("TW401 near miss: valid arguments", created, [], agent=TL),
+        case(
+            "TW401 near miss: an empty arguments string reads as no arguments",
+            [calls("list_agents", ""), result({"success": True, "roles": []})],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW402 an empty arguments string for a tool with required parameters",
+            [calls("send_message_to_sub_agent", " "), result(error("invalid-arguments"))],
+            [("TW402", TL, 0), ("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 create_sub_agent without agent_id",
+            [
+                calls("create_sub_agent", {"role_id": "ui-operator", "task": "Design."}),
+                result(error("invalid-arguments")),
+            ],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 an agent_id written with a fraction (1.0) is no integer",
+            [calls("create_sub_agent", '{"agent_id": 1.0, "role_id": "ui-operator", "task": "Design."}'),
+             result(error("invalid-arguments"))],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 an agent_id written with an exponent (1e0) is no integer",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1e0, "message": "Use the new palette."}'),
+             result(error("invalid-arguments"))],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 blank task text",
+            [
+                calls("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": " "}),
+                result(error("invalid-arguments")),
+            ],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 a custom role with a blank prompt",
+            [calls("create_custom_agent", dict(CUSTOM_ROLE, prompt="  ")),
+             result(error("invalid-arguments"))],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 a custom role with a blank description, under astrion",
+            [calls("create_custom_agent", {"role_id": "api-designer", "name": "API Designer",
+                                           "description": "", "body_prompt": "Use REST."}),
+             result(error("invalid-arguments"))],
+            [("TW402", TL, 0)],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW402 near miss: a blank argument the tool does not define is ignored",
+            [calls("list_agents", {"prompt": " "}), result({"success": True, "roles": []})],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW402 near miss: astrion's custom role without a description",
+            [calls("create_custom_agent", {"role_id": "api-designer", "name": "API Designer",
+                                           "body_prompt": "Use REST."}),
+             result(ROLE_ADDED)],
+            [],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW402 near miss: profile astrion numbers the agent itself",
+            [calls("create_sub_agent", {"role_id": "ui-operator", "task": "Design."}), result(OK)],
+            [],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW402 an astrion intent that is not a string, on astrion's form of the call",
+            [calls("create_sub_agent", {"role_id": "ui-operator", "task": "Design.", "intent": 5}),
+             result(OK)],
+            [("TW402", TL, 0)],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW402 near miss: the same intent beside strict's form, which stays valid (TW-PROF-004)",
+            [calls("list_agents", {"intent": 5}), result({"success": True, "roles": []})],
+            [],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW402 arguments nest 65 levels deep, inside an argument the tool does not define",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", "meta": '
+                   + "[" * 64 + "]" * 64 + "}"),
+             result(error("invalid-arguments"))],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 near miss: arguments 64 levels deep",
+            [*created,
+             calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", "meta": '
+                   + '{"a": ' * 62 + "[]" + "}" * 62 + "}", "c1"),
+             result({"success": True, "display_name": "UI Operator_1",
+                     "message_id": "msg_tl_001"}, "c1")],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW418 arguments name one member twice",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", "agent_id": 2}'),
+             result(error("invalid-arguments"))],
+            [("TW418", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW418 one name written plainly and once escaped",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", '
+                   '"\\u006dessage": "Bye"}'),
+             result(error("invalid-arguments"))],
+            [("TW418", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW418 a repeat inside an argument the tool does not define",
+            [calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Hi", '
+                   '"meta": [{"k": 1, "k": 2}]}'),
+             result(error("invalid-arguments"))],
+            [("TW418", TL, 0)],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW418 near miss: one name in two objects, and colons inside texts",
+            [*created,
+             calls("send_message_to_sub_agent", '{"agent_id": 1, "message": "Note: \\"k\\": 1", '
+                   '"meta": [{"k": 1}, {"k": 2}], "k": {"k": 3}}', "c1"),
+             result({"success": True, "display_name": "UI Operator_1",
+                     "message_id": "msg_tl_001"}, "c1")],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW403 a sub-agent calls create_sub_agent",
+            [calls("create_sub_agent", fse), result(error("forbidden-tool"))],
+            [("TW403", UIO, 0)],
+            agent=UIO,
+        ),
+        case(
+            "TW403 near miss: it asks the leader instead",
+            [calls("ask_master", ASK_MASTER), result(ANSWER)],
+            [],
+            agent=UIO,
+        ),
+        case(
+            "TW404 the Team Leader calls ask_other_agent",
+            [
+                calls(
+                    "ask_other_agent",
+                    {"target_agent_id": 1, "content": "Status?", "message_id": "ask_tl_001"},
+                ),
+                result(error("forbidden-tool")),
+            ],
+            [("TW404", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW404 near miss: it calls ask_sub_agent",
+            [
+                *created,
+                calls("ask_sub_agent", {"agent_id": 1, "question": "Status?", "question_id": "ask_tl_001"}),
+                result(
+                    env(
+                        UIO, "回答", "ans_uio_001", "Answer", "Nearly done.", (("question_id", "ask_tl_001"),)
+                    )
+                ),
+            ],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW405 close_sub_agent",
+            [*created, calls("close_sub_agent", {"agent_id": 1}), result(error("forbidden-tool"))],
+            [("TW405", TL, 2)],
+            agent=TL,
+        ),
+        case(
+            "TW405 near miss: terminate_sub_agent",
+            [*created, calls("terminate_sub_agent", {"agent_id": 1}), result(OK)],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW406 finish_task",
+            [calls("finish_task", {"summary": "Done."}), result("ok")],
+            [("TW406", UIO, 0)],
+            agent=UIO,
+        ),
+        case("TW406 near miss: a natural completion", [say("Done.")], [], agent=UIO),
+        case(
+            "TW407 the same role and agent_id created twice",
+            [*created, calls("create_sub_agent", create, "c1"), result(OK, "c1")],
+            [("TW407", TL, 2)],
+            agent=TL,
+        ),
+        case(
+            "TW407 near miss: the second instance is number 2",
+            [*created, calls("create_sub_agent", dict(create, agent_id=2), "c1"), result(OK, "c1")],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW408 a message to an agent that does not exist succeeds",
+            [calls("send_message_to_sub_agent", {"agent_id": 7, "message": "Hi"}), result(OK)],
+            [("TW408", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW408 near miss: the call fails with unknown-agent",
+            [
+                calls("send_message_to_sub_agent", {"agent_id": 7, "message": "Hi"}),
+                result(error("unknown-agent")),
+            ],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW408 near miss: a create that failed makes no agent, so one of that name was "
+            "there before",
+            {"teamwire": "1.0", "agents": {
+                TL: {"role_id": "team-leader", "messages": [
+                    {"role": "system", "content": "You are the Team Leader."},
+                    user("Build the settings page."),
+                    calls("create_sub_agent", {"agent_id": 2, "role_id": "ui-operator",
+                                               "task": " "}, "c1"),
+                    result(error("invalid-arguments"), "c1"),
+                    calls("send_message_to_sub_agent", {"agent_id": 2, "message": "Hi"}, "c2"),
+                    result({"success": True, "display_name": "UI Operator_2",
+                            "message_id": "msg_tl_001"}, "c2"),
+                    say("Sent."),
+                ]},
+                "UI Operator_2": {"role_id": "ui-operator", "agent_id": 2, "messages": [
+                    {"role": "system", "content": "You are UI Operator."},
+                    user(env(TL, "消息", "msg_tl_001", "Message", "Hi")),
+                ]},
+            }},
+            [("TW402", TL, 2)],
+        ),
+        case(
+            "TW409 a message to a terminated agent succeeds",
+            [
+                *created,
+                calls("terminate_sub_agent", {"agent_id": 1}, "c1"),
+                result(OK, "c1"),
+                calls("send_message_to_sub_agent", {"agent_id": 1, "message": "Hi"}, "c2"),
+                result(OK, "c2"),
+            ],
+            [("TW409", TL, 4)],
+            agent=TL,
+        ),
+        case(
+            "TW409 near miss: its status may still be read",
+            [
+                *created,
+                calls("terminate_sub_agent", {"agent_id": 1}, "c1"),
+                result(OK, "c1"),
+                calls("get_sub_agent_status", {"agent_id": 1}, "c2"),
+                result(OK, "c2"),
+            ],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW410 agent_id 1 of two roles, without role_id, succeeds",
+            [
+                *created,
+                calls("create_sub_agent", fse, "c1"),
+                result(OK, "c1"),
+                calls("send_message_to_sub_agent", {"agent_id": 1, "message": "Hi"}, "c2"),
+                result(OK, "c2"),
+            ],
+            [("TW410", TL, 4)],
+            agent=TL,
+        ),
+        case(
+            "TW410 near miss: role_id names the role",
+            [
+                *created,
+                calls("create_sub_agent", fse, "c1"),
+                result(OK, "c1"),
+                calls(
+                    "send_message_to_sub_agent",
+                    {"agent_id": 1, "role_id": "ui-operator", "message": "Hi"},
+                    "c2",
+                ),
+                result(OK, "c2"),
+            ],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW410 near miss: a sub-agent's own number names the other role's agent_id 1",
+            bundle_with(drop_role_ids),
+            [],
+        ),
+        case(
+            "TW411 a message arrives before the result",
+            [calls("read_file", {"path": "a.ts"}), user("hello"), result("code")],
+            [("TW411", UIO, 0)],
+            agent=UIO,
+        ),
+        case(
+            "TW411 near miss: result first",
+            [calls("read_file", {"path": "a.ts"}), result("code"), user("hello")],
+            [],
+            agent=UIO,
+        ),
+        case(
+            "TW411 near miss: an astrion stop_sub_agent ended the turn of a waiting asker",
+            stopped_while_asking(stop=True),
+            [],
+            profile="astrion",
+        ),
+        case(
+            "TW411 the same under astrion without the stop",
+            stopped_while_asking(stop=False),
+            [("TW411", UIO, 2)],
+            profile="astrion",
+        ),
+        case(
+            "TW411 the same under strict, where stop_sub_agent is no protocol tool",
+            stopped_while_asking(stop=True),
+            [("TW411", UIO, 2)],
+        ),
+        case(
+            "TW412 two results for one call",
+            [calls("read_file", {"path": "a.ts"}), result("code"), result("code")],
+            [("TW412", UIO, 2)],
+            agent=UIO,
+        ),
+        case(
+            "TW412 near miss: one result",
+            [calls("read_file", {"path": "a.ts"}), result("code")],
+            [],
+            agent=UIO,
+        ),
+        case(
+            "TW413 a result for a call never made",
+            [calls("read_file", {"path": "a.ts"}), result("code"), result("x", "call_9")],
+            [("TW413", UIO, 2)],
+            agent=UIO,
+        ),
+        case(
+            "TW413 near miss: each result answers its call",
+            [calls("read_file", {"path": "a.ts"}), result("code")],
+            [],
+            agent=UIO,
+        ),
+        case(
+            "TW414 two calls with one id",
+            [
+                calls("read_file", {"path": "a.ts"}),
+                result("code"),
+                calls("read_file", {"path": "b.ts"}),
+                result("code"),
+            ],
+            [("TW414", UIO, 2)],
+            agent=UIO,
+        ),
+        case(
+            "TW414 near miss: distinct ids",
+            [
+                calls("read_file", {"path": "a.ts"}),
+                result("code"),
+                calls("read_file", {"path": "b.ts"}, "call_2"),
+                result("code", "call_2"),
+            ],
+            [],
+            agent=UIO,
+        ),
+        case(
+            "TW415 a sub-agent asks itself (accepted and pending; its text, a progress report, "
+            "never reaches the leader)",
+            self_ask,
+            [("TW415", FSE, self_at), ("TW512", FSE, self_at)],
+        ),
+        case("TW415 near miss: the clean session", small_session(), []),
+        case(
+            "TW415 near miss: a sub-agent the leader terminated answers itself in a call that has "
+            "no result, so may never have run",
+            unrun_self_answer,
+            [],
+        ),
+        case(
+            "TW416 send_message_to_sub_agent answers in prose",
+            [
+                *created,
+                calls("send_message_to_sub_agent", {"agent_id": 1, "message": "Hi"}, "c1"),
+                result("Message sent.", "c1"),
+            ],
+            [("TW416", TL, 3)],
+            agent=TL,
+        ),
+        case(
+            "TW417 a second create_custom_agent for one role id succeeds",
+            [calls("create_custom_agent", CUSTOM_ROLE), result(ROLE_ADDED),
+             calls("create_custom_agent", CUSTOM_ROLE, "call_2"), result(ROLE_ADDED, "call_2")],
+            [("TW417", TL, 2)],
+            agent=TL,
+        ),
+        case(
+            "TW417 near miss: the second call fails with role-exists",
+            [calls("create_custom_agent", CUSTOM_ROLE), result(ROLE_ADDED),
+             calls("create_custom_agent", CUSTOM_ROLE, "call_2"),
+             result(error("role-exists"), "call_2")],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW417 a second custom role under a new role id but with the same name",
+            [calls("create_custom_agent", CUSTOM_ROLE), result(ROLE_ADDED),
+             calls("create_custom_agent", dict(CUSTOM_ROLE, role_id="api-designer-2"), "call_2"),
+             result(dict(ROLE_ADDED, role_id="api-designer-2"), "call_2")],
+            [("TW417", TL, 2)],
+            agent=TL,
+        ),
+        case(
+            "TW417 near miss: a second custom role with a new role id and a new name",
+            [calls("create_custom_agent", CUSTOM_ROLE), result(ROLE_ADDED),
+             calls("create_custom_agent",
+                   dict(CUSTOM_ROLE, role_id="api-designer-2", name="API Designer Two"), "call_2"),
+             result(dict(ROLE_ADDED, role_id="api-designer-2", name="API Designer Two"), "call_2")],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW417 a custom role with the role id of a sub-agent created before",
+            [*created,
+             calls("create_custom_agent", dict(CUSTOM_ROLE, role_id="ui-operator", name="UI Designer"),
+                   "call_2"),
+             result(dict(ROLE_ADDED, role_id="ui-operator", name="UI Designer"), "call_2")],
+            [("TW417", TL, 2)],
+            agent=TL,
+        ),
+        case(
+            "TW417 near miss: a new custom role after a sub-agent of another role was created",
+            [*created, calls("create_custom_agent", CUSTOM_ROLE, "call_2"), result(ROLE_ADDED, "call_2")],
+            [],
+            agent=TL,
+        ),
+        case(
+            "TW417 near miss: profile astrion replaces the role",
+            [calls("create_custom_agent", dict(CUSTOM_ROLE, body_prompt="Use REST.")),
+             result(ROLE_ADDED),
+             calls("create_custom_agent", dict(CUSTOM_ROLE, body_prompt="Use JSON:API."), "call_2"),
+             result(ROLE_ADDED, "call_2")],
+            [],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW416 a status that is no routing state",
+            [calls("list_active_sub_agents", {}), result({"success": True, "agents": [
+                {"agent_id": 1, "role_id": "ui-operator", "display_name": "UI Operator_1",
+                 "status": "failed", "summary": ""}]})],
+            [("TW416", TL, 1)],
+            agent=TL,
+        ),
+        case(
+            "TW416 near miss: profile astrion reads failed as completed after an error",
+            [calls("list_active_sub_agents", {}), result({"success": True, "agents": [
+                {"agent_id": 1, "role_id": "ui-operator", "display_name": "UI Operator_1",
+                 "status": "failed", "summary": ""}]})],
+            [],
+            agent=TL,
+            profile="astrion",
+        ),
+        case(
+            "TW416 near miss: a JSON success result",
+            [
+                *created,
+                calls("send_message_to_sub_agent", {"agent_id": 1, "message": "Hi"}, "c1"),
+                result({"success": True, "display_name": UIO, "message_id": "msg_tl_001"}, "c1"),
+            ],
+            [],
+            agent=TL,
+        ),
+    ]
