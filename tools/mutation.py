@@ -188,7 +188,9 @@ def report(args: argparse.Namespace) -> int:
     print(f"{'total':44} {total.counts[KILLED]:7} {total.counts[SURVIVED]:8} "
           f"{total.counts[UNTESTED]:8} {total.counts['equivalent']:6} "
           f"{total.counts[PENDING]:7} {_percent(total.score):>7}" + (_interval(total) if drawn else ""))
-    stale = sorted(name for name in equivalents if found.get(name) in (None, KILLED))
+    # A sample holds few of the listed equivalents: staleness is a whole run's to tell.
+    stale = [] if drawn else sorted(name for name in equivalents
+                                    if found.get(name) in (None, KILLED))
     if stale:
         print(f"\n{len(stale)} entries of {EQUIVALENTS.relative_to(ROOT)} are stale "
               "(the mutant is gone, or a test kills it): remove them")

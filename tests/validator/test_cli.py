@@ -268,8 +268,10 @@ def test_every_file_excluded_says_so(tmp_path: Path, files: dict[str, Path],
     (tmp_path / "fx").mkdir()
     (tmp_path / "fx" / "a.json").write_bytes(files["clean"].read_bytes())
     result = CliRunner().invoke(main, ["lint", "--exclude", "fx/**", "fx"])
-    assert result.exit_code == 0
+    assert result.exit_code == 2  # nothing linted: a CI job that checks nothing fails
     assert "every *.json and *.jsonl file in fx matches an exclude glob" in result.stderr
+    result = CliRunner().invoke(main, ["lint", "--allow-empty", "--exclude", "fx/**", "fx"])
+    assert result.exit_code == 0
     result = CliRunner().invoke(main, ["lint", str(tmp_path / "nothing-here")])
     assert result.exit_code == 2
 
@@ -417,8 +419,24 @@ def test_a_bad_severity_flag_is_blamed_on_the_flag(tmp_path: Path,
 
 def test_a_directory_without_transcripts_warns(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["lint", str(tmp_path)])
-    assert result.exit_code == 0
+    assert result.exit_code == 2
     assert "warning: no *.json or *.jsonl files found in" in result.output
+    assert "error: nothing was linted (no file found); --allow-empty accepts that" \
+        in result.output
+    assert "All checks passed" not in result.output
+    assert CliRunner().invoke(main, ["lint", "--allow-empty", str(tmp_path)]).exit_code == 0
+
+
+def test_a_directory_of_files_that_are_no_transcripts_is_no_pass(tmp_path: Path) -> None:
+    """A data directory in another tool's format: every JSON file found is skipped, so the
+    run checked nothing and must not pass as clean."""
+    (tmp_path / "workspaces.json").write_text('{"workspaces": ["default"]}', encoding="utf-8")
+    (tmp_path / "settings.json").write_text('{"theme": "dark"}', encoding="utf-8")
+    result = CliRunner().invoke(main, ["lint", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "nothing was linted (2 files found, none a transcript)" in result.stderr
+    allowed = CliRunner().invoke(main, ["lint", "--allow-empty", str(tmp_path)])
+    assert allowed.exit_code == 0
 
 
 def test_a_reader_that_stops_early_leaves_the_verdict(tmp_path: Path) -> None:

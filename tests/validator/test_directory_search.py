@@ -257,7 +257,7 @@ def test_a_search_git_empties_says_so(tmp_path: Path, monkeypatch: pytest.Monkey
     tree(tmp_path, {".gitignore": "*.json\n", "a.json": "[]"})
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["lint", "--isolated", "."])
-    assert result.exit_code == 0
+    assert result.exit_code == 2  # nothing linted
     assert "git ignores every *.json and *.jsonl file in ." in result.stderr
     assert "--no-respect-gitignore" in result.stderr
 

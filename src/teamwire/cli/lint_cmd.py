@@ -99,6 +99,10 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
               help="Configuration file (teamwire.toml or pyproject.toml).")
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
 @click.option("--exit-zero", is_flag=True, help="Exit with 0 even when errors are found.")
+@click.option("--allow-empty", is_flag=True,
+              help="Exit with 0 when no transcript was linted (no file found, or every file "
+                   "found skipped); without it that is exit 2, so a CI job that checks nothing "
+                   "does not pass.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
               help="Lint files in this many processes (0: one per CPU).")
 @click.option("--statistics", is_flag=True,
@@ -117,12 +121,13 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
          output_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...],
          ignore: tuple[str, ...], severities: tuple[str, ...], exclude: tuple[str, ...],
          no_respect_gitignore: bool, config_path: str | None, isolated: bool,
-         exit_zero: bool, jobs: int, statistics: bool, show_settings: bool, show_files: bool,
+         exit_zero: bool, allow_empty: bool, jobs: int, statistics: bool, show_settings: bool, show_files: bool,
          quiet: bool, no_progress: bool, stdin_filename: str) -> None:
     """Check transcripts: session bundles (.json), conversations (.json array or .jsonl),
     directories (searched for *.json and *.jsonl) or - for standard input.
 
-    Exit codes: 0 no errors, 1 errors found, 2 usage error or unreadable input.
+    Exit codes: 0 no errors, 1 errors found, 2 usage error, unreadable input, or no
+    transcript linted at all (unless --allow-empty).
     """
     stdin_filename = stdin_filename.strip() or "<stdin>"  # a report needs a name for it
     if statistics and output_format != "text":
@@ -176,12 +181,21 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(2)
-    _write(report, output_format, output_file, quiet,
-           stdin_filename if STDIN in paths else None, statistics)
+    empty = not report.files and not allow_empty
+    if not (empty and output_format == "text" and output_file is None):
+        # An empty run is no pass: the text summary would say "All checks passed".
+        _write(report, output_format, output_file, quiet,
+               stdin_filename if STDIN in paths else None, statistics)
     if report.skipped and not quiet:
         click.echo(_skipped_note(report.skipped), err=True)
     for unreadable in report.unreadable:
         click.echo(f"error: {unreadable.error}", err=True)
+    if empty:
+        found = f"{len(report.skipped)} file{'s' * (len(report.skipped) != 1)} found, none a " \
+                "transcript" if report.skipped else "no file found"
+        click.echo(f"error: nothing was linted ({found}); --allow-empty accepts that",
+                   err=True)
+        sys.exit(2)
     sys.exit(report.exit_code(exit_zero))
 
 
