@@ -7,6 +7,7 @@ hook does not pay for loading the router.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
@@ -47,6 +48,14 @@ class _LazyGroup(click.Group):
 
             silence_stdout()
             ctx.exit(0)
+        except OSError as exc:
+            # Output that cannot be written at all (standard output closed, a full disk):
+            # an error with the reason, never a traceback. Reads report their own errors.
+            from teamwire.cli.inputs import fail, silence_stdout
+
+            silence_stdout()
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(f"error: cannot write the output: {where}{exc.strerror or exc}")
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_) for name, (_, _, help_) in sorted(_COMMANDS.items())]
@@ -58,3 +67,11 @@ class _LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="teamwire")
 def main() -> None:
     """Specification and conformance toolkit for the Team Leader / sub-agent protocol."""
+    from teamwire.cli.inputs import ClosedStream
+
+    # Started with a standard stream closed: Python leaves it None, and a command that uses
+    # it would fail with an AttributeError; a stand-in fails with a reportable OSError.
+    if sys.stdout is None:
+        sys.stdout = ClosedStream("standard output")
+    if sys.stdin is None:
+        sys.stdin = ClosedStream("standard input")

@@ -4,6 +4,8 @@ input, strict JSON, and messages made safe for a terminal."""
 from __future__ import annotations
 
 import codecs
+import errno
+import io
 import json
 import os
 import re
@@ -63,18 +65,64 @@ def fail(message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
-def read_input(source: str) -> bytes:
-    """The bytes of FILE, or of standard input for ``-``; exit 2 if unreadable."""
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+"""The largest document ``envelope`` and ``schema`` read: a device such as /dev/zero, or a
+link to one, must end in an error, not in all the memory there is."""
+
+_CHUNK = 1024 * 1024
+
+
+class ClosedStream(io.TextIOBase):
+    """Stands in for standard input or output when the process was started with it closed:
+    using it raises OSError, which the commands report as an error (exit 2)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def _closed(self, *_args: object) -> Any:
+        raise OSError(errno.EBADF, f"{self.name} is closed")
+
+    read = write = readline = _closed
+
+    @property
+    def buffer(self) -> Any:
+        """What reads bytes: this stream again, as closed."""
+        return self
+
+    def isatty(self) -> bool:
+        return False
+
+    def flush(self) -> None:
+        return None
+
+
+def read_input(source: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of FILE, or of standard input for ``-``; exit 2 if unreadable or larger
+    than ``limit``."""
+    name = "standard input" if source == "-" else source
     try:
         if source == "-":
-            if sys.stdin is None:  # started with standard input closed
+            if sys.stdin is None or isinstance(sys.stdin, ClosedStream):
                 fail("error: cannot read standard input: it is closed")
-            return sys.stdin.buffer.read()
+            return _bounded(sys.stdin.buffer, name, limit)
         with open(source, "rb") as handle:
-            return handle.read()
+            return _bounded(handle, name, limit)
     except OSError as exc:
-        fail(f"error: cannot read {'standard input' if source == '-' else source}: "
-             f"{exc.strerror or exc}")
+        fail(f"error: cannot read {name}: {exc.strerror or exc}")
+
+
+def _bounded(handle: Any, name: str, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = handle.read(min(_CHUNK, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            fail(f"error: cannot read {name}: it holds more than {limit // (1024 * 1024)} MiB")
 
 
 def decode_input(source: str, data: bytes) -> str:

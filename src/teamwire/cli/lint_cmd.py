@@ -15,7 +15,7 @@ from typing import TextIO
 
 import click
 
-from teamwire.cli.inputs import reader_may_leave
+from teamwire.cli.inputs import read_input, reader_may_leave
 from teamwire.envelope import name_problem
 from teamwire.validator.config import (
     ConfigError,
@@ -121,7 +121,8 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
          output_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...],
          ignore: tuple[str, ...], severities: tuple[str, ...], exclude: tuple[str, ...],
          no_respect_gitignore: bool, config_path: str | None, isolated: bool,
-         exit_zero: bool, allow_empty: bool, jobs: int, statistics: bool, show_settings: bool, show_files: bool,
+         exit_zero: bool, allow_empty: bool, jobs: int, statistics: bool, show_settings: bool,
+         show_files: bool,
          quiet: bool, no_progress: bool, stdin_filename: str) -> None:
     """Check transcripts: session bundles (.json), conversations (.json array or .jsonl),
     directories (searched for *.json and *.jsonl) or - for standard input.
@@ -176,7 +177,7 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     try:
         with _progress_bar(total, show_bar) as progress:
             report = lint_inputs(inputs, options, jobs=workers,
-                                 stdin=lambda: sys.stdin.buffer.read(),
+                                 stdin=lambda: read_input("-", limit=sys.maxsize),
                                  stdin_name=stdin_filename, progress=progress)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
@@ -191,9 +192,9 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     for unreadable in report.unreadable:
         click.echo(f"error: {unreadable.error}", err=True)
     if empty:
-        found = f"{len(report.skipped)} file{'s' * (len(report.skipped) != 1)} found, none a " \
-                "transcript" if report.skipped else "no file found"
-        click.echo(f"error: nothing was linted ({found}); --allow-empty accepts that",
+        what = f"{len(report.skipped)} file{'s' * (len(report.skipped) != 1)} found, none a " \
+               "transcript" if report.skipped else "no file found"
+        click.echo(f"error: nothing was linted ({what}); --allow-empty accepts that",
                    err=True)
         sys.exit(2)
     sys.exit(report.exit_code(exit_zero))
