@@ -65,7 +65,7 @@ LEADER_CASES: list[tuple[str, tuple[str, dict[str, Any]], str]] = [
 ]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # per test: see docs/contributing.md, "Fixtures and mutants"
 def leader_codes() -> list[str]:
     calls = tuple(call for _, call, _ in LEADER_CASES)
     session = run_to_idle(_session([Step(None, (CREATE_UIO, CREATE_FSE, TERMINATE_UIO)),

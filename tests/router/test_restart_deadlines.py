@@ -47,21 +47,22 @@ def reopen(request: pytest.FixtureRequest, tmp_path: Path) -> StoreMaker:
     return lambda: SQLiteStore(tmp_path / "router.db", synchronous="normal")
 
 
-def _leader_steps() -> list[Step]:
-    # t=1: UI Operator_1 is created with a 100 s turn; t=61: the leader's turn ends, a commit
-    # that puts the session's time (61) into the store
+def _leader_steps(crash_at: float) -> list[Step]:
+    # t=1: UI Operator_1 is created with a 100 s turn; t=crash_at: the leader's turn ends, a
+    # commit that puts the session's time into the store
     return [Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
                                               "task": "slow", "timeout_seconds": 100}),)),
-            Step("waiting for the operator", delay=CRASH_AT - 1.0)]
+            Step("waiting for the operator", delay=crash_at - 1.0)]
 
 
-def _drivers(clock: VirtualClock) -> tuple[Callable[[str, str], AgentDriver], ScriptedAgent]:
+def _drivers(clock: VirtualClock, crash_at: float = CRASH_AT
+             ) -> tuple[Callable[[str, str], AgentDriver], ScriptedAgent]:
     """The sub-agents' driver factory and the leader's driver."""
     def drivers(name: str, role_id: str) -> AgentDriver:
         # one model call that takes far longer than the turn may last
         return ScriptedAgent([Step("thinking very long", delay=10_000.0)], clock, tag="uio")
 
-    return drivers, ScriptedAgent(_leader_steps(), clock, tag="tl")
+    return drivers, ScriptedAgent(_leader_steps(crash_at), clock, tag="tl")
 
 
 async def _run_until(session: Session, time: float) -> None:
@@ -74,17 +75,19 @@ async def _run_until(session: Session, time: float) -> None:
         await asyncio.sleep(0)
 
 
-def test_a_resumed_turn_ends_at_its_first_deadline(reopen: StoreMaker) -> None:
+@pytest.mark.parametrize("crash_at", [CRASH_AT, 100.5])
+def test_a_resumed_turn_ends_at_its_first_deadline(reopen: StoreMaker, crash_at: float) -> None:
     """TW-ROUTE-018 across a restart: a 100 s turn started at t=1 and interrupted by a crash
-    at t=61 is stopped at t=101 after the restart (40 s left), not at t=161."""
+    at t=61 is stopped at t=101 after the restart (40 s left), not at t=161; interrupted at
+    t=100.5, it is stopped half a second after the restart, not a whole second or more."""
 
     async def first_life() -> float:
         store = reopen()
         clock = VirtualClock()
-        drivers, leader = _drivers(clock)
+        drivers, leader = _drivers(clock, crash_at)
         session = Session(leader=leader, drivers=drivers, store=store, clock=clock)
         await session.start("build it")
-        await _run_until(session, CRASH_AT)
+        await _run_until(session, crash_at)
         assert session.core.state(UIO).value == "running"  # in its long model call
         [started] = [e["time"] for e in session.events
                      if e["event"] == "ModelCallStarted" and e["data"]["agent"] == UIO]
@@ -94,9 +97,9 @@ def test_a_resumed_turn_ends_at_its_first_deadline(reopen: StoreMaker) -> None:
     async def second_life() -> Session:
         store = reopen()
         clock = VirtualClock()
-        drivers, leader = _drivers(clock)
+        drivers, leader = _drivers(clock, crash_at)
         session = await Session.resume(store, leader=leader, drivers=drivers, clock=clock)
-        assert clock.now() == CRASH_AT
+        assert clock.now() == crash_at
         await session.run_until_idle()
         return session
 

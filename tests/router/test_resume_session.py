@@ -98,7 +98,7 @@ class Asking:
                      '{"agent_id": 1, "role_id": "full-stack-engineer"}')))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # per test: see docs/contributing.md, "Fixtures and mutants"
 def resumed() -> tuple[Session, list[tuple[str, dict[str, Any]]], list[str]]:
     store = MemoryStore()
     _first_life(store)

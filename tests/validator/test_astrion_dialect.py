@@ -860,7 +860,7 @@ def test_astrion_flags_an_unknown_status() -> None:
 # -- real errors stay errors under astrion ------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # per test: see docs/contributing.md, "Fixtures and mutants"
 def astrion_bundle() -> Bundle:
     bundle = play(ALL_FEATURES)
     assert problems(bundle, ASTRION) == []
