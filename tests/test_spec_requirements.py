@@ -22,7 +22,7 @@ SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
 INDEX_PATH = SPEC_DIR / "requirements.json"
 
 FAMILIES = ("ENV", "NAME", "TYPE", "ID", "MSG", "TOOL", "ROUTE", "DEL", "DUR", "RES", "VER",
-            "SEC", "PROF")
+            "SEC", "PROF", "CERT")
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 
 MARKER = re.compile(r"\*\*\[(?P<id>[^\]]*)\]\*\*")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conformance.transcripts.sources import blocks
+from conformance.sources.transcripts import blocks
 
 from tests.validator.vector_runner import run_case
 

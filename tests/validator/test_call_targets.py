@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.transcripts.sources.blocks import message_after_termination
+from conformance.sources.transcripts.blocks import message_after_termination
 
 from teamwire.validator import LintOptions, lint_value
 from tests.validator.builders import SessionBuilder

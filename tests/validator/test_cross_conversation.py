@@ -26,7 +26,7 @@ answered) is reported even when the leader later terminated the receiver: only a
 may still have been queued is excused (TW-ROUTE-020).
 
 The rules the session checks implement each have a violation and a near miss among the
-transcript vectors (conformance/transcripts/sources: spec_flow_cases, spec_id_cases and the
+transcript vectors (conformance/sources/transcripts: spec_flow_cases, spec_id_cases and the
 other flow cases); a test here checks that every rule whose scope is the bundle is among them.
 """
 
@@ -339,7 +339,7 @@ def test_termination_excuses_the_loss_of_the_last_messages(lost: str) -> None:
 
 
 def test_every_bundle_rule_has_a_violation_and_a_near_miss_in_a_bundle() -> None:
-    from conformance.transcripts.sources import flow, ids
+    from conformance.sources.transcripts import flow, ids
 
     cases = [*flow.flow_cases(), *ids.id_cases()]
     bundle_rules = {rule.code for rule in REGISTRY if rule.scope == "bundle"}

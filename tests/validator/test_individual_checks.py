@@ -72,7 +72,7 @@ def test_fast_id_counter_agrees_with_strict_id() -> None:
 
 @pytest.mark.parametrize("task_id", ["task_000", "task_0001", "task_0999"])
 def test_zero_and_overpadded_counters_are_tw107_on_every_path(task_id: str) -> None:
-    from conformance.transcripts.sources.blocks import TASK, env, user
+    from conformance.sources.transcripts.blocks import TASK, env, user
 
     # The second envelope takes the remembered (fast) path of the first.
     conversation = [user(TASK), user(env(TL, "任务发布", task_id, "Task", "More."))]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.transcripts.sources.blocks import FSE, TL, lost_peer_ask, message_after_termination
+from conformance.sources.transcripts.blocks import FSE, TL, lost_peer_ask, message_after_termination
 
 from teamwire.validator import lint_value
 

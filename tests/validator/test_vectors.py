@@ -59,11 +59,11 @@ def test_vector_files_are_well_formed() -> None:
 
 
 def test_vectors_are_up_to_date() -> None:
-    from conformance.transcripts.sources import make
+    from conformance.sources.transcripts import make
 
     for name, cases in make.FILES.items():
         committed = json.loads((VECTORS / name).read_text(encoding="utf-8"))
-        assert committed == cases(), f"{name} is stale: run python -m conformance.transcripts.sources.make"
+        assert committed == cases(), f"{name} is stale: run python -m conformance.sources.transcripts.make"
 
 
 STRICT_CLEAN = [(name, case) for name, case in CASES

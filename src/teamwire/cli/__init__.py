@@ -20,6 +20,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "envelope": ("teamwire.cli.envelope_cmd", "envelope", "Parse and render envelopes."),
     "schema": ("teamwire.cli.schema_cmd", "schema", "List, show, locate and apply the JSON Schemas."),
     "demo": ("teamwire.cli.demo_cmd", "demo", "Run the reference scenario through the router."),
+    "run": ("teamwire.cli.run_cmd", "run", "Run the reference router against a model endpoint."),
+    "certify": ("teamwire.cli.certify_cmd", "certify", "Certify a router, black-box."),
 }
 
 

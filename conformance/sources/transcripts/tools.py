@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.transcripts.sources.blocks import (
+from conformance.sources.transcripts.blocks import (
     ANSWER,
     ASK_MASTER,
     CUSTOM_ROLE,

@@ -6,7 +6,7 @@ import copy
 import json
 from typing import Any
 
-from conformance.transcripts.sources.blocks import (
+from conformance.sources.transcripts.blocks import (
     ANSWER,
     ASK_MASTER,
     ASK_TL,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.transcripts.sources.blocks import TL, UIO, bundle_with, calls, case, result, user
+from conformance.sources.transcripts.blocks import TL, UIO, bundle_with, calls, case, result, user
 from tests.validator.builders import small_session
 
 

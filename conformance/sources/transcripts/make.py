@@ -1,6 +1,6 @@
 """Write conformance/transcripts/*.json from the cases beside this file, one module per file.
 
-Run from the repository root: ``python -m conformance.transcripts.sources.make``
+Run from the repository root: ``python -m conformance.sources.transcripts.make``
 
 Expectations are written by hand, next to each input; the script refuses to write a file
 when teamwire's linter disagrees with an expectation, so the vectors never just record what
@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conformance.transcripts.sources import envelope, flow, ids, inputs, placement, security, tools
+from conformance.sources.transcripts import envelope, flow, ids, inputs, placement, security, tools
 from tests.validator.vector_runner import expected, found, run_case
 
-OUT = Path(__file__).resolve().parents[1]
+OUT = Path(__file__).resolve().parents[2] / "transcripts"
 
 FILES: dict[str, Callable[[], list[dict[str, Any]]]] = {
     "input.json": inputs.input_cases,

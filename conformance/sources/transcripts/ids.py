@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conformance.transcripts.sources.blocks import (
+from conformance.sources.transcripts.blocks import (
     ASK_MASTER,
     FSE,
     OUT1,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.transcripts.sources.blocks import (
+from conformance.sources.transcripts.blocks import (
     ANSWER,
     ASK_MASTER,
     FSE,

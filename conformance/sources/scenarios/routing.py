@@ -1,0 +1,174 @@
+"""Routing by the receiver's state: the scenarios of the routing chapter (and of seed 001's
+section 3): a message to a running agent goes inline, to a waiting agent only as the answer
+it waits for, to an idle or completed agent as a new turn, and a message that arrives during
+a final reply starts a new turn once that turn has ended."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.sources.scenarios.blocks import (
+    FSE,
+    FSE_TASK,
+    REQUEST,
+    TL,
+    UIO,
+    UIO_TASK,
+    agent,
+    call,
+    calls,
+    create,
+    created,
+    envelope,
+    expect,
+    says,
+    scenario,
+    schedule,
+    tool,
+    user,
+)
+
+GUIDANCE = "Check the auth module first."
+TASK_UIO = envelope(TL, "任务发布", "task_001", "Task", UIO_TASK)
+TASK_FSE = envelope(TL, "任务发布", "task_001", "Task", FSE_TASK)
+
+
+def sent(message_id: str, delivery: str, name: str = UIO) -> dict[str, Any]:
+    """send_message_to_sub_agent's success result (TW-TOOL-012)."""
+    return {"success": True, "display_name": name, "message_id": message_id,
+            "delivery": delivery}
+
+
+def output(sender: str, message_id: str, text: str) -> dict[str, Any]:
+    """A completion report: the natural output that ended a turn."""
+    return envelope(sender, "任务完成汇报", message_id, "Output", text)
+
+
+def message(message_id: str, text: str) -> dict[str, Any]:
+    return envelope(TL, "消息", message_id, "Message", text)
+
+
+def active(status: str) -> dict[str, Any]:
+    """list_active_sub_agents with UI Operator_1 alone."""
+    return {"success": True, "agents": [{"agent_id": 1, "role_id": "ui-operator",
+                                         "display_name": UIO, "status": status,
+                                         "summary": ""}]}
+
+
+def task_to_idle_sub_agent() -> dict[str, Any]:
+    return scenario(
+        "task-to-idle-sub-agent",
+        "A Task starts the new sub-agent's turn; its natural output reaches the idle Team "
+        "Leader as a new turn",
+        ["TW-ROUTE-007", "TW-ROUTE-009", "TW-ROUTE-023"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
+               says("Waiting for the operator."), says("The page is done.")),
+         agent(UIO, says("The form is designed."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3)),
+        [expect(TL, 1, user(REQUEST)),
+         expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001"))),
+         expect(UIO, 1, TASK_UIO),
+         expect(TL, 3, output(UIO, "out_uio_001", "The form is designed."))])
+
+
+def message_to_running_sub_agent() -> dict[str, Any]:
+    return scenario(
+        "message-to-running-sub-agent",
+        "A message to a running sub-agent goes inline: it follows the tool results of its "
+        "current reply, before its next model call (seed 001, 3.1)",
+        ["TW-ROUTE-007", "TW-ROUTE-008", "TW-TOOL-012"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
+               calls(call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                          message=GUIDANCE)),
+               says("Told the operator."), says("Good.")),
+         agent(UIO, calls(call("call_uio_1", "list_active_sub_agents")),
+               says("Reusing the auth module."))],
+        schedule((TL, 1), (TL, 2), (TL, 3), (UIO, 1), (UIO, 2), (TL, 4)),
+        [expect(TL, 3, tool("call_tl_2", sent("msg_tl_001", "inline"))),
+         expect(UIO, 2, tool("call_uio_1", active("running")), message("msg_tl_001", GUIDANCE)),
+         expect(TL, 4, output(UIO, "out_uio_001", "Reusing the auth module."))])
+
+
+def answer_to_waiting_sub_agent() -> dict[str, Any]:
+    question = "Which port should the API listen on?"
+    return scenario(
+        "answer-to-waiting-sub-agent",
+        "A sub-agent waiting in ask_master gets the Team Leader's answer as the result of "
+        "that call (seed 001, 3.2)",
+        ["TW-ROUTE-010", "TW-ROUTE-012", "TW-TYPE-013"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_2", "answer_sub_agent_question", agent_id=1,
+                          question_id="ask_fse_001", answer="Port 8080.")),
+               says("Answered."), says("Done.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question=question,
+                               question_id="ask_fse_001")),
+               says("Using port 8080."))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (TL, 4), (FSE, 2), (TL, 5)),
+        [expect(FSE, 1, TASK_FSE),
+         expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", question)),
+         expect(TL, 4, tool("call_tl_2", {"success": True, "display_name": FSE,
+                                           "question_id": "ask_fse_001"})),
+         expect(FSE, 2, tool("call_fse_1", envelope(
+             TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
+             (("question_id", "ask_fse_001"),))["content"])),
+         expect(TL, 5, output(FSE, "out_fse_001", "Using port 8080."))])
+
+
+def message_to_completed_sub_agent() -> dict[str, Any]:
+    return scenario(
+        "message-to-completed-sub-agent",
+        "A message to a sub-agent whose turn has ended starts a new turn (seed 001, 3.3)",
+        ["TW-ROUTE-007", "TW-ROUTE-009", "TW-TOOL-012"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
+               says("Waiting for the operator."),
+               calls(call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                          message="Now add a password field.")),
+               says("Asked for more."), says("Done.")),
+         agent(UIO, says("The form is designed."), says("Password field added."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (TL, 4), (UIO, 2), (TL, 5)),
+        [expect(TL, 4, tool("call_tl_2", sent("msg_tl_001", "new_turn"))),
+         expect(UIO, 2, message("msg_tl_001", "Now add a password field.")),
+         expect(TL, 5, output(UIO, "out_uio_002", "Password field added."))])
+
+
+def message_during_final_reply() -> dict[str, Any]:
+    return scenario(
+        "message-during-final-reply",
+        "A message that reaches a sub-agent while its model writes its final reply is not "
+        "lost: it starts a new turn once that turn has ended (seed 001, 3.4)",
+        ["TW-ROUTE-011", "TW-ROUTE-007"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
+               calls(call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                          message=GUIDANCE)),
+               says("Told the operator."), says("Good."), says("Fine.")),
+         agent(UIO, says("Form designed."), says("Will reuse the auth module."))],
+        schedule((TL, 1), (TL, 2), (TL, 3), (UIO, 1), (TL, 4), (UIO, 2), (TL, 5)),
+        [expect(UIO, 2, message("msg_tl_001", GUIDANCE)),
+         expect(TL, 4, output(UIO, "out_uio_001", "Form designed.")),
+         expect(TL, 5, output(UIO, "out_uio_002", "Will reuse the auth module."))])
+
+
+def batch_drain() -> dict[str, Any]:
+    return scenario(
+        "batch-drain",
+        "Two messages that arrive while a sub-agent runs are both appended, in the order "
+        "they were sent, before its next model call",
+        ["TW-ROUTE-005", "TW-ROUTE-008"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
+               calls(call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                          message=GUIDANCE),
+                     call("call_tl_3", "send_message_to_sub_agent", agent_id=1,
+                          message="Keep the form short.")),
+               says("Told the operator twice."), says("Good.")),
+         agent(UIO, calls(call("call_uio_1", "list_active_sub_agents")),
+               says("Reusing auth, keeping it short."))],
+        schedule((TL, 1), (TL, 2), (TL, 3), (UIO, 1), (UIO, 2), (TL, 4)),
+        [expect(TL, 3, tool("call_tl_2", sent("msg_tl_001", "inline")),
+                tool("call_tl_3", sent("msg_tl_002", "inline"))),
+         expect(UIO, 2, tool("call_uio_1", active("running")),
+                message("msg_tl_001", GUIDANCE), message("msg_tl_002", "Keep the form short."))])
+
+
+SCENARIOS = [task_to_idle_sub_agent, message_to_running_sub_agent, answer_to_waiting_sub_agent,
+             message_to_completed_sub_agent, message_during_final_reply, batch_drain]

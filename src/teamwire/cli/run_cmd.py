@@ -1,0 +1,170 @@
+"""``teamwire run``: the reference router against any OpenAI-compatible endpoint.
+
+It is also the reference router as a command under the certification contract (the
+specification's chapter on certifying routers): the endpoint, the key, the state directory,
+the request and the knobs come from the environment when no option gives them, and the
+command exits 0 once the session has ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from teamwire.cli.inputs import fail
+
+# The environment contract (names fixed, so that routers built on the OpenAI SDKs need no
+# change): where the model is, the key, the state directory, the user's request, the knobs.
+ENV_BASE_URL = "OPENAI_BASE_URL"
+ENV_API_KEY = "OPENAI_API_KEY"
+ENV_STATE_DIR = "TEAMWIRE_STATE_DIR"
+ENV_REQUEST = "TEAMWIRE_REQUEST"
+ENV_MODEL = "TEAMWIRE_MODEL"
+ENV_ASK_TIMEOUT = "TEAMWIRE_ASK_TIMEOUT"
+ENV_ROUND_LIMIT = "TEAMWIRE_ROUND_LIMIT"
+
+STORE_FILE = "router.db"
+BUNDLE_FILE = "bundle.json"
+
+
+def _number(name: str, value: str | None, default: float) -> float:
+    if value is None or value == "":
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        fail(f"error: {name} must be a number of seconds, not {value!r}")
+    if not number > 0 or number == float("inf"):
+        fail(f"error: {name} must be a positive number of seconds, not {value!r}")
+    return number
+
+
+def _count(name: str, value: str | None, default: int) -> int:
+    if value is None or value == "":
+        return default
+    if not value.isdigit() or int(value) < 1:
+        fail(f"error: {name} must be a whole number of at least 1, not {value!r}")
+    return int(value)
+
+
+def _model_map(values: tuple[str, ...]) -> dict[str, str]:
+    models: dict[str, str] = {}
+    for value in values:
+        role, sep, model = value.partition("=")
+        if not sep or not role or not model:
+            raise click.BadParameter(f"{value!r}: write ROLE=MODEL", param_hint="--model-for")
+        models[role] = model
+    return models
+
+
+@click.command("run")
+@click.argument("request", required=False)
+@click.option("--model-url", metavar="URL",
+              help=f"Base URL of the chat-completions endpoint, ending in /v1 (default: "
+                   f"${ENV_BASE_URL}).")
+@click.option("--api-key", metavar="KEY", help=f"API key (default: ${ENV_API_KEY}).")
+@click.option("--model", metavar="NAME",
+              help=f"Model for every agent (default: ${ENV_MODEL}, else 'default').")
+@click.option("--model-for", "model_for", multiple=True, metavar="ROLE=NAME",
+              help="Model for the agents of one role (team-leader for the Team Leader). "
+                   "Repeatable.")
+@click.option("--state-dir", metavar="DIR",
+              help=f"Keep the session in DIR (SQLite) and resume it from there after a "
+                   f"crash (default: ${ENV_STATE_DIR}; without either, nothing is kept).")
+@click.option("--ask-timeout", metavar="SECONDS",
+              help=f"Seconds an ask waits for its answer (default: ${ENV_ASK_TIMEOUT}, else "
+                   "the protocol's default).")
+@click.option("--round-limit", metavar="N",
+              help=f"Ask rounds between two agents (default: ${ENV_ROUND_LIMIT}, else the "
+                   "protocol's default).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def run(request: str | None, model_url: str | None, api_key: str | None, model: str | None,
+        model_for: tuple[str, ...], state_dir: str | None, ask_timeout: str | None,
+        round_limit: str | None, quiet: bool) -> None:
+    """Run a session of the protocol: the Team Leader gets REQUEST (default:
+    $TEAMWIRE_REQUEST) and every agent's model is called at the endpoint.
+
+    With a state directory that holds a session, the session is resumed instead (after a
+    crash: every queue, pending ask and deadline as it was). Exit codes: 0 the session
+    ended; 2 bad usage, an endpoint that cannot be used, or a state directory that cannot
+    be.
+    """
+    from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS
+    from teamwire.router.runtime import Session
+    from teamwire.router.runtime.openai_chat import OpenAIChatDriver
+    from teamwire.router.runtime.session import DEFAULT_ASK_TIMEOUT
+    from teamwire.router.store import MemoryStore, SQLiteStore, Store
+
+    base_url = model_url or os.environ.get(ENV_BASE_URL)
+    if not base_url:
+        fail(f"error: no endpoint: give --model-url or set {ENV_BASE_URL}")
+    key = api_key or os.environ.get(ENV_API_KEY)
+    default_model = model or os.environ.get(ENV_MODEL) or "default"
+    models = _model_map(model_for)
+    timeout = _number("the ask timeout", ask_timeout or os.environ.get(ENV_ASK_TIMEOUT),
+                      DEFAULT_ASK_TIMEOUT)
+    rounds = _count("the round limit", round_limit or os.environ.get(ENV_ROUND_LIMIT),
+                    DEFAULT_MAX_ASK_ROUNDS)
+    directory = state_dir or os.environ.get(ENV_STATE_DIR)
+    store: Store
+    if directory:
+        path = Path(directory)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            store = SQLiteStore(path / STORE_FILE)
+        except Exception as exc:  # an unusable directory or database, said plainly
+            fail(f"error: cannot keep the session in {path}: {exc}")
+    else:
+        store = MemoryStore()
+
+    def driver(role_id: str) -> OpenAIChatDriver:
+        return OpenAIChatDriver(base_url, models.get(role_id, default_model), api_key=key)
+
+    def drivers(name: str, role_id: str) -> OpenAIChatDriver:
+        return driver(role_id)
+
+    def show(kind: str, data: dict[str, Any]) -> None:
+        if kind == "deliver":
+            message = data["message"]
+            click.echo(f"{message.sender} → {data['receiver']} ({data['placement']}): "
+                       f"{message.kind.label} {message.id}")
+
+    resuming = bool(store.load().agents)
+    text = request or os.environ.get(ENV_REQUEST)
+    if not resuming and not text:
+        fail(f"error: no request: give REQUEST or set {ENV_REQUEST}")
+
+    async def go() -> Session:
+        listener = None if quiet else show
+        if resuming:
+            session = await Session.resume(store, leader=driver("team-leader"), drivers=drivers,
+                                           ask_timeout=timeout, max_ask_rounds=rounds,
+                                           listener=listener)
+        else:
+            session = Session(leader=driver("team-leader"), drivers=drivers, store=store,
+                              ask_timeout=timeout, max_ask_rounds=rounds, listener=listener)
+            assert text is not None
+            await session.start(text)
+        await session.run_until_idle()
+        return session
+
+    try:
+        session = asyncio.run(go())
+    except KeyboardInterrupt:
+        fail("interrupted: the state directory keeps the session; run again to resume it")
+    if directory:
+        bundle = json.dumps(session.bundle(), ensure_ascii=False, indent=1)
+        try:
+            (Path(directory) / BUNDLE_FILE).write_text(bundle + "\n", encoding="utf-8")
+        except OSError as exc:
+            fail(f"error: cannot write {Path(directory) / BUNDLE_FILE}: {exc.strerror or exc}")
+    if not quiet:
+        click.echo(f"session ended: {sum(len(c) for c in session.conversations.values())} "
+                   f"messages in {len(session.conversations)} conversations")
+    sys.exit(0)

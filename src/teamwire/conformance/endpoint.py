@@ -1,0 +1,307 @@
+"""The scripted model endpoint: an OpenAI-compatible chat-completions server on 127.0.0.1.
+
+A router under certification calls it for every model call of every agent, as it would call
+a real model. Each call is recorded (what the router sent is what is checked), assigned to an
+agent by the token the scenario put into that agent's first user message, and held until the
+schedule releases it; the answer is the agent's scripted reply, as one JSON response or, when
+the request says ``"stream": true``, as server-sent events (tool calls included).
+
+The server runs in threads of its own; the harness talks to it through ``ModelEndpoint``.
+Anything the router does that breaks the contract (another path, a body that is not JSON, a
+call no token identifies) is answered with an HTTP error and recorded as a breach.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+COMPLETIONS_PATH = "/v1/chat/completions"
+MAX_BODY_BYTES = 64 * 1024 * 1024
+"""The largest request body the endpoint reads; a larger one is a breach."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A scripted model reply: text, tool calls, or both."""
+
+    content: str | None = None
+    tool_calls: tuple[tuple[str, str, str], ...] = ()
+    """(call id, tool name, arguments as JSON text)."""
+
+    def message(self) -> dict[str, Any]:
+        """The assistant message of a chat-completions response."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {"id": call_id, "type": "function",
+                 "function": {"name": name, "arguments": arguments}}
+                for call_id, name, arguments in self.tool_calls]
+        return message
+
+
+@dataclass
+class ModelCall:
+    """One call the router made: whose, which of that agent's calls, and what it sent."""
+
+    agent: str
+    number: int
+    """1-based, per agent."""
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    stream: bool
+    arrived: float
+    released: threading.Event = field(default_factory=threading.Event, repr=False)
+    reply: Reply | None = None
+
+
+@dataclass(frozen=True)
+class Breach:
+    """A request that broke the endpoint contract, with what was received."""
+
+    reason: str
+    request: str
+
+
+def _first_user_text(messages: Sequence[Any]) -> str | None:
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):  # content parts: the text parts, joined
+                return "".join(part.get("text", "") for part in content
+                               if isinstance(part, dict) and isinstance(part.get("text"), str))
+            return None
+    return None
+
+
+class ModelEndpoint:
+    """The endpoint of one scenario run: records calls, holds them, answers from scripts.
+
+    ``tokens`` maps each agent's token to its name: a call belongs to the agent whose token
+    its first user message holds. ``scripts`` gives each agent's replies in order; a call
+    beyond its agent's script is recorded as unexpected and answered with empty content, so
+    that the router can end its turn.
+    """
+
+    def __init__(self, tokens: Mapping[str, str], scripts: Mapping[str, Sequence[Reply]],
+                 *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.tokens = dict(tokens)
+        self.scripts = {agent: list(replies) for agent, replies in scripts.items()}
+        self.clock = clock
+        self.calls: list[ModelCall] = []
+        self.breaches: list[Breach] = []
+        self.unexpected: list[ModelCall] = []
+        self._lock = threading.Condition()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._closing = False
+
+    # -- the harness's side -----------------------------------------------------------------
+
+    def start(self) -> str:
+        """Serve on an ephemeral port of 127.0.0.1; returns the base URL (ending in ``/v1``)."""
+        endpoint = self
+
+        class Handler(_Handler):
+            owner = endpoint
+
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
+                                        name="teamwire-model-endpoint")
+        self._thread.start()
+        port = self._server.server_address[1]
+        return f"http://127.0.0.1:{port}/v1"
+
+    def close(self) -> None:
+        """Release every held call with an empty reply and stop serving."""
+        with self._lock:
+            self._closing = True
+            for call in self.calls:
+                if not call.released.is_set():
+                    call.reply = call.reply or Reply("")
+                    call.released.set()
+            self._lock.notify_all()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def wait_for_call(self, agent: str, number: int, timeout: float) -> ModelCall | None:
+        """The ``number``-th call of ``agent`` once it has arrived, or None after ``timeout``
+        seconds (or as soon as ``stop`` says the router has gone)."""
+        deadline = self.clock() + timeout
+        with self._lock:
+            while True:
+                found = self._find(agent, number)
+                if found is not None or self._closing:
+                    return found
+                left = deadline - self.clock()
+                if left <= 0:
+                    return None
+                self._lock.wait(min(left, 0.05))
+
+    def release(self, call: ModelCall) -> None:
+        """Answer ``call`` with its agent's scripted reply."""
+        script = self.scripts.get(call.agent, [])
+        call.reply = script[call.number - 1] if call.number <= len(script) else Reply("")
+        call.released.set()
+
+    def release_unexpected(self) -> None:
+        """Answer every held call that no schedule step will release (with empty content)."""
+        with self._lock:
+            for call in self.calls:
+                if not call.released.is_set() and call.number > len(self.scripts.get(call.agent, [])):
+                    call.reply = Reply("")
+                    call.released.set()
+
+    def calls_of(self, agent: str) -> list[ModelCall]:
+        """Every call of ``agent`` so far, in order."""
+        with self._lock:
+            return [c for c in self.calls if c.agent == agent]
+
+    def _find(self, agent: str, number: int) -> ModelCall | None:
+        for call in self.calls:
+            if call.agent == agent and call.number == number:
+                return call
+        return None
+
+    # -- the router's side (server threads) ------------------------------------------------
+
+    def _arrive(self, body: dict[str, Any], raw: str) -> ModelCall | None:
+        messages = body.get("messages")
+        if not isinstance(messages, list):
+            self._breach("the request has no 'messages' array", raw)
+            return None
+        first = _first_user_text(messages)
+        agent = next((name for token, name in self.tokens.items()
+                      if first is not None and token in first), None)
+        if agent is None:
+            self._breach("no agent's token in the first user message, so the call belongs to "
+                         "no agent of the scenario", raw)
+            return None
+        offered = body.get("tools")
+        tools: list[dict[str, Any]] = offered if isinstance(offered, list) else []
+        with self._lock:
+            number = 1 + sum(1 for c in self.calls if c.agent == agent)
+            call = ModelCall(agent, number, messages, tools, body.get("stream") is True,
+                             self.clock())
+            self.calls.append(call)
+            if number > len(self.scripts.get(agent, [])):
+                self.unexpected.append(call)
+                call.reply = Reply("")
+                call.released.set()
+            elif self._closing:
+                call.reply = Reply("")
+                call.released.set()
+            self._lock.notify_all()
+        return call
+
+    def _breach(self, reason: str, raw: str) -> None:
+        with self._lock:
+            self.breaches.append(Breach(reason, raw[:2000]))
+            self._lock.notify_all()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A server that keeps quiet about connections the router dropped (killed mid-reply):
+    the harness judges the router by what it sent, not by how it hung up."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: ModelEndpoint
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return  # the harness reports; the server stays quiet
+
+    def do_GET(self) -> None:
+        self.owner._breach(f"GET {self.path}: the harness serves POST {COMPLETIONS_PATH} only",
+                           f"GET {self.path}")
+        self._json(404, {"error": {"message": f"no such path: {self.path}"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY_BYTES:
+            self.owner._breach(f"a request body of {length} bytes", f"POST {self.path}")
+            self._json(413, {"error": {"message": "request too large"}})
+            return
+        raw = self.rfile.read(length).decode("utf-8", "replace")
+        if self.path.rstrip("/") != COMPLETIONS_PATH:
+            self.owner._breach(f"POST {self.path}: the harness serves {COMPLETIONS_PATH} only",
+                               raw)
+            self._json(404, {"error": {"message": f"no such path: {self.path}"}})
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            self.owner._breach(f"the request body is not JSON: {exc}", raw)
+            self._json(400, {"error": {"message": "the body is not JSON"}})
+            return
+        if not isinstance(body, dict):
+            self.owner._breach("the request body is not a JSON object", raw)
+            self._json(400, {"error": {"message": "the body is not a JSON object"}})
+            return
+        call = self.owner._arrive(body, raw)
+        if call is None:
+            self._json(400, {"error": {"message": "the call belongs to no agent"}})
+            return
+        call.released.wait()
+        reply = call.reply or Reply("")
+        if call.stream:
+            self._stream(reply)
+        else:
+            self._json(200, {
+                "id": f"chatcmpl-{call.agent}-{call.number}", "object": "chat.completion",
+                "created": 0, "model": str(body.get("model", "scripted")),
+                "choices": [{"index": 0, "message": reply.message(),
+                             "finish_reason": "tool_calls" if reply.tool_calls else "stop"}]})
+
+    def _json(self, status: int, data: dict[str, Any]) -> None:
+        payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _stream(self, reply: Reply) -> None:
+        """The reply as server-sent events, as the OpenAI API streams: a role delta, the
+        content, each tool call (name first, then its arguments in two pieces), the finish."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        chunks: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+        if reply.content:
+            middle = len(reply.content) // 2
+            chunks += [{"content": reply.content[:middle]}, {"content": reply.content[middle:]}]
+        for index, (call_id, name, arguments) in enumerate(reply.tool_calls):
+            middle = len(arguments) // 2
+            chunks.append({"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                                           "function": {"name": name, "arguments": ""}}]})
+            for piece in (arguments[:middle], arguments[middle:]):
+                chunks.append({"tool_calls": [{"index": index,
+                                               "function": {"arguments": piece}}]})
+        finish = "tool_calls" if reply.tool_calls else "stop"
+        choices: list[tuple[dict[str, Any], str | None]] = [(delta, None) for delta in chunks]
+        choices.append(({}, finish))
+        for delta, reason in choices:
+            data: dict[str, Any] = {
+                "id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": 0,
+                "model": "scripted",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}
+            self.wfile.write(f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()

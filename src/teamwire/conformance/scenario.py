@@ -1,0 +1,108 @@
+"""Scenario vectors: every agent's script, the schedule, and what the router must show.
+
+A scenario (``conformance/scenarios/*.json``, schema ``scenario``) names the requirements it
+checks, the user's request, each agent with the token that identifies its model calls and
+its scripted replies, the order in which the harness answers the calls (the schedule), and,
+for chosen calls, the messages the router must have appended to the agent's conversation
+since its previous call.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from teamwire.conformance.endpoint import Reply
+
+LEVELS = ("core", "durable", "astrion")
+"""Certification levels, each including the ones before it."""
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used, with the reason and where."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """Release the ``call``-th model call of ``agent`` (1-based)."""
+
+    agent: str
+    call: int
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What the router appended to ``agent``'s conversation before its ``call``-th call."""
+
+    agent: str
+    call: int
+    appended: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One scenario vector."""
+
+    name: str
+    title: str
+    requirements: tuple[str, ...]
+    level: str
+    profile: str
+    request: str
+    tokens: dict[str, str]
+    """Token → agent name."""
+    scripts: dict[str, tuple[Reply, ...]]
+    schedule: tuple[Step, ...]
+    expectations: tuple[Expectation, ...]
+    knobs: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+
+def _reply(data: dict[str, Any]) -> Reply:
+    calls = tuple((str(call["id"]), str(call["name"]),
+                   call["arguments"] if isinstance(call["arguments"], str)
+                   else json.dumps(call["arguments"], ensure_ascii=False))
+                  for call in data.get("tool_calls", ()))
+    return Reply(data.get("content"), calls)
+
+
+def scenario_from_json(data: Any, source: str = "") -> Scenario:
+    """Build a scenario from its JSON form; ScenarioError if it does not fit the schema."""
+    from teamwire import schemas
+
+    errors = schemas.validate("scenario", data)
+    if errors:
+        first = errors[0]
+        raise ScenarioError(f"{source or 'scenario'}: {first.path or '(root)'}: {first.message}")
+    agents = data["agents"]
+    tokens = {agent["token"]: agent["name"] for agent in agents}
+    scripts = {agent["name"]: tuple(_reply(r) for r in agent["replies"]) for agent in agents}
+    names = set(scripts)
+    for token, name in tokens.items():
+        if sum(token in other for other in tokens) > 1:
+            raise ScenarioError(f"{source}: the token of {name} is part of another agent's token")
+    if list(tokens) and not any(token in data["request"] for token in tokens):
+        raise ScenarioError(f"{source}: the request holds no agent's token (the Team Leader's)")
+    schedule = tuple(Step(s["agent"], s["call"]) for s in data["schedule"])
+    for step in schedule:
+        if step.agent not in names or not 1 <= step.call <= len(scripts[step.agent]):
+            raise ScenarioError(f"{source}: the schedule releases call {step.call} of "
+                                f"{step.agent}, which has no such scripted reply")
+    expectations = tuple(Expectation(e["agent"], e["call"], tuple(e["appended"]))
+                         for e in data.get("expect", ()))
+    return Scenario(
+        name=data["scenario"], title=data["title"], requirements=tuple(data["requirements"]),
+        level=data.get("level", "core"), profile=data.get("profile", "strict"),
+        request=data["request"], tokens=tokens, scripts=scripts, schedule=schedule,
+        expectations=expectations, knobs=dict(data.get("knobs", {})), source=source)
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read one scenario file; ScenarioError with the path if it cannot be used."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+    return scenario_from_json(data, str(path))

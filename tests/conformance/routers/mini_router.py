@@ -1,0 +1,212 @@
+"""A small router of the protocol written from the specification alone, without teamwire.
+
+It is a second implementation for the certification tests: it shows that the scenarios can
+be passed by code that shares nothing with the reference router, and, started with
+``MINI_ROUTER_FAULT`` set, it makes one of the mistakes a router author would make, so that
+the tests can check that certification fails with the right requirements:
+
+- ``drop-final``: a message that reaches an agent during its final reply is lost;
+- ``reverse-batch``: messages waiting for an agent are appended newest first;
+- ``no-inline``: a message to a running agent waits until its turn has ended.
+
+It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST; it
+exits 0 when every agent is idle and nothing waits. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import urllib.request
+from typing import Any
+
+FAULT = os.environ.get("MINI_ROUTER_FAULT", "")
+LEADER = "Team Leader"
+ROLES = {"ui-operator": ("UI Operator", "uio"), "full-stack-engineer": ("Full-Stack Engineer", "fse")}
+LEADER_TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_to_sub_agent",
+                "ask_sub_agent", "answer_sub_agent_question", "list_active_sub_agents",
+                "get_sub_agent_status", "create_custom_agent", "list_agents"]
+SUB_TOOLS = ["ask_master", "ask_other_agent", "answer_other_agent", "list_active_sub_agents"]
+
+
+def envelope(sender: str, label: str, message_id: str, tag: str, content: str,
+             attributes: str = "") -> str:
+    return (f"来自 {sender} 的{label}\nid: {message_id}\n\n<{sender}>\n<{tag}{attributes}>\n"
+            f"{content}\n</{tag}>\n</{sender}>")
+
+
+def tools(names: list[str]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+            for name in names]
+
+
+class Agent:
+    def __init__(self, name: str, role_id: str, agent_id: int, abbreviation: str) -> None:
+        self.name = name
+        self.role_id = role_id
+        self.agent_id = agent_id
+        self.abbreviation = abbreviation
+        self.messages: list[dict[str, Any]] = []
+        self.pending: list[str] = []
+        self.state = "idle"
+        self.outputs = 0
+        self.answer: str | None = None
+        self.answered = threading.Event()
+
+
+class Router:
+    def __init__(self) -> None:
+        self.url = os.environ["OPENAI_BASE_URL"].rstrip("/") + "/chat/completions"
+        self.key = os.environ.get("OPENAI_API_KEY", "")
+        self.lock = threading.RLock()
+        self.done = threading.Condition(self.lock)
+        self.agents: dict[str, Agent] = {LEADER: Agent(LEADER, "team-leader", 0, "tl")}
+        self.tasks = 0
+        self.sent = 0
+        self.answers = 0
+        self.busy = 0
+
+    # -- model calls ------------------------------------------------------------------------
+
+    def complete(self, agent: Agent) -> dict[str, Any]:
+        body = {"model": "any", "messages": agent.messages,
+                "tools": tools(LEADER_TOOLS if agent.name == LEADER else SUB_TOOLS)}
+        request = urllib.request.Request(self.url, json.dumps(body).encode(), {
+            "Content-Type": "application/json", "Authorization": f"Bearer {self.key}"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            message: dict[str, Any] = json.loads(response.read())["choices"][0]["message"]
+        return message
+
+    # -- turns ------------------------------------------------------------------------------
+
+    def start_turn(self, agent: Agent) -> None:
+        agent.state = "running"
+        self.busy += 1
+        threading.Thread(target=self.turn, args=(agent,), daemon=True).start()
+
+    def drain(self, agent: Agent) -> None:
+        batch = list(reversed(agent.pending)) if FAULT == "reverse-batch" else agent.pending
+        agent.messages.extend({"role": "user", "content": text} for text in batch)
+        agent.pending = []
+
+    def turn(self, agent: Agent) -> None:
+        try:
+            first = True
+            while True:
+                with self.lock:
+                    if first or FAULT != "no-inline":
+                        self.drain(agent)
+                first = False
+                reply = self.complete(agent)
+                calls = reply.get("tool_calls") or []
+                with self.lock:
+                    agent.messages.append({"role": "assistant", "content": reply.get("content"),
+                                           **({"tool_calls": calls} if calls else {})})
+                if not calls:
+                    self.end_turn(agent, reply.get("content") or "")
+                    return
+                for call in calls:
+                    result = self.execute(agent, call["function"]["name"],
+                                          json.loads(call["function"]["arguments"] or "{}"))
+                    with self.lock:
+                        agent.messages.append({"role": "tool", "tool_call_id": call["id"],
+                                               "content": result})
+        finally:
+            with self.lock:
+                self.busy -= 1
+                self.done.notify_all()
+
+    def end_turn(self, agent: Agent, text: str) -> None:
+        with self.lock:
+            agent.state = "completed" if agent.name != LEADER else "idle"
+            if FAULT == "drop-final":
+                agent.pending = []
+            if agent.name != LEADER:
+                agent.outputs += 1
+                report = envelope(agent.name, "任务完成汇报",
+                                  f"out_{agent.abbreviation}_{agent.outputs:03d}", "Output", text)
+                self.deliver(self.agents[LEADER], report)
+            if agent.pending:
+                if FAULT == "no-inline":
+                    self.drain(agent)
+                self.start_turn(agent)
+
+    def deliver(self, agent: Agent, text: str) -> str:
+        """Route by the receiver's state: inline when running, a new turn when idle."""
+        agent.pending.append(text)
+        if agent.state == "running":
+            return "inline"
+        if agent.state == "waiting":
+            return "queued"
+        self.start_turn(agent)
+        return "new_turn"
+
+    # -- tools ------------------------------------------------------------------------------
+
+    def execute(self, agent: Agent, name: str, args: dict[str, Any]) -> str:
+        if name == "ask_master":
+            with self.lock:
+                agent.state = "waiting"
+                agent.answered.clear()
+                ask = envelope(agent.name, "提问", args["question_id"], "Ask", args["question"])
+                self.deliver(self.agents[LEADER], ask)
+            agent.answered.wait()
+            with self.lock:
+                agent.state = "running"
+                return agent.answer or ""
+        with self.lock:
+            if name == "create_sub_agent":
+                role_name, abbreviation = ROLES[args["role_id"]]
+                sub = Agent(f"{role_name}_{args['agent_id']}", args["role_id"], args["agent_id"],
+                            abbreviation)
+                self.agents[sub.name] = sub
+                self.tasks += 1
+                task_id = f"task_{self.tasks:03d}"
+                sub.messages.append({"role": "system", "content": f"You are {sub.name}."})
+                self.deliver(sub, envelope(LEADER, "任务发布", task_id, "Task", args["task"]))
+                return json.dumps({"success": True, "agent_id": sub.agent_id,
+                                   "role_id": sub.role_id, "display_name": sub.name,
+                                   "status": "running", "task_id": task_id})
+            if name == "send_message_to_sub_agent":
+                target = self.by_id(args["agent_id"])
+                self.sent += 1
+                message_id = f"msg_tl_{self.sent:03d}"
+                how = self.deliver(target, envelope(LEADER, "消息", message_id, "Message",
+                                                    args["message"]))
+                return json.dumps({"success": True, "display_name": target.name,
+                                   "message_id": message_id, "delivery": how})
+            if name == "answer_sub_agent_question":
+                target = self.by_id(args["agent_id"])
+                self.answers += 1
+                target.answer = envelope(LEADER, "回答", f"ans_tl_{self.answers:03d}", "Answer",
+                                         args["answer"],
+                                         f' question_id="{args["question_id"]}"')
+                target.answered.set()
+                return json.dumps({"success": True, "display_name": target.name,
+                                   "question_id": args["question_id"]})
+            if name == "list_active_sub_agents":
+                return json.dumps({"success": True, "agents": [
+                    {"agent_id": a.agent_id, "role_id": a.role_id, "display_name": a.name,
+                     "status": a.state, "summary": ""}
+                    for a in self.agents.values() if a.name != LEADER]})
+        return json.dumps({"success": False, "error": {"code": "forbidden-tool",
+                                                       "message": f"{name} is not supported"}})
+
+    def by_id(self, agent_id: int) -> Agent:
+        return next(a for a in self.agents.values() if a.agent_id == agent_id and a.name != LEADER)
+
+    def run(self, request: str) -> None:
+        leader = self.agents[LEADER]
+        leader.messages.append({"role": "system", "content": "You are the Team Leader."})
+        with self.lock:
+            leader.pending.append(request)
+            self.start_turn(leader)
+            while self.busy:
+                self.done.wait()
+
+
+if __name__ == "__main__":
+    Router().run(os.environ["TEAMWIRE_REQUEST"])
+    sys.exit(0)

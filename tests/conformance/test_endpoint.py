@@ -1,0 +1,121 @@
+"""The scripted model endpoint as a router's HTTP client sees it: plain and streamed replies
+(tool calls included) that reassemble to the scripted message, calls held until released,
+and requests that break the contract answered with an error and recorded."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from teamwire.conformance.endpoint import ModelEndpoint, Reply
+
+REPLIES = {
+    "Team Leader": [Reply(None, (("call_1", "create_sub_agent",
+                                  '{"agent_id": 1, "role_id": "ui-operator", "task": "x"}'),
+                                 ("call_2", "list_agents", "{}"))),
+                    Reply("Waiting for the operator, 你好.")],
+}
+
+
+@pytest.fixture
+def endpoint() -> Iterator[tuple[ModelEndpoint, str]]:
+    server = ModelEndpoint({"[tw:leader]": "Team Leader"}, REPLIES)
+    url = server.start()
+    yield server, url
+    server.close()
+
+
+def _post(url: str, body: Any, path: str = "/chat/completions") -> tuple[int, bytes]:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(url + path, data, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def _reassemble(stream: bytes) -> dict[str, Any]:
+    """What a streaming client rebuilds from the server-sent events."""
+    message: dict[str, Any] = {"role": "assistant", "content": ""}
+    calls: dict[int, dict[str, Any]] = {}
+    events = [line[len("data: "):] for line in stream.decode().split("\n")
+              if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    for event in events[:-1]:
+        delta = json.loads(event)["choices"][0]["delta"]
+        message["content"] += delta.get("content") or ""
+        for part in delta.get("tool_calls", []):
+            call = calls.setdefault(part["index"], {"id": None, "type": "function",
+                                                    "function": {"name": "", "arguments": ""}})
+            call["id"] = part.get("id") or call["id"]
+            call["function"]["name"] += part.get("function", {}).get("name", "")
+            call["function"]["arguments"] += part.get("function", {}).get("arguments", "")
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    message["content"] = message["content"] or None
+    return message
+
+
+def _ask(url: str, results: list[tuple[int, bytes]], stream: bool, turn: int) -> None:
+    messages = [{"role": "user", "content": "Build it. [tw:leader]"}]
+    messages += [{"role": "assistant", "content": "…"}] * (turn - 1)
+    results.append(_post(url, {"model": "m", "messages": messages, "stream": stream}))
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_replies_reach_the_client_as_scripted_once_released(
+        endpoint: tuple[ModelEndpoint, str], stream: bool) -> None:
+    server, url = endpoint
+    for number, reply in enumerate(REPLIES["Team Leader"], start=1):
+        results: list[tuple[int, bytes]] = []
+        client = threading.Thread(target=_ask, args=(url, results, stream, number))
+        client.start()
+        call = server.wait_for_call("Team Leader", number, timeout=10)
+        assert call is not None and call.stream is stream
+        assert not results  # held until the schedule releases it
+        server.release(call)
+        client.join(10)
+        [(status, body)] = results
+        assert status == 200
+        got = _reassemble(body) if stream else json.loads(body)["choices"][0]["message"]
+        assert got == reply.message()
+
+
+def test_a_call_beyond_the_script_is_answered_empty_and_recorded(
+        endpoint: tuple[ModelEndpoint, str]) -> None:
+    server, url = endpoint
+    for call in ("first", "second"):
+        threading.Thread(target=_ask, args=(url, [], False, 1), name=call).start()
+        found = server.wait_for_call("Team Leader", len(server.calls) + 1, timeout=10)
+        assert found is not None
+        server.release(found)
+    status, body = _post(url, {"messages": [{"role": "user", "content": "[tw:leader]"}]})
+    assert status == 200
+    assert json.loads(body)["choices"][0]["message"]["content"] == ""
+    assert [(c.agent, c.number) for c in server.unexpected] == [("Team Leader", 3)]
+
+
+@pytest.mark.parametrize(("body", "path", "status", "reason"), [
+    (b"{not json", "/chat/completions", 400, "the request body is not JSON"),
+    ([1, 2], "/chat/completions", 400, "the request body is not a JSON object"),
+    ({"model": "m"}, "/chat/completions", 400, "the request has no 'messages' array"),
+    ({"messages": [{"role": "user", "content": "hello"}]}, "/chat/completions", 400,
+     "no agent's token in the first user message"),
+    ({"messages": []}, "/completions", 404, "POST /v1/completions"),
+], ids=["not-json", "not-an-object", "no-messages", "no-token", "unknown-path"])
+def test_a_request_that_breaks_the_contract_is_refused_and_recorded(
+        endpoint: tuple[ModelEndpoint, str], body: Any, path: str, status: int,
+        reason: str) -> None:
+    server, url = endpoint
+    got, _ = _post(url, body, path)
+    assert got == status
+    [breach] = server.breaches
+    assert breach.reason.startswith(reason)
+    assert server.calls == []

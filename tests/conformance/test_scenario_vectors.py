@@ -1,0 +1,53 @@
+"""The router scenario vectors (conformance/scenarios): each fits its schema, names only
+requirements the specification has, and is exactly what its source writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.sources.scenarios.make import SOURCES
+from teamwire.conformance.scenario import ScenarioError, load_scenario, scenario_from_json
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = sorted((ROOT / "conformance" / "scenarios").glob("*.json"))
+REQUIREMENTS = {r["id"] for r in json.loads(
+    (ROOT / "spec" / "requirements.json").read_text(encoding="utf-8"))["requirements"]}
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_a_scenario_loads_and_names_known_requirements(path: Path) -> None:
+    scenario = load_scenario(path)
+    assert scenario.name == path.stem
+    assert set(scenario.requirements) <= REQUIREMENTS
+    assert scenario.expectations, "a scenario that expects nothing checks nothing"
+
+
+def test_the_committed_scenarios_are_what_their_sources_write() -> None:
+    written = {make()["scenario"]: make() for make in SOURCES}
+    assert sorted(written) == [p.stem for p in SCENARIOS]
+    for path in SCENARIOS:
+        assert json.loads(path.read_text(encoding="utf-8")) == written[path.stem], \
+            f"{path.name} is stale: run python -m conformance.sources.scenarios.make"
+
+
+def _base() -> dict[str, Any]:
+    return json.loads(SCENARIOS[0].read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda d: d.update(request="no token here"), "the request holds no agent's token"),
+    (lambda d: d["schedule"].append({"agent": "Team Leader", "call": 99}),
+     "the schedule releases call 99 of Team Leader"),
+    (lambda d: d.update(scenario="Not A Name"), "scenario"),
+    (lambda d: d["agents"][1].update(token=d["agents"][0]["token"] + "x"),
+     "is part of another agent's token"),
+], ids=["no-leader-token", "unscripted-release", "bad-name", "nested-tokens"])
+def test_a_scenario_that_cannot_be_run_is_refused_with_the_reason(edit: Any, message: str) -> None:
+    data = _base()
+    edit(data)
+    with pytest.raises(ScenarioError, match=message):
+        scenario_from_json(data, "x.json")
