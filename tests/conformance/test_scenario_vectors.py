@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conformance.sources.scenarios.make import SOURCES
+
 from teamwire.conformance.scenario import ScenarioError, load_scenario, scenario_from_json
 
 ROOT = Path(__file__).resolve().parents[2]
