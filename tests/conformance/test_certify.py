@@ -51,6 +51,8 @@ def test_a_correct_router_is_certified(router: str) -> None:
     ("drop-final", "message-during-final-reply", "TW-ROUTE-011"),
     ("reverse-batch", "batch-drain", "TW-ROUTE-008"),
     ("no-inline", "message-to-running-sub-agent", "TW-ROUTE-008"),
+    ("no-timeout", "ask-timeout", "TW-ROUTE-017"),
+    ("no-round-limit", "ask-between-sub-agents-and-round-limit", "TW-MSG-010"),
 ])
 def test_a_router_with_a_mistake_fails_with_the_requirement_it_breaks(
         fault: str, scenario: str, requirement: str) -> None:

@@ -53,7 +53,7 @@ def _normal(message: Any) -> Any:
     content = message.get("content")
     if role == "tool" and isinstance(content, str):
         try:
-            out["json"] = json.loads(content)
+            out["json"] = _free_text(json.loads(content))
         except ValueError:
             out["content"] = content
     elif role == "assistant":
@@ -74,6 +74,20 @@ def _normal(message: Any) -> Any:
                                  "name": function.get("name"), "arguments": arguments})
         out["tool_calls"] = normal_calls
     return out
+
+
+ANY_TEXT = "<any non-empty text>"
+"""What an error result's message compares as: TW-TOOL-032 asks for a non-empty explanation,
+whose words are each router's own."""
+
+
+def _free_text(value: Any) -> Any:
+    if isinstance(value, dict) and value.get("success") is False:
+        error = value.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str) \
+                and error["message"].strip():
+            return {**value, "error": {**error, "message": ANY_TEXT}}
+    return value
 
 
 def appended(calls: list[ModelCall], number: int) -> list[dict[str, Any]]:

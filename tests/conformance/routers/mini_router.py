@@ -7,7 +7,9 @@ the tests can check that certification fails with the right requirements:
 
 - ``drop-final``: a message that reaches an agent during its final reply is lost;
 - ``reverse-batch``: messages waiting for an agent are appended newest first;
-- ``no-inline``: a message to a running agent waits until its turn has ended.
+- ``no-inline``: a message to a running agent waits until its turn has ended;
+- ``no-timeout``: an ask that is never answered waits for ever;
+- ``no-round-limit``: asks between two agents are never limited.
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST; it
 exits 0 when every agent is idle and nothing waits. Standard library only.
@@ -37,6 +39,10 @@ def envelope(sender: str, label: str, message_id: str, tag: str, content: str,
             f"{content}\n</{tag}>\n</{sender}>")
 
 
+def error(code: str, message: str) -> str:
+    return json.dumps({"success": False, "error": {"code": code, "message": message}})
+
+
 def tools(names: list[str]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
             for name in names]
@@ -54,6 +60,8 @@ class Agent:
         self.outputs = 0
         self.answer: str | None = None
         self.answered = threading.Event()
+        self.asked_by: dict[str, str] = {}  # question id -> asker's name, for answers
+        self.answers = 0
 
 
 class Router:
@@ -67,6 +75,13 @@ class Router:
         self.sent = 0
         self.answers = 0
         self.busy = 0
+        self.rounds: dict[tuple[str, str], int] = {}
+        self.ask_timeout: float | None = float(os.environ.get("TEAMWIRE_ASK_TIMEOUT") or 600)
+        self.round_limit = int(os.environ.get("TEAMWIRE_ROUND_LIMIT") or 8)
+        if FAULT == "no-timeout":
+            self.ask_timeout = None
+        if FAULT == "no-round-limit":
+            self.round_limit = 1 << 30
 
     # -- model calls ------------------------------------------------------------------------
 
@@ -146,15 +161,29 @@ class Router:
     # -- tools ------------------------------------------------------------------------------
 
     def execute(self, agent: Agent, name: str, args: dict[str, Any]) -> str:
-        if name == "ask_master":
+        if name in ("ask_master", "ask_other_agent"):
             with self.lock:
+                if name == "ask_master":
+                    target, question_id, text = self.agents[LEADER], args["question_id"], \
+                        args["question"]
+                else:
+                    found = self.resolve(agent, args["target_agent_id"], args.get("role_id"))
+                    if isinstance(found, str):
+                        return found
+                    target, question_id, text = found, args["message_id"], args["content"]
+                    pair = (agent.name, target.name)
+                    self.rounds[pair] = self.rounds.get(pair, 0) + 1
+                    if self.rounds[pair] > self.round_limit:
+                        return error("round-limit", "too many asks between these two")
                 agent.state = "waiting"
                 agent.answered.clear()
-                ask = envelope(agent.name, "提问", args["question_id"], "Ask", args["question"])
-                self.deliver(self.agents[LEADER], ask)
-            agent.answered.wait()
+                target.asked_by[question_id] = agent.name
+                self.deliver(target, envelope(agent.name, "提问", question_id, "Ask", text))
+            answered = agent.answered.wait(self.ask_timeout)
             with self.lock:
                 agent.state = "running"
+                if not answered:
+                    return error("timeout", f"{target.name} did not answer in time")
                 return agent.answer or ""
         with self.lock:
             if name == "create_sub_agent":
@@ -169,8 +198,25 @@ class Router:
                 return json.dumps({"success": True, "agent_id": sub.agent_id,
                                    "role_id": sub.role_id, "display_name": sub.name,
                                    "status": "running", "task_id": task_id})
+            if name == "answer_other_agent":
+                found = self.resolve(agent, args["source_agent_id"], args.get("role_id"))
+                if isinstance(found, str):
+                    return found
+                question_id = args["message_id"]
+                if agent.asked_by.pop(question_id, None) != found.name:
+                    return error("unknown-question", f"no question {question_id} from {found.name}")
+                agent.answers += 1
+                found.answer = envelope(agent.name, "回答",
+                                        f"ans_{agent.abbreviation}_{agent.answers:03d}", "Answer",
+                                        args["answer"], f' question_id="{question_id}"')
+                found.answered.set()
+                return json.dumps({"success": True, "display_name": found.name,
+                                   "message_id": question_id})
             if name == "send_message_to_sub_agent":
-                target = self.by_id(args["agent_id"])
+                found = self.resolve(agent, args["agent_id"], args.get("role_id"))
+                if isinstance(found, str):
+                    return found
+                target = found
                 self.sent += 1
                 message_id = f"msg_tl_{self.sent:03d}"
                 how = self.deliver(target, envelope(LEADER, "消息", message_id, "Message",
@@ -191,11 +237,23 @@ class Router:
                     {"agent_id": a.agent_id, "role_id": a.role_id, "display_name": a.name,
                      "status": a.state, "summary": ""}
                     for a in self.agents.values() if a.name != LEADER]})
-        return json.dumps({"success": False, "error": {"code": "forbidden-tool",
-                                                       "message": f"{name} is not supported"}})
+        return error("forbidden-tool", f"{name} is not supported")
 
     def by_id(self, agent_id: int) -> Agent:
         return next(a for a in self.agents.values() if a.agent_id == agent_id and a.name != LEADER)
+
+    def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
+        """The sub-agent an agent_id (and role_id) names, or the error result."""
+        found = [a for a in self.agents.values() if a.name not in (LEADER, caller.name)
+                 and a.agent_id == agent_id and role_id in (None, a.role_id)]
+        if not found:
+            return error("unknown-agent", f"no sub-agent {agent_id}")
+        if len(found) > 1:
+            return json.dumps({"success": False, "error": {
+                "code": "ambiguous-agent-id", "message": "give role_id",
+                "candidates": [{"agent_id": a.agent_id, "role_id": a.role_id,
+                                "display_name": a.name} for a in found]}})
+        return found[0]
 
     def run(self, request: str) -> None:
         leader = self.agents[LEADER]

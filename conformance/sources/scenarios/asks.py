@@ -1,0 +1,96 @@
+"""Asks between agents: an answer between sub-agents, the round limit, the ask timeout.
+
+A scenario releases a call only once the router has shown, by another call, that what the
+call depends on has happened: a sub-agent that asks blocks and makes no call, so the peer it
+asks is idle or completed when the ask arrives, and the ask starts the peer's turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.sources.scenarios.blocks import (
+    FSE,
+    FSE_TASK,
+    TL,
+    UIO,
+    UIO_TASK,
+    agent,
+    call,
+    calls,
+    create,
+    envelope,
+    expect,
+    says,
+    scenario,
+    schedule,
+    tool,
+)
+
+PORT = "Which port does the API listen on?"
+HOST = "And which host?"
+
+
+def failed(code: str) -> dict[str, Any]:
+    """An error result: the code is normative, the message each router's own words."""
+    return {"success": False, "error": {"code": code, "message": "<any non-empty text>"}}
+
+
+def ask_other(call_id: str, message_id: str, content: str) -> dict[str, Any]:
+    return call(call_id, "ask_other_agent", target_agent_id=1, role_id="full-stack-engineer",
+                message_id=message_id, content=content)
+
+
+def round_limit() -> dict[str, Any]:
+    return scenario(
+        "ask-between-sub-agents-and-round-limit",
+        "A sub-agent's ask starts the turn of the completed peer it asks, the peer's answer is "
+        "the asker's tool result, and with a round limit of 1 a second ask between the two "
+        "fails with round-limit",
+        ["TW-ROUTE-009", "TW-ROUTE-010", "TW-ROUTE-012", "TW-MSG-010", "TW-MSG-011",
+         "TW-CERT-005"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
+                         create("call_tl_2", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("Noted."), says("Form noted."), says("API noted.")),
+         agent(UIO, calls(ask_other("call_uio_1", "ask_uio_001", PORT)),
+               calls(ask_other("call_uio_2", "ask_uio_002", HOST)),
+               says("The form posts to port 8080.")),
+         agent(FSE, says("The API skeleton is done."),
+               calls(call("call_fse_1", "answer_other_agent", source_agent_id=1,
+                          role_id="ui-operator", message_id="ask_uio_001", answer="8080.")),
+               says("Answered the operator."))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (UIO, 1), (FSE, 2), (UIO, 2), (UIO, 3),
+                 (TL, 4), (FSE, 3), (TL, 5)),
+        [expect(FSE, 2, envelope(UIO, "提问", "ask_uio_001", "Ask", PORT)),
+         expect(UIO, 2, tool("call_uio_1", envelope(
+             FSE, "回答", "ans_fse_001", "Answer", "8080.",
+             (("question_id", "ask_uio_001"),))["content"])),
+         expect(FSE, 3, tool("call_fse_1", {"success": True, "display_name": UIO,
+                                             "message_id": "ask_uio_001"})),
+         expect(UIO, 3, tool("call_uio_2", failed("round-limit"))),
+         expect(TL, 4, envelope(UIO, "任务完成汇报", "out_uio_001", "Output",
+                                "The form posts to port 8080.")),
+         expect(TL, 5, envelope(FSE, "任务完成汇报", "out_fse_002", "Output",
+                                "Answered the operator."))],
+        knobs={"round_limit": 1})
+
+
+def ask_timeout() -> dict[str, Any]:
+    return scenario(
+        "ask-timeout",
+        "An ask the Team Leader does not answer within the ask timeout fails with timeout, and "
+        "the asker goes on",
+        ["TW-ROUTE-017", "TW-CERT-005"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("I will not answer that."), says("Fine.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
+                               question_id="ask_fse_001")),
+               says("Using port 8080, the default."))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (FSE, 2), (TL, 4)),
+        [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", "Which port?")),
+         expect(FSE, 2, tool("call_fse_1", failed("timeout"))),
+         expect(TL, 4, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
+                                "Using port 8080, the default."))],
+        knobs={"ask_timeout": 1})
+
+
+SCENARIOS = [round_limit, ask_timeout]
