@@ -43,8 +43,25 @@ def test_a_correct_router_is_certified(router: str) -> None:
     assert code == 0, stderr
     assert report["certified"] is True
     names = {s["scenario"] for s in report["scenarios"]}
-    assert names == {p.stem for p in SCENARIOS.glob("*.json")}
+    assert names == {p.stem for p in SCENARIOS.glob("*.json")
+                     if json.loads(p.read_text(encoding="utf-8"))["level"] == "core"}
     assert all(c["status"] == "pass" for s in report["scenarios"] for c in s["checks"])
+
+
+def test_the_reference_router_is_certified_durable_and_a_router_without_state_is_not() -> None:
+    """Level durable adds crash and restart: the reference router keeps its session in the
+    state directory; the router written from the specification keeps nothing, comes back
+    from the request after each crash, and fails every durable scenario."""
+    code, report, stderr = certify(REFERENCE, "--level", "durable")
+    assert code == 0, stderr
+    durable = {p.stem for p in SCENARIOS.glob("*.json")
+               if json.loads(p.read_text(encoding="utf-8"))["level"] == "durable"}
+    assert durable and durable <= {s["scenario"] for s in report["scenarios"]}
+    code, report, stderr = certify(MINI, "--level", "durable", "--wait", "3")
+    assert code == 1, stderr
+    failed = failed_requirements(report)
+    assert set(failed) == durable
+    assert all("TW-DUR-004" in found for found in failed.values())
 
 
 @pytest.mark.parametrize(("fault", "scenario", "requirement"), [

@@ -91,15 +91,33 @@ def test_replies_reach_the_client_as_scripted_once_released(
 def test_a_call_beyond_the_script_is_answered_empty_and_recorded(
         endpoint: tuple[ModelEndpoint, str]) -> None:
     server, url = endpoint
-    for call in ("first", "second"):
-        threading.Thread(target=_ask, args=(url, [], False, 1), name=call).start()
-        found = server.wait_for_call("Team Leader", len(server.calls) + 1, timeout=10)
+    for number in (1, 2):
+        threading.Thread(target=_ask, args=(url, [], False, number)).start()
+        found = server.wait_for_call("Team Leader", number, timeout=10)
         assert found is not None
         server.release(found)
-    status, body = _post(url, {"messages": [{"role": "user", "content": "[tw:leader]"}]})
+    messages = [{"role": "user", "content": "[tw:leader]"}] + [{"role": "assistant"}] * 2
+    status, body = _post(url, {"messages": messages})
     assert status == 200
     assert json.loads(body)["choices"][0]["message"]["content"] == ""
     assert [(c.agent, c.number) for c in server.unexpected] == [("Team Leader", 3)]
+
+
+def test_a_reply_asked_for_again_is_a_repeat_after_a_restart_and_one_too_many_before(
+        endpoint: tuple[ModelEndpoint, str]) -> None:
+    server, url = endpoint
+    threading.Thread(target=_ask, args=(url, [], False, 1)).start()
+    first = server.wait_for_call("Team Leader", 1, timeout=10)
+    assert first is not None
+    server.release(first)
+    again = {"messages": [{"role": "user", "content": "Build it. [tw:leader]"}]}
+    _post(url, again)  # the same history again, in the same life of the router
+    assert [c.number for c in server.unexpected] == [1]
+    server.restarted()
+    status, body = _post(url, again)  # after a restart: answered at once, the same reply
+    assert status == 200
+    assert json.loads(body)["choices"][0]["message"] == REPLIES["Team Leader"][0].message()
+    assert [(c.number, c.life) for c in server.repeats] == [(1, 1)]
 
 
 @pytest.mark.parametrize(("body", "path", "status", "reason"), [

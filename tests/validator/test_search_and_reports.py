@@ -86,7 +86,7 @@ def test_search_skips_other_json_with_a_note_and_lists_it(tmp_path: Path,
 def test_skip_note_names_five_then_counts(tmp_path: Path) -> None:
     write(tmp_path, {f"p{n}.json": '{"name": "x"}' for n in range(7)})
     result = lint(str(tmp_path))
-    assert result.exit_code == 0
+    assert result.exit_code == 2  # every file found was skipped: nothing was linted
     assert result.stderr.count("p") >= 5 and "and 2 more" in result.stderr
     assert "p5.json" not in result.stderr
 

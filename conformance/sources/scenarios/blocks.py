@@ -39,8 +39,11 @@ def agent(name: str, *replies: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "token": TOKENS[name], "replies": list(replies)}
 
 
-def schedule(*steps: tuple[str, int]) -> list[dict[str, Any]]:
-    return [{"agent": name, "call": number} for name, number in steps]
+def schedule(*steps: tuple[str, int] | tuple[str, int, str]) -> list[dict[str, Any]]:
+    """Release steps ``(agent, reply)``; ``(agent, reply, "crash")`` kills and restarts the
+    router once that call has arrived."""
+    return [{"agent": step[0], "call": step[1], **({"crash": True} if len(step) == 3 else {})}
+            for step in steps]
 
 
 def user(text: str) -> dict[str, Any]:

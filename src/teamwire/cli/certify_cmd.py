@@ -25,8 +25,8 @@ def _shipped_scenarios() -> list[Path]:
               type=click.Path(dir_okay=False),
               help="Run this scenario vector only (repeatable); default: every shipped one "
                    "of the level.")
-@click.option("--level", type=click.Choice(["core"]), default="core", show_default=True,
-              help="The certification level.")
+@click.option("--level", type=click.Choice(["core", "durable"]), default="core", show_default=True,
+              help="The certification level: core, or durable (core and crash-restart).")
 @click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]),
               default="text", show_default=True, help="Report format.")
 @click.option("-o", "--output-file", metavar="FILE", help="Write the report to FILE.")

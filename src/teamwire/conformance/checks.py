@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -90,25 +91,38 @@ def _free_text(value: Any) -> Any:
     return value
 
 
-def appended(calls: list[ModelCall], number: int) -> list[dict[str, Any]]:
-    """What the router added to a conversation between call ``number - 1`` (and its reply)
-    and call ``number``; for the first call, every message but the system messages."""
-    call = calls[number - 1]
+def appended(calls: dict[int, ModelCall], number: int) -> list[dict[str, Any]]:
+    """What the router added to a conversation between the call for reply ``number - 1``
+    (and that reply) and the call for reply ``number``; for the first, every message but
+    the system messages."""
+    call = calls[number]
     if number == 1:
         return [m for m in call.messages if not (isinstance(m, dict) and m.get("role") == "system")]
-    return call.messages[len(calls[number - 2].messages) + 1:]
+    before = calls.get(number - 1)
+    return call.messages[len(before.messages) + 1:] if before is not None else call.messages
+
+
+def answered_calls(run: Run) -> dict[str, dict[int, ModelCall]]:
+    """Agent → reply number → the call that got that reply (after a restart, the repeat)."""
+    found: dict[str, dict[int, ModelCall]] = {}
+    for call in run.calls:
+        if not call.abandoned:
+            found.setdefault(call.agent, {})[call.number] = call
+    return found
 
 
 def check_run(run: Run) -> list[Verdict]:
     """Every verdict on one scenario run."""
     verdicts = [_contract(run), _schedule(run)]
-    by_agent: dict[str, list[ModelCall]] = {}
-    for call in run.calls:
-        by_agent.setdefault(call.agent, []).append(call)
+    numbered = answered_calls(run)
+    by_agent = {agent: [calls[n] for n in sorted(calls)] for agent, calls in numbered.items()}
     verdicts.append(_append_only(by_agent))
     verdicts.append(_one_result_each(by_agent))
     verdicts.append(_tool_set(run, by_agent))
-    verdicts.extend(_expectations(run, by_agent))
+    verdicts.append(_no_duplicates(by_agent))
+    if run.restarts:
+        verdicts.append(_repeats_restore(run))
+    verdicts.extend(_expectations(run, numbered))
     return verdicts
 
 
@@ -170,6 +184,65 @@ def _one_result_each(by_agent: dict[str, list[ModelCall]]) -> Verdict:
     return Verdict("one-result-per-tool-call", Status.PASS, ("TW-CERT-008",))
 
 
+_ID_LINE = re.compile(r"\A[^\n]*\nid: ([^\n]+)\n")
+
+
+def _envelope_id(message: Any) -> str | None:
+    if not isinstance(message, dict) or message.get("role") not in ("user", "tool"):
+        return None
+    content = message.get("content")
+    if not isinstance(content, str) or not content.startswith("来自 "):
+        return None
+    found = _ID_LINE.match(content)
+    return found[1] if found else None
+
+
+def _no_duplicates(by_agent: dict[str, list[ModelCall]]) -> Verdict:
+    """TW-DEL-002: no message reaches its receiver twice, a restart included."""
+    for agent, calls in by_agent.items():
+        if not calls:
+            continue
+        seen: set[str] = set()
+        for message in calls[-1].messages:
+            message_id = _envelope_id(message)
+            if message_id is None:
+                continue
+            if message_id in seen:
+                return Verdict("no-duplicates", Status.FAIL, ("TW-DEL-002",),
+                               f"{agent}'s conversation holds message {message_id} twice")
+            seen.add(message_id)
+    return Verdict("no-duplicates", Status.PASS, ("TW-DEL-002",))
+
+
+def _repeats_restore(run: Run) -> Verdict:
+    """TW-DUR-004, TW-DUR-005: after a restart, the model call a router makes again (one the
+    crash left unanswered, or one whose reply it had not kept) begins with the very
+    conversation the call before the crash held; the batch drain may add messages after it."""
+    for repeat in run.repeats:
+        # A reply the router had got past before the crash (a later call of the same agent
+        # came) was durable then; asking for it again means the router lost its state.
+        later = [c for c in run.calls if c.agent == repeat.agent and c.life < repeat.life
+                 and c.number > repeat.number]
+        if later:
+            return Verdict("restored-conversation", Status.FAIL, ("TW-DUR-004", "TW-DUR-005"),
+                           f"after the restart, {repeat.agent} asks again for reply "
+                           f"{repeat.number}, though before the crash it had made the model "
+                           f"call for reply {later[-1].number}: the router came back from an "
+                           "older state than it had reached")
+    for index, call in enumerate(run.calls):
+        again = next((c for c in run.calls[index + 1:]
+                      if c.agent == call.agent and c.number == call.number), None)
+        if again is None:
+            continue
+        kept = again.messages[:len(call.messages)]
+        if [_normal(m) for m in kept] != [_normal(m) for m in call.messages]:
+            return Verdict("restored-conversation", Status.FAIL, ("TW-DUR-004", "TW-DUR-005"),
+                           f"after the restart, {call.agent}'s model call for reply "
+                           f"{call.number} does not begin with the conversation it held before",
+                           [_normal(m) for m in call.messages], [_normal(m) for m in kept])
+    return Verdict("restored-conversation", Status.PASS, ("TW-DUR-004", "TW-DUR-005"))
+
+
 def _offered(tools: Iterable[Any]) -> set[str]:
     names = set()
     for tool in tools:
@@ -197,13 +270,13 @@ def _tool_set(run: Run, by_agent: dict[str, list[ModelCall]]) -> Verdict:
     return Verdict("tool-set", Status.PASS, ("TW-CERT-009",))
 
 
-def _expectations(run: Run, by_agent: dict[str, list[ModelCall]]) -> list[Verdict]:
+def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[Verdict]:
     verdicts = []
     for expectation in run.scenario.expectations:
         name = f"{expectation.agent} call {expectation.call}"
-        calls = by_agent.get(expectation.agent, [])
+        calls = numbered.get(expectation.agent, {})
         wanted = [_normal(m) for m in expectation.appended]
-        if len(calls) < expectation.call:
+        if expectation.call not in calls:
             verdicts.append(Verdict(name, Status.FAIL, run.scenario.requirements,
                                     f"{expectation.agent} made {len(calls)} model calls, not "
                                     f"{expectation.call}", wanted, None))

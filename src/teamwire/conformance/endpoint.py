@@ -51,13 +51,19 @@ class ModelCall:
 
     agent: str
     number: int
-    """1-based, per agent."""
+    """Which of the agent's scripted replies the call asks for, 1-based: one more than the
+    replies its history already holds. A router that repeats a model call after a restart
+    asks for the same reply again."""
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     stream: bool
     arrived: float
     released: threading.Event = field(default_factory=threading.Event, repr=False)
     reply: Reply | None = None
+    abandoned: bool = False
+    """Held when the router was killed: never answered to it."""
+    life: int = 0
+    """How many restarts came before the call: 0 for the router's first life."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,12 @@ class ModelEndpoint:
         self.calls: list[ModelCall] = []
         self.breaches: list[Breach] = []
         self.unexpected: list[ModelCall] = []
+        self.repeats: list[ModelCall] = []
+        """Calls that asked again for a reply already given: allowed after a restart (the
+        router repeats the model call it lost), answered at once with the same reply."""
+        self.restarts = 0
+        self._released: dict[tuple[str, int], int] = {}
+        """(agent, reply) → the restart count when that reply was released."""
         self._lock = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -134,8 +146,8 @@ class ModelEndpoint:
             self._server.server_close()
 
     def wait_for_call(self, agent: str, number: int, timeout: float) -> ModelCall | None:
-        """The ``number``-th call of ``agent`` once it has arrived, or None after ``timeout``
-        seconds (or as soon as ``stop`` says the router has gone)."""
+        """The latest call of ``agent`` for reply ``number`` not yet answered, once it has
+        arrived; None after ``timeout`` seconds (or once the endpoint is closing)."""
         deadline = self.clock() + timeout
         with self._lock:
             while True:
@@ -151,24 +163,34 @@ class ModelEndpoint:
         """Answer ``call`` with its agent's scripted reply."""
         script = self.scripts.get(call.agent, [])
         call.reply = script[call.number - 1] if call.number <= len(script) else Reply("")
+        with self._lock:
+            self._released[(call.agent, call.number)] = self.restarts
         call.released.set()
 
-    def release_unexpected(self) -> None:
-        """Answer every held call that no schedule step will release (with empty content)."""
+    def restarted(self) -> None:
+        """The router was killed and started again: calls held for it are gone with it, and
+        it may now repeat model calls it made before."""
         with self._lock:
+            self.restarts += 1
             for call in self.calls:
-                if not call.released.is_set() and call.number > len(self.scripts.get(call.agent, [])):
+                if not call.released.is_set():
                     call.reply = Reply("")
-                    call.released.set()
+                    call.released.set()  # its connection died with the router
+                    call.abandoned = True
 
     def calls_of(self, agent: str) -> list[ModelCall]:
-        """Every call of ``agent`` so far, in order."""
+        """The call of ``agent`` that got each reply (the last, when one was repeated),
+        in the order of the replies."""
         with self._lock:
-            return [c for c in self.calls if c.agent == agent]
+            latest: dict[int, ModelCall] = {}
+            for call in self.calls:
+                if call.agent == agent and not call.abandoned:
+                    latest[call.number] = call
+            return [latest[n] for n in sorted(latest)]
 
     def _find(self, agent: str, number: int) -> ModelCall | None:
-        for call in self.calls:
-            if call.agent == agent and call.number == number:
+        for call in reversed(self.calls):
+            if call.agent == agent and call.number == number and not call.released.is_set():
                 return call
         return None
 
@@ -188,14 +210,22 @@ class ModelEndpoint:
             return None
         offered = body.get("tools")
         tools: list[dict[str, Any]] = offered if isinstance(offered, list) else []
+        number = 1 + sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
         with self._lock:
-            number = 1 + sum(1 for c in self.calls if c.agent == agent)
             call = ModelCall(agent, number, messages, tools, body.get("stream") is True,
-                             self.clock())
+                             self.clock(), life=self.restarts)
             self.calls.append(call)
-            if number > len(self.scripts.get(agent, [])):
+            script = self.scripts.get(agent, [])
+            given = self._released.get((agent, number))
+            if number > len(script):
                 self.unexpected.append(call)
                 call.reply = Reply("")
+                call.released.set()
+            elif given is not None:
+                # The reply was given before: a repeat after a restart is answered the same,
+                # a repeat within one life of the router is a model call too many.
+                (self.repeats if given < self.restarts else self.unexpected).append(call)
+                call.reply = script[number - 1]
                 call.released.set()
             elif self._closing:
                 call.reply = Reply("")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teamwire.conformance.endpoint import Breach, ModelCall, ModelEndpoint
-from teamwire.conformance.scenario import Scenario
+from teamwire.conformance.scenario import Crash, Scenario, Step
 
 DEFAULT_WAIT = 10.0
 """Seconds the harness waits for an expected model call, or for the router to exit."""
@@ -36,6 +36,7 @@ class Run:
     calls: list[ModelCall]
     breaches: list[Breach]
     unexpected: list[ModelCall]
+    repeats: list[ModelCall] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """Breaches of the contract by the run itself: a router that could not be started,
     that never called its model, or that did not exit once the session had ended."""
@@ -45,6 +46,8 @@ class Run:
     output: str = ""
     """The end of what the router wrote to standard output and standard error."""
     seconds: float = 0.0
+    restarts: int = 0
+    """How many times the scenario killed the router and started it again."""
 
     @property
     def started(self) -> bool:
@@ -88,22 +91,35 @@ def run_scenario(scenario: Scenario, command: Sequence[str], *,
     endpoint = ModelEndpoint(scenario.tokens, scenario.scripts)
     state_dir = Path(tempfile.mkdtemp(prefix="teamwire-certify-"))
     log_path = state_dir.parent / f"{state_dir.name}.log"
-    run = Run(scenario, endpoint.calls, endpoint.breaches, endpoint.unexpected)
+    run = Run(scenario, endpoint.calls, endpoint.breaches, endpoint.unexpected, endpoint.repeats)
     started = time.monotonic()
     process: subprocess.Popen[bytes] | None = None
     try:
         base_url = endpoint.start()
+        env = router_environment(scenario, base_url, state_dir)
         with open(log_path, "wb") as log:
-            try:
-                process = subprocess.Popen(
-                    list(command), env=router_environment(scenario, base_url, state_dir),
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                    start_new_session=True)
-            except OSError as exc:
-                run.problems.append(f"cannot start the router {' '.join(command)!r}: "
-                                    f"{exc.strerror or exc}")
-                return run
-            _play(scenario, endpoint, process, run, wait)
+
+            def start() -> subprocess.Popen[bytes] | None:
+                try:
+                    return subprocess.Popen(list(command), env=env, stdin=subprocess.DEVNULL,
+                                            stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+                except OSError as exc:
+                    run.problems.append(f"cannot start the router {' '.join(command)!r}: "
+                                        f"{exc.strerror or exc}")
+                    return None
+
+            process = start()
+            for life in _lives(scenario):
+                if process is None:
+                    return run
+                ended = _play(life, endpoint, process, run, wait)
+                if not ended or not life or not isinstance(life[-1], Crash):
+                    break
+                _stop(process)  # the crash: SIGKILL, nothing flushed
+                run.restarts += 1
+                endpoint.restarted()
+                process = start()
     finally:
         if process is not None:
             _stop(process)
@@ -117,9 +133,25 @@ def run_scenario(scenario: Scenario, command: Sequence[str], *,
     return run
 
 
-def _play(scenario: Scenario, endpoint: ModelEndpoint, process: subprocess.Popen[bytes],
-          run: Run, wait: float) -> None:
+def _lives(scenario: Scenario) -> list[tuple[Step | Crash, ...]]:
+    """The schedule cut after each crash: one part per life of the router; every part but
+    the last ends with its crash."""
+    lives: list[tuple[Step | Crash, ...]] = []
+    current: list[Step | Crash] = []
     for step in scenario.schedule:
+        current.append(step)
+        if isinstance(step, Crash):
+            lives.append(tuple(current))
+            current = []
+    lives.append(tuple(current))
+    return lives
+
+
+def _play(steps: Sequence[Step | Crash], endpoint: ModelEndpoint,
+          process: subprocess.Popen[bytes], run: Run, wait: float) -> bool:
+    """Release the calls of one life of the router in order; a crash step waits for its call
+    to arrive and then returns for the kill. True when the steps all took place."""
+    for step in steps:
         call = None
         deadline = time.monotonic() + wait
         while call is None and time.monotonic() < deadline:
@@ -136,10 +168,14 @@ def _play(scenario: Scenario, endpoint: ModelEndpoint, process: subprocess.Popen
                       f"calls made: {seen}"
             # A router that never called its model could not be judged at all.
             (run.missing if endpoint.calls else run.problems).append(why)
-            return
+            return False
+        if isinstance(step, Crash):
+            return True  # held, never answered: the router dies waiting for it
         endpoint.release(call)
-    try:
-        process.wait(timeout=wait)
-    except subprocess.TimeoutExpired:
-        run.problems.append(f"the router did not exit within {wait:g} s of the last scripted "
-                            "reply (the session should have ended)")
+    if not steps or not isinstance(steps[-1], Crash):
+        try:
+            process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            run.problems.append(f"the router did not exit within {wait:g} s of the last "
+                                "scripted reply (the session should have ended)")
+    return True

@@ -33,6 +33,15 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Crash:
+    """Wait for the ``call``-th model call of ``agent`` and, without answering it, kill the
+    router (SIGKILL) and start it again on the same state directory."""
+
+    agent: str
+    call: int
+
+
+@dataclass(frozen=True)
 class Expectation:
     """What the router appended to ``agent``'s conversation before its ``call``-th call."""
 
@@ -54,7 +63,7 @@ class Scenario:
     tokens: dict[str, str]
     """Token → agent name."""
     scripts: dict[str, tuple[Reply, ...]]
-    schedule: tuple[Step, ...]
+    schedule: tuple[Step | Crash, ...]
     expectations: tuple[Expectation, ...]
     knobs: dict[str, Any] = field(default_factory=dict)
     source: str = ""
@@ -85,7 +94,8 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
             raise ScenarioError(f"{source}: the token of {name} is part of another agent's token")
     if list(tokens) and not any(token in data["request"] for token in tokens):
         raise ScenarioError(f"{source}: the request holds no agent's token (the Team Leader's)")
-    schedule = tuple(Step(s["agent"], s["call"]) for s in data["schedule"])
+    schedule = tuple((Crash if s.get("crash") else Step)(s["agent"], s["call"])
+                     for s in data["schedule"])
     for step in schedule:
         if step.agent not in names or not 1 <= step.call <= len(scripts[step.agent]):
             raise ScenarioError(f"{source}: the schedule releases call {step.call} of "
