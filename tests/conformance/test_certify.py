@@ -135,3 +135,52 @@ def test_a_scenario_that_cannot_be_read_is_exit_2(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith(f"error: {bad}: ")
     assert "Traceback" not in result.stderr
+
+
+def test_reports_for_ci_junit_markdown_badge_and_the_json_schema(tmp_path: Path) -> None:
+    from teamwire import schemas
+
+    badge = tmp_path / "badge.svg"
+    scenario = str(SCENARIOS / "batch-drain.json")
+    env = {"MINI_ROUTER_FAULT": "reverse-batch"}
+    code, report, _ = certify(MINI, "--scenario", scenario, "--badge", str(badge), env=env)
+    assert code == 1
+    assert schemas.validate("certification-report", report) == []
+    assert "core ✗" in badge.read_text(encoding="utf-8")
+    junit = subprocess.run(
+        [sys.executable, "-m", "teamwire", "certify", "--router", MINI, "--scenario", scenario,
+         "-f", "junit"], capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, **env})
+    import xml.etree.ElementTree as ElementTree
+
+    suite = ElementTree.fromstring(junit.stdout)
+    [case] = suite.iter("testcase")
+    assert case.get("name") == "batch-drain"
+    assert "TW-ROUTE-008" in case.find("failure").get("message")  # type: ignore[union-attr]
+    markdown = subprocess.run(
+        [sys.executable, "-m", "teamwire", "certify", "--router", MINI, "--scenario", scenario,
+         "-f", "markdown"], capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, **env})
+    assert "| batch-drain | fail | TW-ROUTE-005, TW-ROUTE-008 |" in markdown.stdout
+
+
+def test_a_baseline_accepts_the_failures_it_lists_and_fails_on_a_stale_entry(
+        tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps({"expected_failures": [
+        {"scenario": "batch-drain", "reason": "batches are appended newest first (#12)"}]}),
+        encoding="utf-8")
+    scenario = str(SCENARIOS / "batch-drain.json")
+    code, report, _ = certify(MINI, "--scenario", scenario, "--baseline", str(baseline),
+                              env={"MINI_ROUTER_FAULT": "reverse-batch"})
+    assert code == 0  # nothing fails but what the baseline expects
+    assert report["certified"] is False and report["baseline"] == str(baseline)
+    statuses = {c["status"] for c in report["scenarios"][0]["checks"]}
+    assert "expected-fail" in statuses and "fail" not in statuses
+    code, report, _ = certify(MINI, "--scenario", scenario, "--baseline", str(baseline))
+    assert code == 1  # the router does it right now: the entry is stale
+    assert report["scenarios"][0]["stale_baseline"] == ["*"]
+    baseline.write_text('{"expected_failures": [{"scenario": "no-such-scenario", '
+                        '"reason": "x"}]}', encoding="utf-8")
+    code, _, stderr = certify(MINI, "--scenario", scenario, "--baseline", str(baseline))
+    assert code == 2 and "no scenario of level core is called no-such-scenario" in stderr

@@ -27,14 +27,20 @@ def _shipped_scenarios() -> list[Path]:
                    "of the level.")
 @click.option("--level", type=click.Choice(["core", "durable"]), default="core", show_default=True,
               help="The certification level: core, or durable (core and crash-restart).")
-@click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]),
-              default="text", show_default=True, help="Report format.")
+@click.option("-f", "--format", "output_format",
+              type=click.Choice(["text", "json", "junit", "markdown"]), default="text",
+              show_default=True, help="Report format.")
+@click.option("--badge", metavar="FILE.svg", help="Also write an SVG badge of the verdict.")
+@click.option("--baseline", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Expected failures (JSON): exit 0 when nothing else fails, 1 on a new "
+                   "failure or on an entry that passes now.")
 @click.option("-o", "--output-file", metavar="FILE", help="Write the report to FILE.")
 @click.option("--wait", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               metavar="SECONDS",
               help="How long to wait for an expected model call, or for the router to exit.")
 def certify(router: str, scenario_files: tuple[str, ...], level: str, output_format: str,
-            output_file: str | None, wait: float) -> None:
+            badge: str | None, baseline: str | None, output_file: str | None,
+            wait: float) -> None:
     """Certify the router COMMAND: serve a scripted OpenAI-compatible endpoint on
     127.0.0.1, start the router with OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_STATE_DIR and
     TEAMWIRE_REQUEST set, and check, scenario by scenario, what it appends to each agent's
@@ -47,7 +53,11 @@ def certify(router: str, scenario_files: tuple[str, ...], level: str, output_for
     from teamwire.conformance.report import (
         Certification,
         ScenarioResult,
+        badge_svg,
+        load_baseline,
         write_json,
+        write_junit,
+        write_markdown,
         write_text,
     )
     from teamwire.conformance.runner import run_scenario
@@ -68,13 +78,30 @@ def certify(router: str, scenario_files: tuple[str, ...], level: str, output_for
     scenarios = [s for s in scenarios if s.level in allowed]
     if not scenarios:
         fail(f"error: no scenario of level {level} to run")
-    certification = Certification(router, level)
+    expected: dict[str, dict[str, str]] = {}
+    if baseline is not None:
+        try:
+            expected = load_baseline(Path(baseline))
+        except (OSError, ValueError) as exc:
+            fail(f"error: {baseline}: {exc}")
+        unknown = sorted(set(expected) - {s.name for s in scenarios})
+        if unknown:
+            fail(f"error: {baseline}: no scenario of level {level} is called "
+                 f"{', '.join(unknown)}")
+    certification = Certification(router, level, baseline=baseline)
     for scenario in scenarios:
         run = run_scenario(scenario, command, wait=wait)
-        certification.results.append(ScenarioResult(run, check_run(run)))
+        certification.results.append(
+            ScenarioResult(run, check_run(run), expected.get(scenario.name, {})))
         if not run.started:
             break  # the command cannot be started: every other scenario would say the same
-    write = write_json if output_format == "json" else write_text
+    write = {"json": write_json, "junit": write_junit, "markdown": write_markdown}.get(
+        output_format, write_text)
+    if badge is not None:
+        try:
+            Path(badge).write_text(badge_svg(certification), encoding="utf-8")
+        except OSError as exc:
+            fail(f"error: cannot write {badge}: {exc.strerror or exc}")
     if output_file is not None:
         try:
             with open(output_file, "w", encoding="utf-8") as handle:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
+from xml.sax.saxutils import escape, quoteattr
 
 from teamwire._version import __version__
 from teamwire.conformance.checks import Status, Verdict
@@ -19,11 +21,33 @@ class ScenarioResult:
 
     run: Run
     verdicts: list[Verdict]
+    expected: dict[str, str] = field(default_factory=dict)
+    """Checks (or ``*`` for the whole scenario) the baseline expects to fail, with why."""
+
+    def _excused(self, verdict: Verdict) -> bool:
+        return verdict.status is Status.FAIL and bool(
+            {"*", verdict.check} & set(self.expected))
 
     @property
     def passed(self) -> bool:
         """No check failed (warnings and skips do not fail a scenario)."""
         return all(v.status is not Status.FAIL for v in self.verdicts)
+
+    @property
+    def new_failures(self) -> list[Verdict]:
+        """Failed checks the baseline does not expect."""
+        return [v for v in self.verdicts if v.status is Status.FAIL and not self._excused(v)]
+
+    @property
+    def stale(self) -> list[str]:
+        """Baseline entries of this scenario that did not fail: the router does better now."""
+        failed = {v.check for v in self.verdicts if v.status is Status.FAIL}
+        return [name for name in self.expected
+                if (name == "*" and not failed) or (name != "*" and name not in failed)]
+
+    def status(self, verdict: Verdict) -> str:
+        """The status shown for ``verdict``: an excused failure is an expected failure."""
+        return "expected-fail" if self._excused(verdict) else verdict.status.value
 
 
 @dataclass
@@ -33,11 +57,18 @@ class Certification:
     router: str
     level: str
     results: list[ScenarioResult] = field(default_factory=list)
+    baseline: str | None = None
+    """The expected-failures file the run is judged with."""
 
     @property
     def certified(self) -> bool:
         """Every scenario passed."""
         return bool(self.results) and all(r.passed for r in self.results)
+
+    @property
+    def regressed(self) -> bool:
+        """A failure the baseline does not expect, or a baseline entry that went stale."""
+        return any(r.new_failures or r.stale for r in self.results)
 
     @property
     def broke_contract(self) -> bool:
@@ -47,9 +78,12 @@ class Certification:
                    for r in self.results for v in r.verdicts)
 
     def exit_code(self) -> int:
-        """0 certified, 2 the contract was broken, 1 otherwise."""
+        """0 certified (or, with a baseline, nothing but the failures it expects), 2 the
+        contract was broken, 1 otherwise."""
         if self.broke_contract:
             return 2
+        if self.baseline is not None:
+            return 1 if self.regressed else 0
         return 0 if self.certified else 1
 
     def to_json(self) -> dict[str, Any]:
@@ -59,6 +93,7 @@ class Certification:
             "router": self.router,
             "level": self.level,
             "certified": self.certified,
+            **({"baseline": self.baseline} if self.baseline is not None else {}),
             "scenarios": [{
                 "scenario": r.run.scenario.name,
                 "title": r.run.scenario.title,
@@ -66,8 +101,9 @@ class Certification:
                 "passed": r.passed,
                 "seconds": round(r.run.seconds, 3),
                 "router_exit_code": r.run.exit_code,
+                **({"stale_baseline": r.stale} if r.stale else {}),
                 "checks": [{
-                    "check": v.check, "status": v.status.value,
+                    "check": v.check, "status": r.status(v),
                     "requirements": list(v.requirements),
                     **({"reason": v.reason} if v.reason else {}),
                     **({"expected": v.expected} if v.expected is not None else {}),
@@ -92,12 +128,14 @@ def write_text(certification: Certification, stream: TextIO) -> None:
     the verdict."""
     for result in certification.results:
         run = result.run
-        mark = "PASS" if result.passed else "FAIL"
+        mark = "PASS" if result.passed else "FAIL" if result.new_failures else "XFAIL"
         stream.write(f"{mark} {run.scenario.name} ({run.seconds:.1f} s)\n")
+        for name in result.stale:
+            stream.write(f"  stale baseline entry: {name} passes now; remove it\n")
         for verdict in result.verdicts:
             if verdict.status is Status.PASS:
                 continue
-            stream.write(f"  {verdict.status.value}: {verdict.check} "
+            stream.write(f"  {result.status(verdict)}: {verdict.check} "
                          f"[{', '.join(verdict.requirements)}]: {verdict.reason}\n")
             if verdict.expected is not None:
                 stream.write(f"    expected: {_shown(verdict.expected)}\n")
@@ -108,7 +146,13 @@ def write_text(certification: Certification, stream: TextIO) -> None:
             stream.writelines(f"    {line}\n" for line in tail)
     passed = sum(r.passed for r in certification.results)
     total = len(certification.results)
-    if certification.certified:
+    if certification.baseline is not None and not certification.certified \
+            and not certification.broke_contract:
+        against = "no new failure" if not certification.regressed else "regressed"
+        stream.write(f"\nnot certified at level {certification.level}: {passed} of {total} "
+                     f"scenarios passed; against the baseline {certification.baseline}: "
+                     f"{against}\n")
+    elif certification.certified:
         stream.write(f"\ncertified at level {certification.level}: {passed} of {total} "
                      "scenarios passed\n")
     elif certification.broke_contract:
@@ -117,3 +161,88 @@ def write_text(certification: Certification, stream: TextIO) -> None:
     else:
         stream.write(f"\nnot certified at level {certification.level}: {passed} of {total} "
                      "scenarios passed\n")
+
+
+def write_junit(certification: Certification, stream: TextIO) -> None:
+    """JUnit XML: one test case per scenario, a failure per failed check."""
+    results = certification.results
+    failures = sum(1 for r in results if r.new_failures)
+    seconds = sum(r.run.seconds for r in results)
+    stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    stream.write(f'<testsuites name="teamwire certify" tests="{len(results)}" '
+                 f'failures="{failures}" time="{seconds:.3f}">\n')
+    stream.write(f'  <testsuite name={quoteattr("level " + certification.level)} '
+                 f'tests="{len(results)}" failures="{failures}" time="{seconds:.3f}">\n')
+    for result in results:
+        run = result.run
+        stream.write(f'    <testcase classname="teamwire.certify" '
+                     f'name={quoteattr(run.scenario.name)} time="{run.seconds:.3f}">\n')
+        for verdict in result.new_failures:
+            message = f"{verdict.check} [{', '.join(verdict.requirements)}]: {verdict.reason}"
+            body = message
+            if verdict.expected is not None:
+                body += (f"\nexpected: {json.dumps(verdict.expected, ensure_ascii=False)}"
+                         f"\nreceived: {json.dumps(verdict.received, ensure_ascii=False)}")
+            stream.write(f"      <failure message={quoteattr(_xml_text(message))}>"
+                         f"{escape(_xml_text(body))}</failure>\n")
+        if not result.new_failures and not result.passed:
+            stream.write("      <skipped message=\"expected to fail by the baseline\"/>\n")
+        stream.write("    </testcase>\n")
+    stream.write("  </testsuite>\n</testsuites>\n")
+
+
+def _xml_text(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot hold (a router may send anything)."""
+    return "".join(c if c in "\t\n\r" or (" " <= c <= "\ud7ff") or ("\ue000" <= c <= "\ufffd")
+                   or c >= "\U00010000" else "\ufffd" for c in text)
+
+
+def write_markdown(certification: Certification, stream: TextIO) -> None:
+    """A Markdown summary, for a pull request or a job summary."""
+    word = "certified" if certification.certified else "not certified"
+    stream.write(f"## teamwire certify: {word} at level {certification.level}\n\n")
+    stream.write(f"Router: `{certification.router}`\n\n")
+    stream.write("| scenario | result | failed requirements |\n| --- | --- | --- |\n")
+    for result in certification.results:
+        failed = sorted({r for v in result.verdicts if v.status is Status.FAIL
+                         for r in v.requirements})
+        mark = "pass" if result.passed else "fail" if result.new_failures else "expected fail"
+        stream.write(f"| {result.run.scenario.name} | {mark} | {', '.join(failed)} |\n")
+
+
+def badge_svg(certification: Certification) -> str:
+    """A badge for a README: the level and whether the router was certified at it."""
+    right = f"{certification.level} ✓" if certification.certified else \
+        f"{certification.level} ✗"
+    colour = "#2e7d32" if certification.certified else "#c62828"
+    left = "teamwire certify"
+    left_width, right_width = 7 * len(left) + 12, 7 * len(right) + 14
+    width = left_width + right_width
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="20" '
+            f'role="img" aria-label="{left}: {right}"><title>{left}: {right}</title>'
+            f'<rect width="{left_width}" height="20" fill="#555"/>'
+            f'<rect x="{left_width}" width="{right_width}" height="20" fill="{colour}"/>'
+            f'<g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11">'
+            f'<text x="6" y="14">{left}</text>'
+            f'<text x="{left_width + 7}" y="14">{right}</text></g></svg>\n')
+
+
+def load_baseline(path: Path) -> dict[str, dict[str, str]]:
+    """Scenario → check (``*`` for the whole scenario) → why it is expected to fail.
+
+    The file is JSON: ``{"expected_failures": [{"scenario": S, "check": C, "reason": R}]}``,
+    ``check`` optional. ValueError says what is wrong with it."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    entries = data.get("expected_failures") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise ValueError("the baseline needs an 'expected_failures' array")
+    found: dict[str, dict[str, str]] = {}
+    for number, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("scenario"), str) \
+                or not isinstance(entry.get("reason"), str) or not entry["reason"].strip():
+            raise ValueError(f"expected_failures[{number}] needs a 'scenario' and a 'reason'")
+        check = entry.get("check", "*")
+        if not isinstance(check, str):
+            raise ValueError(f"expected_failures[{number}].check must be a string")
+        found.setdefault(entry["scenario"], {})[check] = entry["reason"]
+    return found
