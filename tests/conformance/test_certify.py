@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "conformance" / "scenarios"
 MINI = f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'routers' / 'mini_router.py'}"
+NODE = shutil.which("node")
+MINI_JS = f"{NODE} {ROOT / 'tests' / 'conformance' / 'routers' / 'mini_router.mjs'}"
+needs_node = pytest.mark.skipif(NODE is None, reason="needs Node 18 or later")
 REFERENCE = f"{sys.executable} -m teamwire run -q"
 
 
@@ -37,7 +41,9 @@ def failed_requirements(report: dict[str, Any]) -> dict[str, set[str]]:
             for s in report["scenarios"] if not s["passed"]}
 
 
-@pytest.mark.parametrize("router", [REFERENCE, MINI], ids=["reference", "written-from-spec"])
+@pytest.mark.parametrize("router", [
+    REFERENCE, MINI, pytest.param(MINI_JS, marks=needs_node)],
+    ids=["reference", "written-from-spec", "written-from-spec-in-javascript"])
 def test_a_correct_router_is_certified(router: str) -> None:
     code, report, stderr = certify(router)
     assert code == 0, stderr
@@ -79,6 +85,19 @@ def test_a_router_with_a_mistake_fails_with_the_requirement_it_breaks(
     assert report["certified"] is False
     assert requirement in failed_requirements(report)[scenario]
     assert "TW-CERT-001" not in failed_requirements(report)[scenario]  # judged, not refused
+
+
+@needs_node
+@pytest.mark.parametrize(("fault", "scenario", "requirement"), [
+    ("drop-final", "message-during-final-reply", "TW-ROUTE-011"),
+    ("no-timeout", "ask-timeout", "TW-ROUTE-017"),
+])
+def test_the_javascript_router_with_a_mistake_fails_too(fault: str, scenario: str,
+                                                        requirement: str) -> None:
+    code, report, stderr = certify(MINI_JS, "--scenario", str(SCENARIOS / f"{scenario}.json"),
+                                   "--wait", "2", env={"MINI_ROUTER_FAULT": fault})
+    assert code == 1, stderr
+    assert requirement in failed_requirements(report)[scenario]
 
 
 def test_a_router_that_cannot_be_started_is_a_contract_breach() -> None:

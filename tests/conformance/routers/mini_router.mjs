@@ -1,0 +1,175 @@
+// A small router of the protocol in JavaScript (Node 18 or later), written from the
+// specification alone: the certification tests run it to show that a router in another
+// language can be certified, and, with MINI_ROUTER_FAULT set, that its mistakes are found:
+//   drop-final     a message that reaches an agent during its final reply is lost
+//   reverse-batch  messages waiting for an agent are appended newest first
+//   no-timeout     an ask that is never answered waits for ever
+// It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
+// TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT) and exits 0 once every agent is idle.
+
+const FAULT = process.env.MINI_ROUTER_FAULT || "";
+const URL_ = process.env.OPENAI_BASE_URL.replace(/\/$/, "") + "/chat/completions";
+const KEY = process.env.OPENAI_API_KEY || "";
+const ASK_TIMEOUT = FAULT === "no-timeout" ? null : Number(process.env.TEAMWIRE_ASK_TIMEOUT || 600);
+const ROUND_LIMIT = Number(process.env.TEAMWIRE_ROUND_LIMIT || 8);
+const LEADER = "Team Leader";
+const ROLES = { "ui-operator": ["UI Operator", "uio"], "full-stack-engineer": ["Full-Stack Engineer", "fse"] };
+const LEADER_TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_to_sub_agent",
+  "ask_sub_agent", "answer_sub_agent_question", "list_active_sub_agents", "get_sub_agent_status",
+  "create_custom_agent", "list_agents"];
+const SUB_TOOLS = ["ask_master", "ask_other_agent", "answer_other_agent", "list_active_sub_agents"];
+
+const envelope = (sender, label, id, tag, content, attributes = "") =>
+  `来自 ${sender} 的${label}\nid: ${id}\n\n<${sender}>\n<${tag}${attributes}>\n${content}\n</${tag}>\n</${sender}>`;
+const error = (code, message) => JSON.stringify({ success: false, error: { code, message } });
+const tools = (names) => names.map((name) => ({ type: "function", function: { name, parameters: { type: "object" } } }));
+
+const agents = new Map();
+const counters = { tasks: 0, sent: 0, answers: 0 };
+const rounds = new Map();
+let busy = 0;
+
+function makeAgent(name, roleId, agentId, abbreviation) {
+  const agent = { name, roleId, agentId, abbreviation, messages: [], pending: [], state: "idle",
+    outputs: 0, answers: 0, askedBy: new Map(), resolveAsk: null };
+  agents.set(name, agent);
+  return agent;
+}
+
+async function complete(agent) {
+  const response = await fetch(URL_, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${KEY}` },
+    body: JSON.stringify({ model: "any", messages: agent.messages,
+      tools: tools(agent.name === LEADER ? LEADER_TOOLS : SUB_TOOLS) }),
+  });
+  return (await response.json()).choices[0].message;
+}
+
+function drain(agent) {
+  const batch = FAULT === "reverse-batch" ? [...agent.pending].reverse() : agent.pending;
+  for (const text of batch) agent.messages.push({ role: "user", content: text });
+  agent.pending = [];
+}
+
+function startTurn(agent) {
+  agent.state = "running";
+  busy += 1;
+  turn(agent).finally(() => {
+    busy -= 1;
+    if (busy === 0) process.exit(0);
+  });
+}
+
+async function turn(agent) {
+  for (;;) {
+    drain(agent);
+    const reply = await complete(agent);
+    const calls = reply.tool_calls || [];
+    agent.messages.push({ role: "assistant", content: reply.content, ...(calls.length ? { tool_calls: calls } : {}) });
+    if (!calls.length) return endTurn(agent, reply.content || "");
+    for (const call of calls) {
+      const result = await execute(agent, call.function.name, JSON.parse(call.function.arguments || "{}"));
+      agent.messages.push({ role: "tool", tool_call_id: call.id, content: result });
+    }
+  }
+}
+
+function endTurn(agent, text) {
+  agent.state = agent.name === LEADER ? "idle" : "completed";
+  if (FAULT === "drop-final") agent.pending = [];
+  if (agent.name !== LEADER) {
+    agent.outputs += 1;
+    const id = `out_${agent.abbreviation}_${String(agent.outputs).padStart(3, "0")}`;
+    deliver(agents.get(LEADER), envelope(agent.name, "任务完成汇报", id, "Output", text));
+  }
+  if (agent.pending.length) startTurn(agent);
+}
+
+function deliver(agent, text) {
+  agent.pending.push(text);
+  if (agent.state === "running") return "inline";
+  if (agent.state === "waiting") return "queued";
+  startTurn(agent);
+  return "new_turn";
+}
+
+function resolve(caller, agentId, roleId) {
+  const found = [...agents.values()].filter((a) => a.name !== LEADER && a.name !== caller.name
+    && a.agentId === agentId && (roleId === undefined || roleId === a.roleId));
+  if (!found.length) return error("unknown-agent", `no sub-agent ${agentId}`);
+  if (found.length > 1) {
+    return JSON.stringify({ success: false, error: { code: "ambiguous-agent-id", message: "give role_id",
+      candidates: found.map((a) => ({ agent_id: a.agentId, role_id: a.roleId, display_name: a.name })) } });
+  }
+  return found[0];
+}
+
+function ask(agent, target, questionId, text) {
+  agent.state = "waiting";
+  target.askedBy.set(questionId, agent.name);
+  return new Promise((done) => {
+    let timer = null;
+    agent.resolveAsk = (answer) => { if (timer) clearTimeout(timer); agent.resolveAsk = null; done(answer); };
+    if (ASK_TIMEOUT !== null) {
+      timer = setTimeout(() => agent.resolveAsk(error("timeout", `${target.name} did not answer in time`)),
+        ASK_TIMEOUT * 1000);
+    }
+    deliver(target, envelope(agent.name, "提问", questionId, "Ask", text));
+  }).then((answer) => { agent.state = "running"; return answer; });
+}
+
+async function execute(agent, name, args) {
+  if (name === "ask_master") return ask(agent, agents.get(LEADER), args.question_id, args.question);
+  if (name === "ask_other_agent") {
+    const target = resolve(agent, args.target_agent_id, args.role_id);
+    if (typeof target === "string") return target;
+    const pair = `${agent.name}->${target.name}`;
+    rounds.set(pair, (rounds.get(pair) || 0) + 1);
+    if (rounds.get(pair) > ROUND_LIMIT) return error("round-limit", "too many asks between these two");
+    return ask(agent, target, args.message_id, args.content);
+  }
+  if (name === "answer_other_agent" || name === "answer_sub_agent_question") {
+    const asker = name === "answer_other_agent"
+      ? resolve(agent, args.source_agent_id, args.role_id) : resolve(agent, args.agent_id, args.role_id);
+    if (typeof asker === "string") return asker;
+    const questionId = name === "answer_other_agent" ? args.message_id : args.question_id;
+    if (agent.askedBy.get(questionId) !== asker.name || !asker.resolveAsk) {
+      return error("unknown-question", `no question ${questionId} from ${asker.name}`);
+    }
+    agent.askedBy.delete(questionId);
+    agent.answers += 1;
+    const id = `ans_${agent.abbreviation}_${String(agent.answers).padStart(3, "0")}`;
+    asker.resolveAsk(envelope(agent.name, "回答", id, "Answer", args.answer, ` question_id="${questionId}"`));
+    return JSON.stringify(name === "answer_other_agent"
+      ? { success: true, display_name: asker.name, message_id: questionId }
+      : { success: true, display_name: asker.name, question_id: questionId });
+  }
+  if (name === "create_sub_agent") {
+    const [roleName, abbreviation] = ROLES[args.role_id];
+    const sub = makeAgent(`${roleName}_${args.agent_id}`, args.role_id, args.agent_id, abbreviation);
+    counters.tasks += 1;
+    const taskId = `task_${String(counters.tasks).padStart(3, "0")}`;
+    sub.messages.push({ role: "system", content: `You are ${sub.name}.` });
+    deliver(sub, envelope(LEADER, "任务发布", taskId, "Task", args.task));
+    return JSON.stringify({ success: true, agent_id: sub.agentId, role_id: sub.roleId,
+      display_name: sub.name, status: "running", task_id: taskId });
+  }
+  if (name === "send_message_to_sub_agent") {
+    const target = resolve(agent, args.agent_id, args.role_id);
+    if (typeof target === "string") return target;
+    counters.sent += 1;
+    const id = `msg_tl_${String(counters.sent).padStart(3, "0")}`;
+    const how = deliver(target, envelope(LEADER, "消息", id, "Message", args.message));
+    return JSON.stringify({ success: true, display_name: target.name, message_id: id, delivery: how });
+  }
+  if (name === "list_active_sub_agents") {
+    return JSON.stringify({ success: true, agents: [...agents.values()].filter((a) => a.name !== LEADER)
+      .map((a) => ({ agent_id: a.agentId, role_id: a.roleId, display_name: a.name, status: a.state, summary: "" })) });
+  }
+  return error("forbidden-tool", `${name} is not supported`);
+}
+
+const leader = makeAgent(LEADER, "team-leader", 0, "tl");
+leader.messages.push({ role: "system", content: "You are the Team Leader." });
+deliver(leader, process.env.TEAMWIRE_REQUEST);
