@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from conformance.sources.scenarios import asks, durability, routing, targets
+from conformance.sources.scenarios import asks, durability, lifecycle, routing, targets
 
 from teamwire.conformance.checks import Status, check_run
 from teamwire.conformance.runner import run_scenario
@@ -22,7 +22,8 @@ from teamwire.conformance.scenario import scenario_from_json
 
 OUT = Path(__file__).resolve().parents[2] / "scenarios"
 REFERENCE = [sys.executable, "-m", "teamwire", "run", "-q"]
-SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *durability.SCENARIOS]
+SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *lifecycle.SCENARIOS,
+           *durability.SCENARIOS]
 
 
 def main() -> int:

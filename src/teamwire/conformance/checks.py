@@ -60,7 +60,7 @@ def _normal(message: Any) -> Any:
     elif role == "assistant":
         out["content"] = content or None
     else:
-        out["content"] = content
+        out["content"] = _free_run_result(content)
     if message.get("tool_call_id") is not None:
         out["tool_call_id"] = message["tool_call_id"]
     calls = message.get("tool_calls") or []
@@ -89,6 +89,28 @@ def _free_text(value: Any) -> Any:
                 and error["message"].strip():
             return {**value, "error": {**error, "message": ANY_TEXT}}
     return value
+
+
+def _free_run_result(content: Any) -> Any:
+    """An envelope whose content is a run result of state error or timeout compares by its
+    sender, label, id, tag, the result's agent and state and its body element: the text that
+    says which error or limit it was (and a summary line) are each router's own words
+    (TW-RES-009)."""
+    if not isinstance(content, str) or "<result " not in content:
+        return content
+    from teamwire.envelope import ParseError, parse
+    from teamwire.envelope.run_result import read_run_result
+
+    try:
+        envelope = parse(content)
+    except ParseError:
+        return content
+    result = read_run_result(envelope.content)
+    if result is None or result.attribute("state") not in ("error", "timeout"):
+        return content
+    return {"envelope": [envelope.sender, envelope.label, envelope.id, envelope.tag],
+            "run_result": [result.attribute("agent"), result.attribute("state"), result.body,
+                           ANY_TEXT]}
 
 
 def appended(calls: dict[int, ModelCall], number: int) -> list[dict[str, Any]]:

@@ -25,13 +25,17 @@ const error = (code, message) => JSON.stringify({ success: false, error: { code,
 const tools = (names) => names.map((name) => ({ type: "function", function: { name, parameters: { type: "object" } } }));
 
 const agents = new Map();
+let currentArguments = "{}";
+const integerWrittenWithFraction = (key) =>
+  new RegExp(`"${key}"\\s*:\\s*-?\\d+(\\.\\d+|[eE])`).test(currentArguments);
 const counters = { tasks: 0, sent: 0, answers: 0 };
 const rounds = new Map();
 let busy = 0;
 
 function makeAgent(name, roleId, agentId, abbreviation) {
   const agent = { name, roleId, agentId, abbreviation, messages: [], pending: [], state: "idle",
-    outputs: 0, answers: 0, askedBy: new Map(), resolveAsk: null };
+    outputs: 0, answers: 0, askedBy: new Map(), resolveAsk: null, waitingOn: null, timeout: 600,
+    generation: 0 };
   agents.set(name, agent);
   return agent;
 }
@@ -54,28 +58,43 @@ function drain(agent) {
 
 function startTurn(agent) {
   agent.state = "running";
+  agent.generation += 1;
+  const generation = agent.generation;
   busy += 1;
-  turn(agent).finally(() => {
+  let timer = null;
+  if (agent.name !== LEADER) {
+    // The turn timeout: the turn ends now with a run result; its late reply is dropped.
+    timer = setTimeout(() => {
+      if (agent.generation !== generation || !["running", "waiting"].includes(agent.state)) return;
+      agent.generation += 1;
+      endTurn(agent, `<result agent="${agent.name}" state="timeout">\n<error>\nstopped after ${agent.timeout} s\n</error>\n</result>`);
+    }, agent.timeout * 1000);
+  }
+  turn(agent, generation).finally(() => {
+    if (timer) clearTimeout(timer);
     busy -= 1;
     if (busy === 0) process.exit(0);
   });
 }
 
-async function turn(agent) {
+async function turn(agent, generation) {
   for (;;) {
     drain(agent);
     const reply = await complete(agent);
+    if (agent.generation !== generation || agent.state === "terminated") return;
     const calls = reply.tool_calls || [];
     agent.messages.push({ role: "assistant", content: reply.content, ...(calls.length ? { tool_calls: calls } : {}) });
     if (!calls.length) return endTurn(agent, reply.content || "");
     for (const call of calls) {
-      const result = await execute(agent, call.function.name, JSON.parse(call.function.arguments || "{}"));
+      currentArguments = call.function.arguments || "{}";
+      const result = await execute(agent, call.function.name, JSON.parse(currentArguments));
       agent.messages.push({ role: "tool", tool_call_id: call.id, content: result });
     }
   }
 }
 
 function endTurn(agent, text) {
+  if (agent.state === "terminated") return;
   agent.state = agent.name === LEADER ? "idle" : "completed";
   if (FAULT === "drop-final") agent.pending = [];
   if (agent.name !== LEADER) {
@@ -106,7 +125,13 @@ function resolve(caller, agentId, roleId) {
 }
 
 function ask(agent, target, questionId, text) {
+  for (let link = target, seen = new Set([agent.name]); link.waitingOn !== null; link = agents.get(link.waitingOn)) {
+    if (seen.has(link.waitingOn)) return Promise.resolve(error("wait-cycle", "the ask would wait in a cycle"));
+    seen.add(link.name);
+  }
+  if (target.state === "terminated") return Promise.resolve(error("agent-terminated", `${target.name} is terminated`));
   agent.state = "waiting";
+  agent.waitingOn = target.name;
   target.askedBy.set(questionId, agent.name);
   return new Promise((done) => {
     let timer = null;
@@ -116,10 +141,23 @@ function ask(agent, target, questionId, text) {
         ASK_TIMEOUT * 1000);
     }
     deliver(target, envelope(agent.name, "提问", questionId, "Ask", text));
-  }).then((answer) => { agent.state = "running"; return answer; });
+  }).then((answer) => {
+    agent.waitingOn = null;
+    if (agent.state === "waiting") agent.state = "running";
+    return answer;
+  });
 }
 
 async function execute(agent, name, args) {
+  if (!(agent.name === LEADER ? LEADER_TOOLS : SUB_TOOLS).includes(name)) {
+    return error("forbidden-tool", `${name} is not a tool of ${agent.name}`);
+  }
+  for (const key of ["agent_id", "target_agent_id", "source_agent_id", "timeout_seconds"]) {
+    // JSON.parse reads 1.0 as 1: the text decides whether it was written as an integer.
+    if (key in args && (!Number.isInteger(args[key]) || args[key] < 1 || integerWrittenWithFraction(key))) {
+      return error("invalid-arguments", `${key} must be an integer of at least 1`);
+    }
+  }
   if (name === "ask_master") return ask(agent, agents.get(LEADER), args.question_id, args.question);
   if (name === "ask_other_agent") {
     const target = resolve(agent, args.target_agent_id, args.role_id);
@@ -145,9 +183,23 @@ async function execute(agent, name, args) {
       ? { success: true, display_name: asker.name, message_id: questionId }
       : { success: true, display_name: asker.name, question_id: questionId });
   }
+  if (name === "terminate_sub_agent") {
+    const target = resolve(agent, args.agent_id, args.role_id);
+    if (typeof target === "string") return target;
+    target.state = "terminated";
+    target.pending = [];
+    for (const other of agents.values()) {
+      if (other.waitingOn === target.name && other.resolveAsk) {
+        other.resolveAsk(error("agent-terminated", `${target.name} was terminated`));
+      }
+    }
+    return JSON.stringify({ success: true, agent_id: target.agentId, role_id: target.roleId,
+      display_name: target.name, status: "terminated" });
+  }
   if (name === "create_sub_agent") {
     const [roleName, abbreviation] = ROLES[args.role_id];
     const sub = makeAgent(`${roleName}_${args.agent_id}`, args.role_id, args.agent_id, abbreviation);
+    sub.timeout = args.timeout_seconds || 600;
     counters.tasks += 1;
     const taskId = `task_${String(counters.tasks).padStart(3, "0")}`;
     sub.messages.push({ role: "system", content: `You are ${sub.name}.` });

@@ -62,6 +62,9 @@ class Agent:
         self.answered = threading.Event()
         self.asked_by: dict[str, str] = {}  # question id -> asker's name, for answers
         self.answers = 0
+        self.waiting_on: str | None = None
+        self.timeout = 600.0
+        self.generation = 0  # turns started: a reply of an older turn is dropped
 
 
 class Router:
@@ -98,15 +101,31 @@ class Router:
 
     def start_turn(self, agent: Agent) -> None:
         agent.state = "running"
+        agent.generation += 1
         self.busy += 1
-        threading.Thread(target=self.turn, args=(agent,), daemon=True).start()
+        if agent.name != LEADER:
+            timer = threading.Timer(agent.timeout, self.expire, (agent, agent.generation))
+            timer.daemon = True
+            timer.start()
+        threading.Thread(target=self.turn, args=(agent, agent.generation), daemon=True).start()
+
+    def expire(self, agent: Agent, generation: int) -> None:
+        """The turn timeout: the turn ends now with a run result, its late reply is dropped."""
+        with self.lock:
+            if agent.generation != generation or agent.state not in ("running", "waiting"):
+                return
+            agent.generation += 1
+            seconds = f"{agent.timeout:g}"
+            result = (f'<result agent="{agent.name}" state="timeout">\n<error>\nstopped after '
+                      f"{seconds} s\n</error>\n</result>")
+            self.end_turn(agent, result)
 
     def drain(self, agent: Agent) -> None:
         batch = list(reversed(agent.pending)) if FAULT == "reverse-batch" else agent.pending
         agent.messages.extend({"role": "user", "content": text} for text in batch)
         agent.pending = []
 
-    def turn(self, agent: Agent) -> None:
+    def turn(self, agent: Agent, generation: int) -> None:
         try:
             first = True
             while True:
@@ -117,6 +136,8 @@ class Router:
                 reply = self.complete(agent)
                 calls = reply.get("tool_calls") or []
                 with self.lock:
+                    if agent.generation != generation or agent.state == "terminated":
+                        return  # terminated, or stopped by its timeout: the reply is dropped
                     agent.messages.append({"role": "assistant", "content": reply.get("content"),
                                            **({"tool_calls": calls} if calls else {})})
                 if not calls:
@@ -135,6 +156,8 @@ class Router:
 
     def end_turn(self, agent: Agent, text: str) -> None:
         with self.lock:
+            if agent.state == "terminated":
+                return
             agent.state = "completed" if agent.name != LEADER else "idle"
             if FAULT == "drop-final":
                 agent.pending = []
@@ -161,6 +184,11 @@ class Router:
     # -- tools ------------------------------------------------------------------------------
 
     def execute(self, agent: Agent, name: str, args: dict[str, Any]) -> str:
+        if name not in (LEADER_TOOLS if agent.name == LEADER else SUB_TOOLS):
+            return error("forbidden-tool", f"{name} is not a tool of {agent.name}")
+        for key in ("agent_id", "target_agent_id", "source_agent_id", "timeout_seconds"):
+            if key in args and (type(args[key]) is not int or args[key] < 1):
+                return error("invalid-arguments", f"{key} must be an integer of at least 1")
         if name in ("ask_master", "ask_other_agent"):
             with self.lock:
                 if name == "ask_master":
@@ -175,21 +203,46 @@ class Router:
                     self.rounds[pair] = self.rounds.get(pair, 0) + 1
                     if self.rounds[pair] > self.round_limit:
                         return error("round-limit", "too many asks between these two")
+                seen, link = {agent.name}, target
+                while link.waiting_on is not None:
+                    if link.waiting_on in seen or link.waiting_on == agent.name:
+                        return error("wait-cycle", "the ask would wait in a cycle")
+                    seen.add(link.name)
+                    link = self.agents[link.waiting_on]
+                if target.state == "terminated":
+                    return error("agent-terminated", f"{target.name} is terminated")
                 agent.state = "waiting"
+                agent.waiting_on = target.name
                 agent.answered.clear()
                 target.asked_by[question_id] = agent.name
                 self.deliver(target, envelope(agent.name, "提问", question_id, "Ask", text))
             answered = agent.answered.wait(self.ask_timeout)
             with self.lock:
-                agent.state = "running"
+                agent.waiting_on = None
+                if agent.state == "waiting":
+                    agent.state = "running"
                 if not answered:
                     return error("timeout", f"{target.name} did not answer in time")
                 return agent.answer or ""
         with self.lock:
+            if name == "terminate_sub_agent":
+                found = self.resolve(agent, args["agent_id"], args.get("role_id"))
+                if isinstance(found, str):
+                    return found
+                found.state = "terminated"
+                found.pending = []
+                for other in self.agents.values():  # asks it will never answer fail now
+                    if other.waiting_on == found.name:
+                        other.answer = error("agent-terminated", f"{found.name} was terminated")
+                        other.answered.set()
+                return json.dumps({"success": True, "agent_id": found.agent_id,
+                                   "role_id": found.role_id, "display_name": found.name,
+                                   "status": "terminated"})
             if name == "create_sub_agent":
                 role_name, abbreviation = ROLES[args["role_id"]]
                 sub = Agent(f"{role_name}_{args['agent_id']}", args["role_id"], args["agent_id"],
                             abbreviation)
+                sub.timeout = float(args.get("timeout_seconds", 600))
                 self.agents[sub.name] = sub
                 self.tasks += 1
                 task_id = f"task_{self.tasks:03d}"
