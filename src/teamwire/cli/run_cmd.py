@@ -91,9 +91,9 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
     $TEAMWIRE_REQUEST) and every agent's model is called at the endpoint.
 
     With a state directory that holds a session, the session is resumed instead (after a
-    crash: every queue, pending ask and deadline as it was). Exit codes: 0 the session
-    ended; 2 bad usage, an endpoint that cannot be used, or a state directory that cannot
-    be.
+    crash: every queue, pending ask and deadline as it was). A turn ended by a failed model
+    call is reported on standard error. Exit codes: 0 the session ended; 2 bad usage, an
+    endpoint no model call succeeded at, or a state directory that cannot be used.
     """
     from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS
     from teamwire.router.runtime import Session
@@ -129,7 +129,16 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
     def drivers(name: str, role_id: str) -> OpenAIChatDriver:
         return driver(role_id)
 
+    failed: list[str] = []
+
     def show(kind: str, data: dict[str, Any]) -> None:
+        if kind == "turn-failed":
+            failed.append(f"{data['agent']}: {data['problem']}")
+            click.echo(f"warning: a turn of {data['agent']} ended by {data['state']}: "
+                       f"{data['problem']}", err=True)
+            return
+        if quiet:
+            return
         if kind == "deliver":
             message = data["message"]
             click.echo(f"{message.sender} → {data['receiver']} ({data['placement']}): "
@@ -141,7 +150,7 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
         fail(f"error: no request: give REQUEST or set {ENV_REQUEST}")
 
     async def go() -> Session:
-        listener = None if quiet else show
+        listener = show
         if resuming:
             session = await Session.resume(store, leader=driver("team-leader"), drivers=drivers,
                                            ask_timeout=timeout, max_ask_rounds=rounds,
@@ -164,6 +173,10 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
             (Path(directory) / BUNDLE_FILE).write_text(bundle + "\n", encoding="utf-8")
         except OSError as exc:
             fail(f"error: cannot write {Path(directory) / BUNDLE_FILE}: {exc.strerror or exc}")
+    replied = any(m.get("role") == "assistant" for c in session.conversations.values() for m in c)
+    if failed and not replied:
+        # Not one model call succeeded: the endpoint cannot be used, whatever the session did.
+        fail(f"error: no model call succeeded; the first failure: {failed[0]}")
     if not quiet:
         click.echo(f"session ended: {sum(len(c) for c in session.conversations.values())} "
                    f"messages in {len(session.conversations)} conversations")

@@ -1,0 +1,64 @@
+"""``teamwire run``: the reference router as a command; what it refuses before it starts.
+
+Sessions it runs are tested through certification (tests/conformance/test_certify.py), which
+starts it as any router is started; here, the usage errors of the contract's variables and
+options, each an error with exit 2 and never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLEAN = {k: v for k, v in os.environ.items()
+         if not k.startswith(("OPENAI_", "TEAMWIRE_"))}
+
+
+def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "teamwire", "run", *args], capture_output=True,
+                          text=True, timeout=60, env={**CLEAN, **env}, check=False)
+
+
+@pytest.mark.parametrize(("args", "env", "message"), [
+    (["hello"], {}, "error: no endpoint: give --model-url or set OPENAI_BASE_URL"),
+    ([], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+     "error: no request: give REQUEST or set TEAMWIRE_REQUEST"),
+    (["hi", "--ask-timeout", "soon"], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+     "error: the ask timeout must be a number of seconds, not 'soon'"),
+    (["hi"], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TEAMWIRE_ASK_TIMEOUT": "-1"},
+     "error: the ask timeout must be a positive number of seconds, not '-1'"),
+    (["hi"], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TEAMWIRE_ROUND_LIMIT": "0"},
+     "error: the round limit must be a whole number of at least 1, not '0'"),
+], ids=["no-endpoint", "no-request", "timeout-not-a-number", "timeout-negative", "no-rounds"])
+def test_bad_usage_is_exit_2_with_the_reason(args: list[str], env: dict[str, str],
+                                             message: str) -> None:
+    result = _run(args, **env)
+    assert result.returncode == 2
+    assert result.stderr.strip() == message
+
+
+def test_a_state_directory_that_cannot_be_used_is_exit_2(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    result = _run(["hi", "--state-dir", str(blocker / "state")],
+                  OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"error: cannot keep the session in {blocker / 'state'}")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_model_for_a_role_is_written_role_equals_model() -> None:
+    result = _run(["hi", "--model-for", "coder"], OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    assert result.returncode == 2
+    assert "'coder': write ROLE=MODEL" in result.stderr
+
+
+def test_an_endpoint_no_model_call_succeeds_at_is_exit_2() -> None:
+    result = _run(["hi"], OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("warning: a turn of Team Leader ended by error: ")
+    assert lines[-1].startswith("error: no model call succeeded; the first failure: Team Leader: ")
