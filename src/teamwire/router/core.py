@@ -59,6 +59,7 @@ from teamwire.router.actions import (
 )
 from teamwire.router.errors import LocalProtocolError, TargetError
 from teamwire.router.events import (
+    AGENT_EVENT_TYPES,
     AgentCreated,
     AgentEvent,
     AgentTerminated,
@@ -98,10 +99,9 @@ _DELIVERY_VALUE = {state: delivery.value for state, (delivery, _) in DELIVERY.it
 
 _SUBJECT: dict[type[Any], Callable[[Any], str]] = {
     event: attrgetter("sender" if event in (MessageSent, AnswerGiven) else "agent")
-    for event in (AgentCreated, TurnStarted, ModelCallStarted, OutputEmitted, ToolCallReturned,
-                  ToolCallBlocked, MessageSent, AnswerGiven, TurnEnded, TurnFailed,
-                  AgentTerminated, TimerFired)}
+    for event in AGENT_EVENT_TYPES}
 """Event type → how to read its subject (the agent whose state decides its legality)."""
+
 
 def _column(event: type[AgentEvent]) -> dict[AgentState, AgentState]:
     """The transition table's entries for ``event`` alone: subject state → next state."""

@@ -92,6 +92,7 @@ class ToolHost(Protocol):
         """
         ...
 
-    def terminate(self, name: str) -> None:
-        """Terminate a sub-agent; its turn stops when the call commits."""
+    def terminate(self, name: str) -> object:
+        """Terminate a sub-agent; its turn stops when the call commits (the result is not
+        the tools' business)."""
         ...

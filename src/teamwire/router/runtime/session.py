@@ -304,10 +304,11 @@ class Session:
             raise
         return await self.asks.wait(agent, call_id)
 
-    def terminate(self, name: str) -> None:
+    def terminate(self, name: str) -> list[Action]:
         """Terminate a sub-agent: route the termination (staged); its turn stops on commit."""
-        self.stage(AgentTerminated(name))
+        actions = self.stage(AgentTerminated(name))
         self.journal.defer(lambda: self.turns.abandon(name))
+        return actions
 
     # ------------------------------------------------------ the turns' host
 
