@@ -95,7 +95,9 @@ _TERMINATED = AgentState.TERMINATED
 _FINAL = Outcome.FINAL
 _ACCEPTED = Outcome.ACCEPTED
 _ASK_RESOLVED = Outcome.ASK_RESOLVED
-_DELIVERY_VALUE = {state: delivery.value for state, (delivery, _) in DELIVERY.items()}
+_SEND_ROUTE = {state: (delivery.value, state in STATE_TRIGGERED)
+               for state, (delivery, _) in DELIVERY.items()}
+"""Receiver state → (the delivery an acknowledgment names, whether the message starts a turn)."""
 
 _SUBJECT: dict[type[Any], Callable[[Any], str]] = {
     event: attrgetter("sender" if event in (MessageSent, AnswerGiven) else "agent")
@@ -108,8 +110,9 @@ def _column(event: type[AgentEvent]) -> dict[AgentState, AgentState]:
     return {state: row[event] for state, row in EVENT_TRIGGERED.items() if event in row}
 
 
-_Handler = Callable[[Any, "_Agent | None"], "Outcome | None"]
-"""Computes an event's actions; returns the outcome its content decided, if any."""
+_Handler = Callable[[Any, Any], "Outcome | None"]
+"""Computes an event's actions; returns the outcome its content decided, if any. Its second
+argument is the subject: an ``_Agent``, or None where the table lets it be absent."""
 
 
 class _Agent:
@@ -223,10 +226,10 @@ class RoutingCore:
         agents = self._agents
         agent = agents.get(name)
         state = agent.state if agent is not None else _ABSENT
-        if state not in column:
+        after = column.get(state)
+        if after is None:
             raise LocalProtocolError(
                 f"{kind.__name__} is illegal for {name!r} in state {state.value!r}")
-        after = column[state]
         store: list[Action] = []
         self._store = store  # type: ignore[assignment]
         effects: list[EffectAction] = []
@@ -241,9 +244,9 @@ class RoutingCore:
             self._enter(agents[name], after)
         if touched:
             self._settle()
-            store.extend([PersistAgent(agents[name].record()) for name in touched])
+            store += [PersistAgent(agents[name].record()) for name in touched]
         if effects:
-            store.extend(effects)
+            store += effects
         return store
 
     def _restart(self, event: Event) -> list[Action]:
@@ -382,20 +385,17 @@ class RoutingCore:
                                            parsed.agent_id)
         return None
 
-    def _turn_started(self, event: TurnStarted, agent: _Agent | None) -> Outcome | None:
-        assert agent is not None
+    def _turn_started(self, event: TurnStarted, agent: _Agent) -> Outcome | None:
         agent.turns += 1
         return None
 
-    def _model_call_started(self, event: ModelCallStarted, agent: _Agent | None) -> Outcome | None:
-        assert agent is not None
+    def _model_call_started(self, event: ModelCallStarted, agent: _Agent) -> Outcome | None:
         if agent.queue:
             messages = self._drain(agent)
             self._effects.append(AppendInline(agent.name, messages))
         return None
 
-    def _output_emitted(self, event: OutputEmitted, agent: _Agent | None) -> Outcome | None:
-        assert agent is not None
+    def _output_emitted(self, event: OutputEmitted, agent: _Agent) -> Outcome | None:
         outcome = _FINAL if event.final else None
         if agent.name == LEADER_NAME:
             return outcome  # the leader's output is for the human, not routed (TW-TYPE-021)
@@ -411,13 +411,11 @@ class RoutingCore:
         self._enqueue(self._report(agent, _COMPLETION if event.final else _PROGRESS, event.text))
         return outcome
 
-    def _tool_call_returned(self, event: ToolCallReturned, agent: _Agent | None) -> Outcome | None:
-        assert agent is not None
+    def _tool_call_returned(self, event: ToolCallReturned, agent: _Agent) -> Outcome | None:
         agent.tool_calls += 1
         return None
 
-    def _tool_call_blocked(self, event: ToolCallBlocked, agent: _Agent | None) -> Outcome | None:
-        assert agent is not None
+    def _tool_call_blocked(self, event: ToolCallBlocked, agent: _Agent) -> Outcome | None:
         stored = agent.results.get(event.call_id)
         if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
             self._effects.append(stored)
@@ -499,8 +497,7 @@ class RoutingCore:
             chain.append(nxt)
             current = self._agents[nxt]
 
-    def _message_sent(self, event: MessageSent, sender: _Agent | None) -> Outcome | None:
-        assert sender is not None
+    def _message_sent(self, event: MessageSent, sender: _Agent) -> Outcome | None:
         kind = event.kind
         if kind is not _MESSAGE and kind is not _TASK:
             raise LocalProtocolError(
@@ -562,12 +559,12 @@ class RoutingCore:
                                 None, correlation, 0, call_id)
         self._ids[message_id] = None
         receiver.queue.append(message)
-        if state in STATE_TRIGGERED:
+        delivery, starts_turn = _SEND_ROUTE[state]
+        if starts_turn:
             self._touched[receiver.name] = None  # re-checked by _settle
         if call_id is None:  # without a tool call there is nothing to answer
             self._store.append(PersistMessage(message, None))
             return None
-        delivery = _DELIVERY_VALUE[state]
         ack = AcknowledgeSend(LEADER_NAME, call_id, message_id, receiver.name, delivery)
         sender.results[call_id] = ack
         self._store.append(PersistMessage(message, delivery))
@@ -582,8 +579,7 @@ class RoutingCore:
                 return result
         return None
 
-    def _answer_given(self, event: AnswerGiven, sender: _Agent | None) -> Outcome | None:
-        assert sender is not None
+    def _answer_given(self, event: AnswerGiven, sender: _Agent) -> Outcome | None:
         if event.call_id is not None:
             stored = sender.results.get(event.call_id)
             if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
@@ -621,11 +617,10 @@ class RoutingCore:
         self._effects.append(ack)
         return None
 
-    def _turn_ended(self, event: TurnEnded, agent: _Agent | None) -> Outcome | None:
+    def _turn_ended(self, event: TurnEnded, agent: _Agent) -> Outcome | None:
         return None  # the table's entry (completed) is the whole of it
 
-    def _turn_failed(self, event: TurnFailed, agent: _Agent | None) -> Outcome | None:
-        assert agent is not None
+    def _turn_failed(self, event: TurnFailed, agent: _Agent) -> Outcome | None:
         if agent.ask is not None:
             self._fail_ask(agent, "timeout", f"the turn of {agent.name} ended: {event.detail}")
         if agent.name != LEADER_NAME:
@@ -634,8 +629,7 @@ class RoutingCore:
             self._enqueue(self._report(agent, _COMPLETION, result))
         return None
 
-    def _agent_terminated(self, event: AgentTerminated, agent: _Agent | None) -> Outcome | None:
-        assert agent is not None
+    def _agent_terminated(self, event: AgentTerminated, agent: _Agent) -> Outcome | None:
         if agent.name == LEADER_NAME:
             raise LocalProtocolError("the Team Leader cannot be terminated")
         if agent.queue:
@@ -655,8 +649,7 @@ class RoutingCore:
                 self._move(other, _ASK_RESOLVED)
         return None
 
-    def _timer_fired(self, event: TimerFired, agent: _Agent | None) -> Outcome | None:
-        assert agent is not None
+    def _timer_fired(self, event: TimerFired, agent: _Agent) -> Outcome | None:
         ask = agent.ask
         if agent.state is _WAITING and ask is not None and ask.call_id == event.call_id:
             self._fail_ask(agent, "timeout", f"{ask.target} did not answer "
