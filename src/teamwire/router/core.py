@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from operator import attrgetter
-from typing import Any
+from typing import Any, NoReturn
 
 from teamwire.envelope import (
     LEADER_NAME,
@@ -499,15 +499,9 @@ class RoutingCore:
 
     def _message_sent(self, event: MessageSent, sender: _Agent) -> Outcome | None:
         kind = event.kind
-        if kind is not _MESSAGE and kind is not _TASK:
-            raise LocalProtocolError(
-                f"MessageSent carries a Task or a Message, not a {kind.label}")
-        if sender.name != LEADER_NAME:
-            raise LocalProtocolError(
-                f"{sender.name} may not send a {kind.label} (a sub-agent's Message comes "
-                "from ask_other_agent: feed ToolCallBlocked)")
-        if event.receiver == LEADER_NAME:
-            raise LocalProtocolError(f"a {kind.label} goes to a sub-agent, not the leader")
+        if (kind is not _MESSAGE and kind is not _TASK) or sender.name != LEADER_NAME \
+                or event.receiver == LEADER_NAME:
+            _refuse_send(event, sender)
         call_id = event.call_id
         if call_id is not None and call_id in sender.results:
             # executed before: its outcome stands (TW-DUR-003)
@@ -515,37 +509,20 @@ class RoutingCore:
             return None
         sender.tool_calls += 1
         message_id = event.message_id
-        if message_id is not None and not MESSAGE_ID.fullmatch(message_id):
-            self._fail(sender.name, call_id, "invalid-arguments",
-                       f"id {message_id!r} is not a single token")
-            return None
         receiver = self._agents.get(event.receiver)
-        if receiver is None:
-            self._fail(sender.name, call_id, "unknown-agent",
-                       f"no agent named {event.receiver!r}")
-            return None
-        if receiver is sender:
-            self._fail(sender.name, call_id, "invalid-arguments",
-                       "a message cannot target its own sender")
-            return None
-        if message_id is not None and message_id in self._ids:
-            first = self._first_ack(message_id)
-            self._effects.append(AcknowledgeSend(
-                sender.name, call_id, message_id, receiver.name,
-                first.delivery if first is not None else None, duplicate=True))
-            return None
-        state = receiver.state
-        if state is _TERMINATED:
-            self._fail(sender.name, call_id, "agent-terminated",
-                       f"{receiver.name} is terminated and receives nothing")
-            return None
-        if message_id is None:
+        # the usual send (a router id, a live receiver) passes one test; the rest is checked
+        # in the error order of the specification
+        if message_id is not None or receiver is None or receiver is sender \
+                or receiver.state is _TERMINATED:
+            if not self._send_accepted(event, sender, receiver):
+                return None
+            assert receiver is not None and message_id is not None
+            self._alloc.observe(message_id)
+        else:
             allocate, ids = self._alloc.allocate, self._ids
             message_id = allocate(kind, LEADER_NAME, LEADER_ROLE_ID)
             while message_id in ids:  # skip ids an agent chose
                 message_id = allocate(kind, LEADER_NAME, LEADER_ROLE_ID)
-        else:
-            self._alloc.observe(message_id)
         if kind is _TASK:
             correlation = message_id
             if receiver.task_id is None:  # its first TASK (TW-TYPE-014)
@@ -559,7 +536,7 @@ class RoutingCore:
                                 None, correlation, 0, call_id)
         self._ids[message_id] = None
         receiver.queue.append(message)
-        delivery, starts_turn = _SEND_ROUTE[state]
+        delivery, starts_turn = _SEND_ROUTE[receiver.state]
         if starts_turn:
             self._touched[receiver.name] = None  # re-checked by _settle
         if call_id is None:  # without a tool call there is nothing to answer
@@ -570,6 +547,32 @@ class RoutingCore:
         self._store.append(PersistMessage(message, delivery))
         self._effects.append(ack)
         return None
+
+    def _send_accepted(self, event: MessageSent, sender: _Agent,
+                       receiver: _Agent | None) -> bool:
+        """Whether a send with a chosen id, or to an unusual receiver, goes ahead; if not, its
+        error result, or the acknowledgment of a duplicate, is among the effects."""
+        call_id, message_id = event.call_id, event.message_id
+        if message_id is not None and not MESSAGE_ID.fullmatch(message_id):
+            self._fail(sender.name, call_id, "invalid-arguments",
+                       f"id {message_id!r} is not a single token")
+        elif receiver is None:
+            self._fail(sender.name, call_id, "unknown-agent",
+                       f"no agent named {event.receiver!r}")
+        elif receiver is sender:
+            self._fail(sender.name, call_id, "invalid-arguments",
+                       "a message cannot target its own sender")
+        elif message_id is not None and message_id in self._ids:
+            first = self._first_ack(message_id)
+            self._effects.append(AcknowledgeSend(
+                sender.name, call_id, message_id, receiver.name,
+                first.delivery if first is not None else None, duplicate=True))
+        elif receiver.state is _TERMINATED:
+            self._fail(sender.name, call_id, "agent-terminated",
+                       f"{receiver.name} is terminated and receives nothing")
+        else:
+            return True
+        return False
 
     def _first_ack(self, message_id: str) -> AcknowledgeSend | None:
         """The acknowledgment the message ``message_id`` got when it was accepted (rare path)."""
@@ -919,3 +922,16 @@ def _copy_allocator(alloc: IdAllocator) -> IdAllocator:
 
 Router = RoutingCore
 """Alias: the routing core is the router's whole decision logic."""
+
+
+def _refuse_send(event: MessageSent, sender: _Agent) -> NoReturn:
+    """Raise for a MessageSent no host may feed: not a Task or Message, not the leader's, or
+    to the leader."""
+    kind = event.kind
+    if kind is not _MESSAGE and kind is not _TASK:
+        raise LocalProtocolError(f"MessageSent carries a Task or a Message, not a {kind.label}")
+    if sender.name != LEADER_NAME:
+        raise LocalProtocolError(
+            f"{sender.name} may not send a {kind.label} (a sub-agent's Message comes "
+            "from ask_other_agent: feed ToolCallBlocked)")
+    raise LocalProtocolError(f"a {kind.label} goes to a sub-agent, not the leader")
