@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from teamwire.cli import main
-from teamwire.router.demo import run_demo, validate_bundle
+from teamwire.cli.demo_cmd import validate_bundle
+from teamwire.router.demo import run_demo
 from teamwire.router.runtime import Session
 from teamwire.router.store import MemoryStore
 from tests.router.helpers import UIO

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from teamwire.cli.demo_cmd import validate_bundle
 from teamwire.envelope import MessageType, is_envelope, parse
 from teamwire.router import (
     AcknowledgeSend,
@@ -30,7 +31,7 @@ from teamwire.router import (
     TimerFired,
     ToolCallBlocked,
 )
-from teamwire.router.demo import REQUEST, make_session, validate_bundle
+from teamwire.router.demo import REQUEST, make_session
 from teamwire.router.runtime import ScriptedAgent, Session, VirtualClock
 from teamwire.router.store import MemoryStore, MessageStatus, SQLiteStore, Store
 from tests.router.helpers import FSE, LEADER, UIO, of_type, resume_demo, run_stored, team

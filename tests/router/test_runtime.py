@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from teamwire import schemas
+from teamwire.cli.demo_cmd import validate_bundle
 from teamwire.envelope import parse
-from teamwire.router.demo import run_demo, validate_bundle
+from teamwire.router.demo import run_demo
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.store import MemoryStore, SQLiteStore

@@ -8,6 +8,7 @@ import os
 import sqlite3
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -16,16 +17,53 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from teamwire import schemas
 from teamwire.cli.inputs import fail
-from teamwire.router.demo import run_demo, validate_bundle, validate_events
+from teamwire.envelope import Profile
+from teamwire.router.demo import run_demo
 from teamwire.router.records import RoutedMessage
 from teamwire.router.store import SQLiteStore
+from teamwire.validator import LintOptions, Severity, lint_value
 
 _COLOURS = {"Team Leader": "magenta", "UI Operator_1": "cyan", "Full-Stack Engineer_1": "green"}
 
 # What the demo writes into its directory, and the session name its bundle carries.
 _OUTPUTS = ("bundle.json", "events.jsonl", "router.db", "router.db-wal", "router.db-shm")
 _SESSION = "teamwire-demo"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One schema error or lint finding about the demo's output; ``fatal`` ones fail the demo."""
+
+    text: str
+    fatal: bool
+
+
+def validate_bundle(bundle: dict[str, Any], name: str = "bundle.json") -> list[Problem]:
+    """Check ``bundle`` against its schema, then with ``teamwire lint`` (strict profile).
+
+    Schema errors and error-severity findings are fatal; warnings and notes are
+    listed too, not fatal.
+    """
+    problems = [Problem(f"schema: {e.path or '/'}: {e.message}", True)
+                for e in schemas.validate("bundle", bundle)]
+    report = lint_value(bundle, name, LintOptions(profile=Profile.STRICT))
+    for finding in report.findings:
+        problems.append(Problem(
+            f"lint {finding.severity.value} {finding.rule} at {finding.pointer or '/'}: "
+            f"{finding.message}", finding.severity is Severity.ERROR))
+    return problems
+
+
+def validate_events(path: Path) -> list[Problem]:
+    """Lines of an event log that do not match the event-log schema (all fatal)."""
+    validator = schemas.validator("event-log")
+    problems = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for error in validator.iter_errors(json.loads(line)):
+            problems.append(Problem(f"event log line {number}: {error.message}", True))
+    return problems
 
 
 class _PipeConsole(Console):

@@ -10,7 +10,9 @@ host adds them to the same transaction for what it keeps itself (its agents'
 conversations, its own settings).
 
 Actions are slotted dataclasses without the frozen machinery, because the
-core creates several per message; treat them as immutable.
+core creates several per message; treat them as immutable. The results of tool
+calls (``AcknowledgeSend``, ``ResolveToolCall``, ``FailToolCall``) are defined
+with the records, since a snapshot keeps them, and are actions all the same.
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from teamwire.router.records import AgentRecord, RoutedMessage
+from teamwire.router.records import (
+    AcknowledgeSend,
+    AgentRecord,
+    FailToolCall,
+    ResolveToolCall,
+    RoutedMessage,
+    ToolCallResult,
+)
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -116,49 +125,6 @@ class AppendInline:
 
 
 @dataclass(slots=True, unsafe_hash=True)
-class ResolveToolCall:
-    """Return ``message`` (an Answer) as the result of the blocked ask ``call_id`` of ``agent``."""
-
-    agent: str
-    call_id: str
-    message: RoutedMessage
-
-    @property
-    def text(self) -> str:
-        """The Answer envelope text, the tool result."""
-        return self.message.text
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class FailToolCall:
-    """Give tool call ``call_id`` of ``agent`` the common error result."""
-
-    agent: str
-    call_id: str | None
-    code: str
-    message: str
-    candidates: tuple[tuple[int, str, str], ...] = ()
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class AcknowledgeSend:
-    """The message ``message_id`` sent by tool call ``call_id`` of ``agent`` is accepted.
-
-    ``delivery`` says how it reaches its receiver; ``duplicate`` is true when
-    the id was already used and the send was dropped as a repeat (``delivery``
-    is then the first acknowledgment's, when known). A tool call executed a
-    second time gets its first acknowledgment again, unchanged (TW-DUR-003).
-    """
-
-    agent: str
-    call_id: str | None
-    message_id: str
-    receiver: str
-    delivery: str | None
-    duplicate: bool = False
-
-
-@dataclass(slots=True, unsafe_hash=True)
 class StartTimer:
     """Fire ``TimerFired(agent, call_id)`` after ``seconds``."""
 
@@ -181,8 +147,28 @@ EffectAction = (StartTurn | AppendInline | ResolveToolCall | FailToolCall | Ackn
                 | StartTimer | CancelTimer)
 Action = StoreAction | EffectAction
 
-ToolCallResult = AcknowledgeSend | ResolveToolCall | FailToolCall
-"""The result of a tool call as the core reports it."""
 
 STORE_ACTION_TYPES = (PersistMessage, PersistAskFailure, ConsumeMessages, DiscardMessages,
                       PersistAgent, AppendConversation, PersistSetting)
+
+__all__ = [
+    "STORE_ACTION_TYPES",
+    "AcknowledgeSend",
+    "Action",
+    "AppendConversation",
+    "AppendInline",
+    "CancelTimer",
+    "ConsumeMessages",
+    "DiscardMessages",
+    "EffectAction",
+    "FailToolCall",
+    "PersistAgent",
+    "PersistAskFailure",
+    "PersistMessage",
+    "PersistSetting",
+    "ResolveToolCall",
+    "StartTimer",
+    "StartTurn",
+    "StoreAction",
+    "ToolCallResult",
+]

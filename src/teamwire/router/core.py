@@ -7,6 +7,14 @@ Every decision of the specification's routing chapter is taken here; the
 host (the asyncio runtime, a test, an embedding application) performs the
 actions: it commits the store actions first, then delivers.
 
+The transition table (``teamwire.router.table``) is the mechanism: ``handle``
+looks the subject's state and the event up in ``EVENT_TRIGGERED`` (no entry:
+the event is illegal), runs the event's handler, which computes the actions
+and reports an ``Outcome`` where the event's content decides, and the table's
+entry gives the subject its next state. Handlers never assign a state; the
+core moves other agents (an asker whose ask an answer resolves) by the same
+table, and applies ``STATE_TRIGGERED`` after every event.
+
 The per-message path (a send, a batch drain) is kept short on purpose: events
 are dispatched through one precomputed table, message types are compared by
 identity, and envelope text is rendered only when a host reads it.
@@ -19,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from operator import attrgetter
-from typing import Any
+from typing import Any, NoReturn
 
 from teamwire.envelope import (
     LEADER_NAME,
@@ -51,7 +59,9 @@ from teamwire.router.actions import (
 )
 from teamwire.router.errors import LocalProtocolError, TargetError
 from teamwire.router.events import (
+    AGENT_EVENT_TYPES,
     AgentCreated,
+    AgentEvent,
     AgentTerminated,
     AnswerGiven,
     Event,
@@ -68,8 +78,8 @@ from teamwire.router.events import (
 )
 from teamwire.router.records import AgentRecord, AskKind, OpenAsk, RoutedMessage, Snapshot
 from teamwire.router.results import render_result
-from teamwire.router.states import AgentState, Delivery
-from teamwire.router.table import DELIVERY, ENDS_WITH_PENDING, RESTART, TRANSITIONS
+from teamwire.router.states import AgentState
+from teamwire.router.table import DELIVERY, EVENT_TRIGGERED, STATE_TRIGGERED, EventKey, Outcome
 
 DEFAULT_MAX_ASK_ROUNDS = 8
 
@@ -79,32 +89,30 @@ _ASK = MessageType.ASK
 _ANSWER = MessageType.ANSWER
 _PROGRESS = MessageType.PROGRESS
 _COMPLETION = MessageType.COMPLETION
-_RUNNING = AgentState.RUNNING
+_ABSENT = AgentState.ABSENT
 _WAITING = AgentState.WAITING
 _TERMINATED = AgentState.TERMINATED
-_STARTS_TURN = ENDS_WITH_PENDING[0]
-_QUEUES_QUIETLY = frozenset(state for state, (delivery, after) in DELIVERY.items()
-                            if delivery in (Delivery.INLINE, Delivery.QUEUED) and after is state)
-"""Receiver states in which a new message only joins the queue (no turn starts)."""
-_DELIVERY_VALUE = {state: delivery.value for state, (delivery, _) in DELIVERY.items()}
+_FINAL = Outcome.FINAL
+_ACCEPTED = Outcome.ACCEPTED
+_ASK_RESOLVED = Outcome.ASK_RESOLVED
+_SEND_ROUTE = {state: (delivery.value, state in STATE_TRIGGERED)
+               for state, (delivery, _) in DELIVERY.items()}
+"""Receiver state → (the delivery an acknowledgment names, whether the message starts a turn)."""
 
 _SUBJECT: dict[type[Any], Callable[[Any], str]] = {
     event: attrgetter("sender" if event in (MessageSent, AnswerGiven) else "agent")
-    for event in (AgentCreated, TurnStarted, ModelCallStarted, OutputEmitted, ToolCallReturned,
-                  ToolCallBlocked, MessageSent, AnswerGiven, TurnEnded, TurnFailed,
-                  AgentTerminated, TimerFired)}
+    for event in AGENT_EVENT_TYPES}
 """Event type → how to read its subject (the agent whose state decides its legality)."""
 
 
-def _legal_states() -> dict[type[Any], frozenset[AgentState]]:
-    """Event type → the subject states in which it is legal (the transition table, inverted)."""
-    legal: dict[type[Any], frozenset[AgentState]] = {}
-    for state, event in TRANSITIONS:
-        legal[event] = legal.get(event, frozenset()) | {state}
-    return legal
+def _column(event: type[AgentEvent]) -> dict[AgentState, AgentState]:
+    """The transition table's entries for ``event`` alone: subject state → next state."""
+    return {state: row[event] for state, row in EVENT_TRIGGERED.items() if event in row}
 
 
-_LEGAL = _legal_states()
+_Handler = Callable[[Any, Any], "Outcome | None"]
+"""Computes an event's actions; returns the outcome its content decided, if any. Its second
+argument is the subject: an ``_Agent``, or None where the table lets it be absent."""
 
 
 class _Agent:
@@ -118,7 +126,7 @@ class _Agent:
         self.role_id = role_id
         self.role_name = role_name
         self.agent_id = agent_id
-        self.state = AgentState.IDLE
+        self.state = _ABSENT  # until the table moves it (AgentCreated, Restarted)
         self.ask: OpenAsk | None = None
         self.rounds: dict[str, tuple[str, int]] = {}
         """target → (correlation id, messages of ask tool calls posed to it for that id)."""
@@ -130,6 +138,7 @@ class _Agent:
         """call_id → result of each of its tool calls that produced a message (TW-DUR-003)."""
 
     def record(self) -> AgentRecord:
+        """The persisted form of this agent."""
         return AgentRecord(self.name, self.role_id, self.state, self.ask,
                            tuple((t, c, n) for t, (c, n) in self.rounds.items()), self.turns,
                            self.task_id)
@@ -176,7 +185,7 @@ class RoutingCore:
         """Every accepted ask's id → (asker, answerer), for unknown-question vs not-waiting."""
         self._received: dict[str, None] = {}
         """Ids of accepted asks whose message has reached the answerer's conversation."""
-        methods: dict[type[Any], Callable[[Any, _Agent | None], None]] = {
+        methods: dict[type[Any], _Handler] = {
             AgentCreated: self._agent_created,
             TurnStarted: self._turn_started,
             ModelCallStarted: self._model_call_started,
@@ -190,7 +199,8 @@ class RoutingCore:
             AgentTerminated: self._agent_terminated,
             TimerFired: self._timer_fired,
         }
-        self._dispatch = {event: (_SUBJECT[event], _LEGAL[event], method)
+        # the table by event type (state → next state), so that one lookup decides legality
+        self._dispatch = {event: (_SUBJECT[event], _column(event), method)
                           for event, method in methods.items()}
         # Per-event scratch: reset by handle().
         self._store: list[StoreAction] = []
@@ -200,11 +210,26 @@ class RoutingCore:
     # ------------------------------------------------------------------ feeding
 
     def handle(self, event: Event) -> list[Action]:
-        """Apply ``event``; return the actions it calls for (store actions first)."""
-        if type(event) is MessageSent:
-            fast = self._send_fast(event)
-            if fast is not None:
-                return fast
+        """Apply ``event``; return the actions it calls for (store actions first).
+
+        The subject's state and the event's type select an entry of the
+        transition table (none: ``LocalProtocolError``, nothing changes); the
+        handler computes the actions, and the entry, refined by the outcome the
+        handler reports, is the subject's next state.
+        """
+        kind: type[Any] = type(event)
+        try:
+            subject, column, method = self._dispatch[kind]
+        except KeyError:
+            return self._restart(event)
+        name = subject(event)
+        agents = self._agents
+        agent = agents.get(name)
+        state = agent.state if agent is not None else _ABSENT
+        after = column.get(state)
+        if after is None:
+            raise LocalProtocolError(
+                f"{kind.__name__} is illegal for {name!r} in state {state.value!r}")
         store: list[Action] = []
         self._store = store  # type: ignore[assignment]
         effects: list[EffectAction] = []
@@ -212,26 +237,34 @@ class RoutingCore:
         touched = self._touched
         if touched:
             touched.clear()
-        entry = self._dispatch.get(type(event))
-        if entry is None:
-            if type(event) is not Restarted:
-                raise LocalProtocolError(f"not an event: {event!r}")
-            self._restarted(event)
-        else:
-            subject, legal, method = entry
-            name = subject(event)
-            agent = self._agents.get(name)
-            state = agent.state if agent is not None else AgentState.ABSENT
-            if state not in legal:
-                raise LocalProtocolError(
-                    f"{type(event).__name__} is illegal for {name!r} in state {state.value!r}")
-            method(event, agent)
+        outcome = method(event, agent)
+        if outcome is not None:
+            after = EVENT_TRIGGERED[state][(kind, outcome)]
+        if after is not state:
+            self._enter(agents[name], after)
         if touched:
             self._settle()
-            agents = self._agents
-            store.extend([PersistAgent(agents[name].record()) for name in touched])
+            store += [PersistAgent(agents[name].record()) for name in touched]
         if effects:
-            store.extend(effects)
+            store += effects
+        return store
+
+    def _restart(self, event: Event) -> list[Action]:
+        """``handle`` for ``Restarted``: legal only while no agent exists, so that every
+        agent of the snapshot is absent and the table's absent row restores it."""
+        if type(event) is not Restarted:
+            raise LocalProtocolError(f"not an event: {event!r}")
+        if self._agents:
+            raise LocalProtocolError("Restarted is legal only on a core without agents")
+        store: list[Action] = []
+        self._store = store  # type: ignore[assignment]
+        self._effects = []
+        self._touched.clear()
+        self._restarted(event)
+        if self._touched:
+            self._settle()
+            store.extend([PersistAgent(self._agents[name].record()) for name in self._touched])
+        store.extend(self._effects)
         return store
 
     def handle_all(self, events: Iterable[Event]) -> list[Action]:
@@ -327,7 +360,7 @@ class RoutingCore:
 
     # ------------------------------------------------------------- handlers
 
-    def _agent_created(self, event: AgentCreated, _: _Agent | None) -> None:
+    def _agent_created(self, event: AgentCreated, _: _Agent | None) -> Outcome | None:
         try:
             parsed = parse_display_name(event.agent)
         except InvalidNameError as exc:
@@ -350,51 +383,48 @@ class RoutingCore:
         self._role_names[event.role_id] = parsed.role_name
         self._agents[event.agent] = _Agent(event.agent, event.role_id, parsed.role_name,
                                            parsed.agent_id)
-        self._touched[event.agent] = None
+        return None
 
-    def _turn_started(self, event: TurnStarted, agent: _Agent | None) -> None:
-        assert agent is not None
-        self._begin_turn(agent)
+    def _turn_started(self, event: TurnStarted, agent: _Agent) -> Outcome | None:
+        agent.turns += 1
+        return None
 
-    def _model_call_started(self, event: ModelCallStarted, agent: _Agent | None) -> None:
-        assert agent is not None
+    def _model_call_started(self, event: ModelCallStarted, agent: _Agent) -> Outcome | None:
         if agent.queue:
             messages = self._drain(agent)
             self._effects.append(AppendInline(agent.name, messages))
+        return None
 
-    def _output_emitted(self, event: OutputEmitted, agent: _Agent | None) -> None:
-        assert agent is not None
-        if event.final:
-            agent.state = AgentState.CLOSING
-            self._touched[agent.name] = None
+    def _output_emitted(self, event: OutputEmitted, agent: _Agent) -> Outcome | None:
+        outcome = _FINAL if event.final else None
         if agent.name == LEADER_NAME:
-            return  # the leader's output is for the human, not routed (TW-TYPE-021)
+            return outcome  # the leader's output is for the human, not routed (TW-TYPE-021)
         if not event.text.strip():
             if event.final:  # a silent turn end still reports, with empty content (TW-TYPE-017)
                 self._enqueue(self._report(agent, _COMPLETION, ""))
-            return  # blank text beside tool calls is no report (TW-TYPE-016)
+            return outcome  # blank text beside tool calls is no report (TW-TYPE-016)
         askers = self._output_askers(agent.name)
         if askers:
             for asker in askers:
                 self._answer(asker, agent.name, event.text)
-            return
+            return outcome
         self._enqueue(self._report(agent, _COMPLETION if event.final else _PROGRESS, event.text))
+        return outcome
 
-    def _tool_call_returned(self, event: ToolCallReturned, agent: _Agent | None) -> None:
-        assert agent is not None
+    def _tool_call_returned(self, event: ToolCallReturned, agent: _Agent) -> Outcome | None:
         agent.tool_calls += 1
+        return None
 
-    def _tool_call_blocked(self, event: ToolCallBlocked, agent: _Agent | None) -> None:
-        assert agent is not None
+    def _tool_call_blocked(self, event: ToolCallBlocked, agent: _Agent) -> Outcome | None:
         stored = agent.results.get(event.call_id)
         if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
             self._effects.append(stored)
-            return
+            return None
         agent.tool_calls += 1
         accepted = self._ask_problem(agent, event)
         if isinstance(accepted, FailToolCall):
             self._effects.append(accepted)
-            return
+            return None
         correlation, round_ = accepted
         target = self._agents[event.target]
         if agent.name == LEADER_NAME:
@@ -409,17 +439,16 @@ class RoutingCore:
                       correlation_id=correlation, round=round_, deadline=deadline)
         self._alloc.observe(event.question_id)
         agent.ask = ask
-        agent.state = _WAITING
         agent.rounds[target.name] = (correlation, round_)
         self._asks_by_question[event.question_id] = agent.name
         self._questions[event.question_id] = (agent.name, target.name)
-        self._touched[agent.name] = None
         if event.timeout is not None:
             self._effects.append(StartTimer(agent.name, event.call_id, event.timeout))
         mtype = _MESSAGE if ask.answered_by_output and kind is AskKind.ASK_OTHER_AGENT else _ASK
         self._enqueue(RoutedMessage(event.question_id, mtype, agent.name, target.name,
                                     event.content, self._next_seq(), None, correlation, round_,
                                     event.call_id))
+        return _ACCEPTED
 
     def _ask_problem(self, agent: _Agent, event: ToolCallBlocked) -> FailToolCall | tuple[str, int]:
         """Why the ask fails, or the (correlation id, round) of its message if it does not."""
@@ -468,54 +497,32 @@ class RoutingCore:
             chain.append(nxt)
             current = self._agents[nxt]
 
-    def _message_sent(self, event: MessageSent, sender: _Agent | None) -> None:
-        assert sender is not None
+    def _message_sent(self, event: MessageSent, sender: _Agent) -> Outcome | None:
         kind = event.kind
-        if kind is not _TASK and kind is not _MESSAGE:
-            raise LocalProtocolError(
-                f"MessageSent carries a Task or a Message, not a {kind.label}")
-        if sender.name != LEADER_NAME:
-            raise LocalProtocolError(
-                f"{sender.name} may not send a {kind.label} (a sub-agent's Message comes "
-                "from ask_other_agent: feed ToolCallBlocked)")
-        if event.receiver == LEADER_NAME:
-            raise LocalProtocolError(f"a {kind.label} goes to a sub-agent, not the leader")
+        if (kind is not _MESSAGE and kind is not _TASK) or sender.name != LEADER_NAME \
+                or event.receiver == LEADER_NAME:
+            _refuse_send(event, sender)
         call_id = event.call_id
-        if call_id is not None:
-            stored = sender.results.get(call_id)
-            if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
-                self._effects.append(stored)
-                return
+        if call_id is not None and call_id in sender.results:
+            # executed before: its outcome stands (TW-DUR-003)
+            self._effects.append(sender.results[call_id])
+            return None
         sender.tool_calls += 1
         message_id = event.message_id
-        if message_id is not None and not MESSAGE_ID.fullmatch(message_id):
-            self._fail(sender.name, call_id, "invalid-arguments",
-                       f"id {message_id!r} is not a single token")
-            return
         receiver = self._agents.get(event.receiver)
-        if receiver is None:
-            self._fail(sender.name, call_id, "unknown-agent",
-                       f"no agent named {event.receiver!r}")
-            return
-        if receiver is sender:
-            self._fail(sender.name, call_id, "invalid-arguments",
-                       "a message cannot target its own sender")
-            return
-        if message_id is not None and message_id in self._ids:
-            first = self._first_ack(message_id)
-            self._effects.append(AcknowledgeSend(
-                sender.name, call_id, message_id, receiver.name,
-                first.delivery if first is not None else None, duplicate=True))
-            return
-        state = receiver.state
-        if state is _TERMINATED:
-            self._fail(sender.name, call_id, "agent-terminated",
-                       f"{receiver.name} is terminated and receives nothing")
-            return
-        if message_id is None:
-            message_id = self._allocate(kind, sender)
-        else:
+        # the usual send (a router id, a live receiver) passes one test; the rest is checked
+        # in the error order of the specification
+        if message_id is not None or receiver is None or receiver is sender \
+                or receiver.state is _TERMINATED:
+            if not self._send_accepted(event, sender, receiver):
+                return None
+            assert receiver is not None and message_id is not None
             self._alloc.observe(message_id)
+        else:
+            allocate, ids = self._alloc.allocate, self._ids
+            message_id = allocate(kind, LEADER_NAME, LEADER_ROLE_ID)
+            while message_id in ids:  # skip ids an agent chose
+                message_id = allocate(kind, LEADER_NAME, LEADER_ROLE_ID)
         if kind is _TASK:
             correlation = message_id
             if receiver.task_id is None:  # its first TASK (TW-TYPE-014)
@@ -523,54 +530,49 @@ class RoutingCore:
                 self._touched[receiver.name] = None
         else:
             correlation = receiver.task_id or message_id
-        delivery = _DELIVERY_VALUE[state]
         seq = self._seq
         self._seq = seq + 1
         message = RoutedMessage(message_id, kind, sender.name, receiver.name, event.content, seq,
                                 None, correlation, 0, call_id)
-        if call_id is None:  # without a tool call there is nothing to answer
-            self._enqueue(message)
-            return
-        ack = AcknowledgeSend(sender.name, call_id, message_id, receiver.name, delivery)
-        sender.results[call_id] = ack
-        self._enqueue(message, delivery)
-        self._effects.append(ack)
-
-    def _send_fast(self, event: MessageSent) -> list[Action] | None:
-        """The common send, in one step: the leader, running, sends a Message with a router
-        id to a sub-agent that already runs or waits (no state changes, nothing to settle).
-
-        Anything else returns None and takes the general path; the outcome is the same.
-        """
-        agents = self._agents
-        sender = agents.get(event.sender)
-        receiver = agents.get(event.receiver)
-        call_id = event.call_id
-        if sender is None or receiver is None or event.kind is not _MESSAGE \
-                or event.message_id is not None or sender.state is not _RUNNING \
-                or receiver.state not in _QUEUES_QUIETLY or receiver is sender \
-                or sender.name != LEADER_NAME \
-                or (call_id is not None and call_id in sender.results):
-            return None
-        ids = self._ids
-        allocate = self._alloc.allocate
-        message_id = allocate(_MESSAGE, LEADER_NAME, sender.role_id)
-        while message_id in ids:
-            message_id = allocate(_MESSAGE, LEADER_NAME, sender.role_id)
-        seq = self._seq
-        self._seq = seq + 1
-        name = receiver.name
-        message = RoutedMessage(message_id, _MESSAGE, LEADER_NAME, name, event.content, seq,
-                                None, receiver.task_id or message_id, 0, call_id)
-        ids[message_id] = None
+        self._ids[message_id] = None
         receiver.queue.append(message)
-        sender.tool_calls += 1
-        if call_id is None:
-            return [PersistMessage(message, None)]
-        delivery = _DELIVERY_VALUE[receiver.state]
-        ack = AcknowledgeSend(LEADER_NAME, call_id, message_id, name, delivery)
+        delivery, starts_turn = _SEND_ROUTE[receiver.state]
+        if starts_turn:
+            self._touched[receiver.name] = None  # re-checked by _settle
+        if call_id is None:  # without a tool call there is nothing to answer
+            self._store.append(PersistMessage(message, None))
+            return None
+        ack = AcknowledgeSend(LEADER_NAME, call_id, message_id, receiver.name, delivery)
         sender.results[call_id] = ack
-        return [PersistMessage(message, delivery), ack]
+        self._store.append(PersistMessage(message, delivery))
+        self._effects.append(ack)
+        return None
+
+    def _send_accepted(self, event: MessageSent, sender: _Agent,
+                       receiver: _Agent | None) -> bool:
+        """Whether a send with a chosen id, or to an unusual receiver, goes ahead; if not, its
+        error result, or the acknowledgment of a duplicate, is among the effects."""
+        call_id, message_id = event.call_id, event.message_id
+        if message_id is not None and not MESSAGE_ID.fullmatch(message_id):
+            self._fail(sender.name, call_id, "invalid-arguments",
+                       f"id {message_id!r} is not a single token")
+        elif receiver is None:
+            self._fail(sender.name, call_id, "unknown-agent",
+                       f"no agent named {event.receiver!r}")
+        elif receiver is sender:
+            self._fail(sender.name, call_id, "invalid-arguments",
+                       "a message cannot target its own sender")
+        elif message_id is not None and message_id in self._ids:
+            first = self._first_ack(message_id)
+            self._effects.append(AcknowledgeSend(
+                sender.name, call_id, message_id, receiver.name,
+                first.delivery if first is not None else None, duplicate=True))
+        elif receiver.state is _TERMINATED:
+            self._fail(sender.name, call_id, "agent-terminated",
+                       f"{receiver.name} is terminated and receives nothing")
+        else:
+            return True
+        return False
 
     def _first_ack(self, message_id: str) -> AcknowledgeSend | None:
         """The acknowledgment the message ``message_id`` got when it was accepted (rare path)."""
@@ -580,23 +582,22 @@ class RoutingCore:
                 return result
         return None
 
-    def _answer_given(self, event: AnswerGiven, sender: _Agent | None) -> None:
-        assert sender is not None
+    def _answer_given(self, event: AnswerGiven, sender: _Agent) -> Outcome | None:
         if event.call_id is not None:
             stored = sender.results.get(event.call_id)
             if stored is not None:  # executed before: its outcome stands (TW-DUR-003)
                 self._effects.append(stored)
-                return
+                return None
         sender.tool_calls += 1
         receiver = self._agents.get(event.receiver)
         if receiver is None:
             self._fail(sender.name, event.call_id, "unknown-agent",
                        f"no agent named {event.receiver!r}")
-            return
+            return None
         if receiver.state is _TERMINATED:
             self._fail(sender.name, event.call_id, "agent-terminated",
                        f"{receiver.name} is terminated and receives nothing")
-            return
+            return None
         ask = receiver.ask
         if self._questions.get(event.question_id) != (receiver.name, sender.name) \
                 or event.question_id not in self._received:
@@ -604,38 +605,34 @@ class RoutingCore:
             self._fail(sender.name, event.call_id, "unknown-question",
                        f"{sender.name} has received no question {event.question_id!r} "
                        f"from {receiver.name}")
-            return
+            return None
         if receiver.state is not _WAITING or ask is None \
                 or ask.question_id != event.question_id:
             self._fail(sender.name, event.call_id, "not-waiting",
                        f"{receiver.name} no longer waits for an answer to "
                        f"{event.question_id!r}")
-            return
+            return None
         answer = self._answer(receiver, sender.name, event.content, event.call_id)
         ack = AcknowledgeSend(sender.name, event.call_id, answer.id, receiver.name,
                               "tool_result")
         if event.call_id is not None:
             sender.results[event.call_id] = ack
         self._effects.append(ack)
+        return None
 
-    def _turn_ended(self, event: TurnEnded, agent: _Agent | None) -> None:
-        assert agent is not None
-        agent.state = AgentState.COMPLETED
-        self._touched[agent.name] = None
+    def _turn_ended(self, event: TurnEnded, agent: _Agent) -> Outcome | None:
+        return None  # the table's entry (completed) is the whole of it
 
-    def _turn_failed(self, event: TurnFailed, agent: _Agent | None) -> None:
-        assert agent is not None
+    def _turn_failed(self, event: TurnFailed, agent: _Agent) -> Outcome | None:
         if agent.ask is not None:
             self._fail_ask(agent, "timeout", f"the turn of {agent.name} ended: {event.detail}")
-        agent.state = AgentState.COMPLETED
-        self._touched[agent.name] = None
         if agent.name != LEADER_NAME:
             state = "timeout" if event.reason == "timeout" else "error"
             result = render_result(agent.name, state, event.detail)
             self._enqueue(self._report(agent, _COMPLETION, result))
+        return None
 
-    def _agent_terminated(self, event: AgentTerminated, agent: _Agent | None) -> None:
-        assert agent is not None
+    def _agent_terminated(self, event: AgentTerminated, agent: _Agent) -> Outcome | None:
         if agent.name == LEADER_NAME:
             raise LocalProtocolError("the Team Leader cannot be terminated")
         if agent.queue:
@@ -647,24 +644,23 @@ class RoutingCore:
             if agent.ask.timeout is not None:
                 self._effects.append(CancelTimer(agent.name, agent.ask.call_id))
             agent.ask = None
-        agent.state = _TERMINATED
-        self._touched[agent.name] = None
         for other in self._agents.values():
             if other.state is _WAITING and other.ask is not None \
                     and other.ask.target == agent.name:
                 self._fail_ask(other, "agent-terminated",
                                f"{agent.name} was terminated before it answered")
+                self._move(other, _ASK_RESOLVED)
+        return None
 
-    def _timer_fired(self, event: TimerFired, agent: _Agent | None) -> None:
-        assert agent is not None
+    def _timer_fired(self, event: TimerFired, agent: _Agent) -> Outcome | None:
         ask = agent.ask
         if agent.state is _WAITING and ask is not None and ask.call_id == event.call_id:
             self._fail_ask(agent, "timeout", f"{ask.target} did not answer "
                            f"{ask.question_id!r} within the ask timeout", cancel_timer=False)
+            return _ASK_RESOLVED
+        return None  # stale: its ask is over
 
     def _restarted(self, event: Restarted) -> None:
-        if self._agents:
-            raise LocalProtocolError("Restarted is legal only on a core without agents")
         snap = event.snapshot
         names = {r.name for r in snap.agents}
         for record in snap.agents:
@@ -676,10 +672,11 @@ class RoutingCore:
             if message.receiver not in names:
                 raise LocalProtocolError(f"pending message {message.id!r} "
                                          f"for unknown agent {message.receiver!r}")
+        restore = EVENT_TRIGGERED[_ABSENT]
         for record in snap.agents:
             parsed = parse_display_name(record.name)
             agent = _Agent(record.name, record.role_id, parsed.role_name, parsed.agent_id)
-            agent.state = RESTART[record.state]
+            agent.state = restore[(Restarted, record.state)]
             agent.ask = record.ask if agent.state is _WAITING else None
             agent.rounds = {t: (c, n) for t, c, n in record.rounds}
             agent.turns = record.turns
@@ -721,28 +718,47 @@ class RoutingCore:
 
     # ------------------------------------------------------------- mechanics
 
+    def _enter(self, subject: _Agent, after: AgentState) -> None:
+        """Move the event's subject to the state the table gave it; its record is persisted
+        before those of the agents the event touched on the way."""
+        subject.state = after
+        touched = self._touched
+        name = subject.name
+        if touched and next(iter(touched)) != name:
+            earlier = list(touched)
+            touched.clear()
+            touched[name] = None
+            touched.update(dict.fromkeys(earlier))
+        else:
+            touched[name] = None
+
+    def _move(self, agent: _Agent, key: EventKey) -> None:
+        """Move an agent that is not the event's subject by the table's entry ``key``."""
+        agent.state = EVENT_TRIGGERED[agent.state][key]
+        self._touched[agent.name] = None
+
     def _settle(self) -> None:
-        """Start a turn for every idle or completed agent that has pending messages."""
+        """Apply the state-triggered transitions: an agent whose state has an entry in
+        ``STATE_TRIGGERED`` and whose pending queue is not empty starts a turn with it."""
         agents = self._agents
         for name in list(self._touched):
             agent = agents[name]
-            if agent.queue and agent.state in _STARTS_TURN:
-                self._begin_turn(agent)
-                self._effects.append(StartTurn(agent.name, self._drain(agent)))
+            if agent.queue:
+                after = STATE_TRIGGERED.get(agent.state)
+                if after is not None:
+                    agent.state = after
+                    agent.turns += 1
+                    self._effects.append(StartTurn(agent.name, self._drain(agent)))
 
-    def _begin_turn(self, agent: _Agent) -> None:
-        agent.state = _RUNNING
-        agent.turns += 1
-        self._touched[agent.name] = None
-
-    def _enqueue(self, message: RoutedMessage, ack: str | None = None) -> None:
-        """Persist ``message`` and queue it for its receiver (routing by receiver state)."""
+    def _enqueue(self, message: RoutedMessage) -> None:
+        """Persist ``message`` and queue it for its receiver (routing by receiver state;
+        ``_message_sent`` does the same in place, on the per-message path)."""
         self._ids[message.id] = None
-        self._store.append(PersistMessage(message, ack))
+        self._store.append(PersistMessage(message, None))
         receiver = self._agents[message.receiver]
         receiver.queue.append(message)
-        if receiver.state in _STARTS_TURN:
-            self._touched[receiver.name] = None
+        if receiver.state in STATE_TRIGGERED:
+            self._touched[receiver.name] = None  # re-checked by _settle
 
     def _drain(self, agent: _Agent) -> tuple[RoutedMessage, ...]:
         """Take every pending message of ``agent`` for delivery (batch drain)."""
@@ -800,6 +816,7 @@ class RoutingCore:
         self._store.append(PersistMessage(answer, "tool_result" if call_id is not None else None))
         self._store.append(ConsumeMessages(asker.name, (answer.id,)))
         self._close_ask(asker)
+        self._move(asker, _ASK_RESOLVED)
         resolved = ResolveToolCall(asker.name, ask.call_id, answer)
         asker.results[ask.call_id] = resolved
         self._effects.append(resolved)
@@ -821,10 +838,10 @@ class RoutingCore:
             self._effects.append(CancelTimer(asker.name, ask.call_id))
 
     def _close_ask(self, asker: _Agent) -> None:
+        """Forget the open ask of ``asker``; the table, not this, gives it its next state."""
         assert asker.ask is not None
         self._asks_by_question.pop(asker.ask.question_id, None)
         asker.ask = None
-        asker.state = _RUNNING
         self._touched[asker.name] = None
 
     def _fail(self, agent: str, call_id: str | None, code: str, message: str) -> None:
@@ -905,3 +922,16 @@ def _copy_allocator(alloc: IdAllocator) -> IdAllocator:
 
 Router = RoutingCore
 """Alias: the routing core is the router's whole decision logic."""
+
+
+def _refuse_send(event: MessageSent, sender: _Agent) -> NoReturn:
+    """Raise for a MessageSent no host may feed: not a Task or Message, not the leader's, or
+    to the leader."""
+    kind = event.kind
+    if kind is not _MESSAGE and kind is not _TASK:
+        raise LocalProtocolError(f"MessageSent carries a Task or a Message, not a {kind.label}")
+    if sender.name != LEADER_NAME:
+        raise LocalProtocolError(
+            f"{sender.name} may not send a {kind.label} (a sub-agent's Message comes "
+            "from ask_other_agent: feed ToolCallBlocked)")
+    raise LocalProtocolError(f"a {kind.label} goes to a sub-agent, not the leader")

@@ -5,22 +5,17 @@ task publish, progress output, ask_master and its answer, ask_other_agent and
 answer_other_agent, guidance while running (after an ambiguous agent_id),
 a message that arrives during a final turn, ask_sub_agent answered by output,
 and completion reports.
+
+The check of what the demo writes (schema and ``teamwire lint``) belongs to the
+command line (``teamwire.cli.demo_cmd``): the router does not depend on the linter.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-from teamwire import schemas
-from teamwire.envelope import Profile
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.runtime.session import Listener
 from teamwire.router.store.base import Store
-from teamwire.validator import LintOptions, Severity, lint_value
 
 REQUEST = "Build a sign-up page: a colour scheme and form from design, an API behind it."
 
@@ -106,37 +101,3 @@ async def run_demo(store: Store, listener: Listener | None = None) -> Session:
     await session.start(REQUEST)
     await session.run_until_idle()
     return session
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One schema error or lint finding about the demo's output; ``fatal`` ones fail the demo."""
-
-    text: str
-    fatal: bool
-
-
-def validate_bundle(bundle: dict[str, Any], name: str = "bundle.json") -> list[Problem]:
-    """Check ``bundle`` against its schema, then with ``teamwire lint`` (strict profile).
-
-    Schema errors and error-severity findings are fatal; warnings and notes are
-    listed too, not fatal.
-    """
-    problems = [Problem(f"schema: {e.path or '/'}: {e.message}", True)
-                for e in schemas.validate("bundle", bundle)]
-    report = lint_value(bundle, name, LintOptions(profile=Profile.STRICT))
-    for finding in report.findings:
-        problems.append(Problem(
-            f"lint {finding.severity.value} {finding.rule} at {finding.pointer or '/'}: "
-            f"{finding.message}", finding.severity is Severity.ERROR))
-    return problems
-
-
-def validate_events(path: Path) -> list[Problem]:
-    """Lines of an event log that do not match the event-log schema (all fatal)."""
-    validator = schemas.validator("event-log")
-    problems = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        for error in validator.iter_errors(json.loads(line)):
-            problems.append(Problem(f"event log line {number}: {error.message}", True))
-    return problems

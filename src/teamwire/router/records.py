@@ -1,16 +1,13 @@
-"""The data the router keeps and persists: messages, open asks, agent records, snapshots."""
+"""The data the router keeps and persists: messages, open asks, agent records, the results
+of tool calls, snapshots."""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from teamwire.envelope import LEADER_NAME, Envelope, MessageType, render
 from teamwire.router.states import AgentState
-
-if TYPE_CHECKING:
-    from teamwire.router.actions import ToolCallResult
 
 PROTOCOL_VERSION = "1.0"
 """The ``version`` member of the structured messages the router writes."""
@@ -112,6 +109,53 @@ class AgentRecord:
     def is_leader(self) -> bool:
         """True for the Team Leader."""
         return self.name == LEADER_NAME
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class ResolveToolCall:
+    """Return ``message`` (an Answer) as the result of the blocked ask ``call_id`` of ``agent``."""
+
+    agent: str
+    call_id: str
+    message: RoutedMessage
+
+    @property
+    def text(self) -> str:
+        """The Answer envelope text, the tool result."""
+        return self.message.text
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class FailToolCall:
+    """Give tool call ``call_id`` of ``agent`` the common error result."""
+
+    agent: str
+    call_id: str | None
+    code: str
+    message: str
+    candidates: tuple[tuple[int, str, str], ...] = ()
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class AcknowledgeSend:
+    """The message ``message_id`` sent by tool call ``call_id`` of ``agent`` is accepted.
+
+    ``delivery`` says how it reaches its receiver; ``duplicate`` is true when
+    the id was already used and the send was dropped as a repeat (``delivery``
+    is then the first acknowledgment's, when known). A tool call executed a
+    second time gets its first acknowledgment again, unchanged (TW-DUR-003).
+    """
+
+    agent: str
+    call_id: str | None
+    message_id: str
+    receiver: str
+    delivery: str | None
+    duplicate: bool = False
+
+
+ToolCallResult = AcknowledgeSend | ResolveToolCall | FailToolCall
+"""The result of a tool call as the core reports it."""
 
 
 @dataclass(frozen=True)
