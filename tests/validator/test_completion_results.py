@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from teamwire.envelope import Envelope, MessageType, render
-from teamwire.router.results import render_result
+from teamwire.envelope.run_result import render_run_result
 from teamwire.validator import lint_value
 from teamwire.validator.scan import completion_result_problem, is_run_result
 from tests.validator.builders import SessionBuilder
@@ -39,7 +39,7 @@ def test_any_run_result_gets_a_verdict_inside_the_text(text: str, sender: str) -
 @given(_NAMES.filter(bool), _STATES, st.text(max_size=30))
 def test_the_routers_own_results_pass_only_for_failed_turns(agent: str, state: str,
                                                             text: str) -> None:
-    result = render_result(agent, state, text)
+    result = render_run_result(agent, state, text)
     problem = completion_result_problem(result, agent)
     assert (problem is None) is (state in ("error", "timeout"))
     assert completion_result_problem(result, agent + "x") is not None
@@ -54,7 +54,7 @@ def test_a_false_run_result_after_many_quiet_completions_is_still_found() -> Non
     b.deliver(b.leader, render(Envelope(
         sender=ui.name, label=MessageType.COMPLETION.label, id="out_uio_099",
         tag=MessageType.COMPLETION.tag,
-        content=render_result("Full-Stack Engineer_1", "timeout", "Took too long."))))
+        content=render_run_result("Full-Stack Engineer_1", "timeout", "Took too long."))))
     found = [(f.rule, f.index) for f in lint_value(b.bundle()).findings if f.rule == "TW606"]
     assert found == [("TW606", len(b.leader.messages) - 1)]
 
@@ -66,6 +66,6 @@ def test_a_false_run_result_delivered_to_a_sub_agent_is_reported_too() -> None:
     api = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
     b.deliver(api, render(Envelope(
         sender=ui.name, label=MessageType.COMPLETION.label, id="out_uio_050",
-        tag=MessageType.COMPLETION.tag, content=render_result(api.name, "timeout", "Late."))))
+        tag=MessageType.COMPLETION.tag, content=render_run_result(api.name, "timeout", "Late."))))
     found = {(f.rule, f.agent) for f in lint_value(b.bundle()).findings}
     assert ("TW606", api.name) in found

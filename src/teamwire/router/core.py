@@ -39,6 +39,7 @@ from teamwire.envelope import (
     parse_display_name,
 )
 from teamwire.envelope.ids import MESSAGE_ID
+from teamwire.envelope.run_result import render_run_result
 from teamwire.router.actions import (
     AcknowledgeSend,
     Action,
@@ -77,7 +78,6 @@ from teamwire.router.events import (
     TurnStarted,
 )
 from teamwire.router.records import AgentRecord, AskKind, OpenAsk, RoutedMessage, Snapshot
-from teamwire.router.results import render_result
 from teamwire.router.states import AgentState
 from teamwire.router.table import DELIVERY, EVENT_TRIGGERED, STATE_TRIGGERED, EventKey, Outcome
 
@@ -628,7 +628,7 @@ class RoutingCore:
             self._fail_ask(agent, "timeout", f"the turn of {agent.name} ended: {event.detail}")
         if agent.name != LEADER_NAME:
             state = "timeout" if event.reason == "timeout" else "error"
-            result = render_result(agent.name, state, event.detail)
+            result = render_run_result(agent.name, state, event.detail)
             self._enqueue(self._report(agent, _COMPLETION, result))
         return None
 
