@@ -102,9 +102,15 @@ def test_problems_of_the_text_carry_where_in_the_text_they_were_found() -> None:
     assert problem is not None and problem.offset == trailing.index("}")
 
 
-def test_every_digit_of_an_integer_is_kept() -> None:
+def test_every_digit_of_an_integer_is_kept_and_i_json_bounds_it() -> None:
     reading = read_arguments('{"timeout_seconds": 100000000000000000000000000001}')
     assert reading.arguments == {"timeout_seconds": 10**29 + 1}
+    checker = ArgumentChecker()
+    base = {"agent_id": 1, "role_id": "ui-operator", "task": "t"}
+    assert checker.problems("create_sub_agent", {**base, "timeout_seconds": 2**53 - 1}) == []
+    for beyond in (2**53, 10**29 + 1):
+        [problem] = checker.problems("create_sub_agent", {**base, "timeout_seconds": beyond})
+        assert (problem.kind, problem.pointer) == (ProblemKind.NOT_INTEGER, "/timeout_seconds")
 
 
 def test_one_problem_per_text_an_empty_one_fails_its_schema_only() -> None:

@@ -142,12 +142,17 @@ def test_a_member_named_twice_gives_invalid_arguments(text: str) -> None:
 
 
 def test_a_huge_turn_timeout_is_accepted_and_kept_finite() -> None:
-    """TW-TOOL-023: any integer >= 1 is in range; the session holds it to a finite number."""
-    session = _run([Step(None, (("create_sub_agent", {
-        "agent_id": 1, "role_id": "ui-operator", "task": "x",
-        "timeout_seconds": 10**400}),))], {UIO: [Step("done")]})
+    """TW-TOOL-023, TW-TOOL-040: any integer from 1 to 2^53-1 is in range, and the session
+    holds it to a finite number; beyond I-JSON's exact range it is invalid-arguments."""
+    session = _run([Step(None, (
+        ("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": "x",
+                              "timeout_seconds": 2**53 - 1}),
+        ("create_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer", "task": "x",
+                              "timeout_seconds": 2**53}),
+    ))], {UIO: [Step("done")]})
     assert json.loads(_result(session, LEADER, "call_tl_1"))["success"] is True
     assert session.turn_timeouts[UIO] == 1e9
+    assert _code(_result(session, LEADER, "call_tl_2")) == "invalid-arguments"
 
 
 # -- role names --------------------------------------------------------------------------------

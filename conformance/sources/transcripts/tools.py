@@ -108,6 +108,24 @@ def tool_cases() -> list[dict[str, Any]]:
             agent=TL,
         ),
         case(
+            "TW402 a timeout_seconds beyond I-JSON's exact integers (2^53)",
+            [calls("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": '
+                   '"Design.", "timeout_seconds": 9007199254740992}'),
+             result(error("invalid-arguments"))],
+            [("TW402", TL, 0)],
+            agent=TL,
+        ),
+        case(
+            "TW402 near miss: a timeout_seconds of 2^53-1, the largest exact integer",
+            [calls("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": '
+                   '"Design.", "timeout_seconds": 9007199254740991}'),
+             result({"success": True, "agent_id": 1, "role_id": "ui-operator",
+                     "display_name": "UI Operator_1", "status": "running",
+                     "task_id": "task_001"})],
+            [],
+            agent=TL,
+        ),
+        case(
             "TW402 blank task text",
             [
                 calls("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": " "}),

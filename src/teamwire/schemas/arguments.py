@@ -162,11 +162,16 @@ def read_arguments(text: object) -> ArgumentReading:
     return ArgumentReading(parsed)
 
 
+I_JSON_MAX = 2**53 - 1
+"""The largest integer every I-JSON reader holds exactly (RFC 7493, TW-TOOL-040)."""
+
+
 def is_integer(value: Any) -> bool:
-    """Whether a decoded JSON value was written as an integer: no fraction, no exponent.
+    """Whether a decoded JSON value was written as an integer (no fraction, no exponent)
+    within I-JSON's exact range.
 
     ``bool`` is a subclass of ``int`` and ``1.0 == 1``: neither is a JSON integer."""
-    return type(value) is int
+    return type(value) is int and -I_JSON_MAX <= value <= I_JSON_MAX
 
 
 @dataclass
@@ -286,7 +291,8 @@ class ArgumentChecker:
             for name, is_array in rules.integers:
                 if name in arguments and not _integers(arguments[name], is_array):
                     shown = json.dumps(arguments[name])[:40]
-                    detail = f"{shown} is not an integer (a JSON number without fraction or exponent)"
+                    detail = f"{shown} is not an integer (a JSON number without fraction or " \
+                             f"exponent, at most {I_JSON_MAX} in size)"
                     found.append(ArgumentProblem(ProblemKind.NOT_INTEGER, f"{name}: {detail}",
                                                  detail, json_pointer([name])))
             flagged = {p.pointer for p in found}
