@@ -64,7 +64,7 @@ def test_unknown_name_exits_2_listing_known_names(args: tuple[str, ...]) -> None
     assert result.exit_code == 2
     assert result.stdout == ""
     assert "unknown schema" in result.stderr
-    assert "bundle, chat-message" in result.stderr
+    assert "bundle, certification-report, chat-message" in result.stderr
 
 
 def test_validate_valid_file_exits_0() -> None:

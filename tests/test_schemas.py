@@ -553,7 +553,7 @@ def test_unknown_schema_name_lists_known_names() -> None:
     assert isinstance(info.value, KeyError)
     message = str(info.value)
     assert message.startswith("unknown schema 'mesage'; known: ")
-    assert "bundle, chat-message" in message
+    assert "bundle, certification-report, chat-message" in message
     for call in (schemas.validator, schemas.path, schemas.title, schemas.uri):
         with pytest.raises(UnknownSchemaError):
             call("mesage")
