@@ -1,7 +1,7 @@
 """mkdocs hook: build pages from the normative sources so the site never drifts from them.
 
 Spec chapters are taken from spec/*.md as they are; the grammar, the
-requirement index and every JSON Schema get a generated page.
+requirement index, the traceability matrix and every JSON Schema get a generated page.
 """
 
 from __future__ import annotations
@@ -36,6 +36,13 @@ def _requirements_page() -> str:
         summary = str(req.get("summary", "")).replace("|", "\\|")
         lines.append(f"| `{req['id']}` | {req.get('level', '')} | {link} | {summary} |")
     return "\n".join(lines) + "\n"
+
+
+def _traceability_page() -> str:
+    from teamwire.conformance.traceability import matrix_markdown, traces
+
+    return matrix_markdown(traces(ROOT / "spec" / "requirements.json",
+                                  ROOT / "conformance" / "scenarios"))
 
 
 def _grammar_page() -> str:
@@ -76,6 +83,7 @@ def on_files(files: Files, config: Any) -> Files:
     for path in sorted((ROOT / "spec").glob("*.md")):
         files.append(_page(config, f"spec/{path.name}", path.read_text(encoding="utf-8")))
     files.append(_page(config, "requirements.md", _requirements_page()))
+    files.append(_page(config, "traceability.md", _traceability_page()))
     files.append(_page(config, "grammar.md", _grammar_page()))
     for uri, content in _schemas_pages().items():
         files.append(_page(config, uri, content))
