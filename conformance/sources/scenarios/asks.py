@@ -93,4 +93,23 @@ def ask_timeout() -> dict[str, Any]:
         knobs={"ask_timeout": 1})
 
 
-SCENARIOS = [round_limit, ask_timeout]
+def leader_asks_a_sub_agent() -> dict[str, Any]:
+    return scenario(
+        "leader-asks-a-sub-agent",
+        "The Team Leader's ask starts the turn of the completed sub-agent it asks, and that "
+        "sub-agent's natural output is the answer: the Team Leader's tool result, not a "
+        "completion report",
+        ["TW-TOOL-013", "TW-ROUTE-014", "TW-ROUTE-009"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)), says("Waiting."),
+               calls(call("call_tl_2", "ask_sub_agent", agent_id=1, question="Which colours?",
+                          question_id="ask_tl_001")),
+               says("Thanks."), says("ok")),
+         agent(UIO, says("The form is designed."), says("Navy and white."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (UIO, 2), (TL, 4)),
+        [expect(UIO, 2, envelope(TL, "提问", "ask_tl_001", "Ask", "Which colours?")),
+         expect(TL, 4, tool("call_tl_2", envelope(
+             UIO, "回答", "ans_uio_001", "Answer", "Navy and white.",
+             (("question_id", "ask_tl_001"),))["content"]))])
+
+
+SCENARIOS = [round_limit, ask_timeout, leader_asks_a_sub_agent]

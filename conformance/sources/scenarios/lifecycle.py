@@ -62,7 +62,7 @@ def terminated_during_an_ask() -> dict[str, Any]:
         "terminated-during-an-ask",
         "A sub-agent terminated while another waits for its answer: the ask fails with "
         "agent-terminated and the asker goes on",
-        ["TW-ROUTE-020", "TW-ROUTE-024", "TW-TOOL-013"],
+        ["TW-ROUTE-020", "TW-ROUTE-024", "TW-TOOL-010"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "full-stack-engineer", FSE_TASK)),
                says("Waiting."),

@@ -60,7 +60,7 @@ def task_to_idle_sub_agent() -> dict[str, Any]:
         "task-to-idle-sub-agent",
         "A Task starts the new sub-agent's turn; its natural output reaches the idle Team "
         "Leader as a new turn",
-        ["TW-ROUTE-007", "TW-ROUTE-009", "TW-ROUTE-023"],
+        ["TW-ROUTE-007", "TW-ROUTE-009", "TW-ROUTE-023", "TW-TOOL-007", "TW-TOOL-009"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                says("Waiting for the operator."), says("The page is done.")),
          agent(UIO, says("The form is designed."))],
@@ -76,7 +76,7 @@ def message_to_running_sub_agent() -> dict[str, Any]:
         "message-to-running-sub-agent",
         "A message to a running sub-agent goes inline: it follows the tool results of its "
         "current reply, before its next model call (seed 001, 3.1)",
-        ["TW-ROUTE-007", "TW-ROUTE-008", "TW-TOOL-012"],
+        ["TW-ROUTE-007", "TW-ROUTE-008", "TW-TOOL-011", "TW-TOOL-012", "TW-TOOL-015"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                calls(call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
                           message=GUIDANCE)),
@@ -95,7 +95,7 @@ def answer_to_waiting_sub_agent() -> dict[str, Any]:
         "answer-to-waiting-sub-agent",
         "A sub-agent waiting in ask_master gets the Team Leader's answer as the result of "
         "that call (seed 001, 3.2)",
-        ["TW-ROUTE-010", "TW-ROUTE-012", "TW-TYPE-013"],
+        ["TW-ROUTE-010", "TW-ROUTE-012", "TW-TYPE-013", "TW-TOOL-014"],
         [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
                says("Waiting."),
                calls(call("call_tl_2", "answer_sub_agent_question", agent_id=1,

@@ -62,4 +62,44 @@ def ambiguous_agent_id() -> dict[str, Any]:
                                 "The API is written."))])
 
 
-SCENARIOS = [unknown_agent, ambiguous_agent_id]
+CODER = {"role_id": "coder", "name": "Coder", "description": "Writes the code.",
+         "prompt": "You are a Coder."}
+CODER_TASK = "Write the code. [tw:cod1]"
+
+
+def custom_roles_and_creation_errors() -> dict[str, Any]:
+    def custom(call_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"id": call_id, "name": "create_custom_agent", "arguments": arguments}
+
+    return scenario(
+        "custom-roles-and-creation-errors",
+        "A role created with create_custom_agent gives sub-agents of its name; a second role "
+        "of that id, a role id that is no role id, an unknown role and an agent_id its role "
+        "already has each fail with their own code",
+        ["TW-TOOL-007", "TW-TOOL-008", "TW-TOOL-018", "TW-NAME-008", "TW-NAME-010",
+         "TW-ID-006"],
+        [agent(TL, calls(custom("call_tl_1", CODER), custom("call_tl_2", CODER),
+                         custom("call_tl_3", {**CODER, "role_id": "bad id", "name": "Bad"}),
+                         call("call_tl_4", "create_sub_agent", agent_id=1, role_id="designer",
+                              task="Design it."),
+                         call("call_tl_5", "create_sub_agent", agent_id=1, role_id="coder",
+                              task=CODER_TASK),
+                         call("call_tl_6", "create_sub_agent", agent_id=1, role_id="coder",
+                              task="Write it again.")),
+               says("Waiting."), says("Code noted.")),
+         {"name": "Coder_1", "token": "[tw:cod1]", "replies": [says("Code written.")]}],
+        schedule((TL, 1), (TL, 2), ("Coder_1", 1), (TL, 3)),
+        [expect(TL, 2, tool("call_tl_1", {"success": True, "role_id": "coder", "name": "Coder"}),
+                tool("call_tl_2", failed("role-exists")),
+                tool("call_tl_3", failed("invalid-name")),
+                tool("call_tl_4", failed("unknown-role")),
+                tool("call_tl_5", {"success": True, "agent_id": 1, "role_id": "coder",
+                                   "display_name": "Coder_1", "status": "running",
+                                   "task_id": "task_001"}),
+                tool("call_tl_6", failed("duplicate-id"))),
+         expect("Coder_1", 1, envelope(TL, "任务发布", "task_001", "Task", CODER_TASK)),
+         expect(TL, 3, envelope("Coder_1", "任务完成汇报", "out_c_001", "Output",
+                                "Code written."))])
+
+
+SCENARIOS = [unknown_agent, ambiguous_agent_id, custom_roles_and_creation_errors]

@@ -13,7 +13,8 @@ RUN_CHECKS: dict[str, tuple[str, ...]] = {
     "contract": ("TW-CERT-001", "TW-CERT-002", "TW-CERT-004", "TW-CERT-006"),
     "append-only": ("TW-CERT-007",),
     "one-result-per-tool-call": ("TW-CERT-008",),
-    "tool-set": ("TW-CERT-009",),
+    "tool-set": ("TW-CERT-009", "TW-TOOL-001", "TW-TOOL-002", "TW-TOOL-003", "TW-TOOL-004",
+                 "TW-TOOL-005"),
     "no-duplicates": ("TW-DEL-002",),
     "restored-conversation": ("TW-DUR-004", "TW-DUR-005"),
 }

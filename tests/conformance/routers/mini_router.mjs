@@ -13,7 +13,9 @@ const KEY = process.env.OPENAI_API_KEY || "";
 const ASK_TIMEOUT = FAULT === "no-timeout" ? null : Number(process.env.TEAMWIRE_ASK_TIMEOUT || 600);
 const ROUND_LIMIT = Number(process.env.TEAMWIRE_ROUND_LIMIT || 8);
 const LEADER = "Team Leader";
-const ROLES = { "ui-operator": ["UI Operator", "uio"], "full-stack-engineer": ["Full-Stack Engineer", "fse"] };
+const ROLES = new Map([["ui-operator", "UI Operator"], ["full-stack-engineer", "Full-Stack Engineer"]]);
+const abbreviation = (name, roleId) => (name.match(/[A-Z]/g) || []).join("").toLowerCase()
+  || roleId.split(/[-_]/).filter(Boolean).map((part) => part[0]).join("") || "a";
 const LEADER_TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_to_sub_agent",
   "ask_sub_agent", "answer_sub_agent_question", "list_active_sub_agents", "get_sub_agent_status",
   "create_custom_agent", "list_agents"];
@@ -35,7 +37,7 @@ let busy = 0;
 function makeAgent(name, roleId, agentId, abbreviation) {
   const agent = { name, roleId, agentId, abbreviation, messages: [], pending: [], state: "idle",
     outputs: 0, answers: 0, askedBy: new Map(), resolveAsk: null, waitingOn: null, timeout: 600,
-    generation: 0 };
+    generation: 0, leaderAsks: [] };
   agents.set(name, agent);
   return agent;
 }
@@ -97,10 +99,17 @@ function endTurn(agent, text) {
   if (agent.state === "terminated") return;
   agent.state = agent.name === LEADER ? "idle" : "completed";
   if (FAULT === "drop-final") agent.pending = [];
-  if (agent.name !== LEADER) {
+  const leader = agents.get(LEADER);
+  if (agent.name !== LEADER && agent.leaderAsks.length && text.trim() && leader.resolveAsk) {
+    // The natural output answers the Team Leader's ask (the answer rule).
+    const questionId = agent.leaderAsks.shift();
+    agent.answers += 1;
+    const id = `ans_${agent.abbreviation}_${String(agent.answers).padStart(3, "0")}`;
+    leader.resolveAsk(envelope(agent.name, "回答", id, "Answer", text, ` question_id="${questionId}"`));
+  } else if (agent.name !== LEADER) {
     agent.outputs += 1;
     const id = `out_${agent.abbreviation}_${String(agent.outputs).padStart(3, "0")}`;
-    deliver(agents.get(LEADER), envelope(agent.name, "任务完成汇报", id, "Output", text));
+    deliver(leader, envelope(agent.name, "任务完成汇报", id, "Output", text));
   }
   if (agent.pending.length) startTurn(agent);
 }
@@ -159,6 +168,22 @@ async function execute(agent, name, args) {
     }
   }
   if (name === "ask_master") return ask(agent, agents.get(LEADER), args.question_id, args.question);
+  if (name === "ask_sub_agent") {
+    const target = resolve(agent, args.agent_id, args.role_id);
+    if (typeof target === "string") return target;
+    target.leaderAsks.push(args.question_id);
+    return ask(agent, target, args.question_id, args.question);
+  }
+  if (name === "create_custom_agent") {
+    if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(args.role_id) || args.role_id === "team-leader") {
+      return error("invalid-name", `${args.role_id} is no role id`);
+    }
+    if (ROLES.has(args.role_id) || [...ROLES.values()].includes(args.name)) {
+      return error("role-exists", `${args.role_id} exists`);
+    }
+    ROLES.set(args.role_id, args.name);
+    return JSON.stringify({ success: true, role_id: args.role_id, name: args.name });
+  }
   if (name === "ask_other_agent") {
     const target = resolve(agent, args.target_agent_id, args.role_id);
     if (typeof target === "string") return target;
@@ -197,8 +222,13 @@ async function execute(agent, name, args) {
       display_name: target.name, status: "terminated" });
   }
   if (name === "create_sub_agent") {
-    const [roleName, abbreviation] = ROLES[args.role_id];
-    const sub = makeAgent(`${roleName}_${args.agent_id}`, args.role_id, args.agent_id, abbreviation);
+    if (!ROLES.has(args.role_id)) return error("unknown-role", `no role ${args.role_id}`);
+    const roleName = ROLES.get(args.role_id);
+    if ([...agents.values()].some((a) => a.roleId === args.role_id && a.agentId === args.agent_id)) {
+      return error("duplicate-id", `${roleName}_${args.agent_id} exists`);
+    }
+    const sub = makeAgent(`${roleName}_${args.agent_id}`, args.role_id, args.agent_id,
+      abbreviation(roleName, args.role_id));
     sub.timeout = args.timeout_seconds || 600;
     counters.tasks += 1;
     const taskId = `task_${String(counters.tasks).padStart(3, "0")}`;

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import urllib.request
@@ -26,7 +27,13 @@ from typing import Any
 
 FAULT = os.environ.get("MINI_ROUTER_FAULT", "")
 LEADER = "Team Leader"
-ROLES = {"ui-operator": ("UI Operator", "uio"), "full-stack-engineer": ("Full-Stack Engineer", "fse")}
+ROLES = {"ui-operator": "UI Operator", "full-stack-engineer": "Full-Stack Engineer"}
+
+
+def abbreviation(name: str, role_id: str) -> str:
+    """The ASCII capitals of the role name, lowercased, else the initials of the role id."""
+    capitals = "".join(c for c in name if "A" <= c <= "Z").lower()
+    return capitals or "".join(part[0] for part in re.split(r"[-_]", role_id) if part) or "a"
 LEADER_TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_to_sub_agent",
                 "ask_sub_agent", "answer_sub_agent_question", "list_active_sub_agents",
                 "get_sub_agent_status", "create_custom_agent", "list_agents"]
@@ -63,6 +70,7 @@ class Agent:
         self.asked_by: dict[str, str] = {}  # question id -> asker's name, for answers
         self.answers = 0
         self.waiting_on: str | None = None
+        self.leader_asks: list[str] = []  # the Team Leader's questions its output answers
         self.timeout = 600.0
         self.generation = 0  # turns started: a reply of an older turn is dropped
 
@@ -161,11 +169,20 @@ class Router:
             agent.state = "completed" if agent.name != LEADER else "idle"
             if FAULT == "drop-final":
                 agent.pending = []
-            if agent.name != LEADER:
+            leader = self.agents[LEADER]
+            if agent.name != LEADER and agent.leader_asks and text.strip():
+                # The natural output answers the Team Leader's ask (the answer rule).
+                question_id = agent.leader_asks.pop(0)
+                agent.answers += 1
+                leader.answer = envelope(agent.name, "回答",
+                                         f"ans_{agent.abbreviation}_{agent.answers:03d}",
+                                         "Answer", text, f' question_id="{question_id}"')
+                leader.answered.set()
+            elif agent.name != LEADER:
                 agent.outputs += 1
                 report = envelope(agent.name, "任务完成汇报",
                                   f"out_{agent.abbreviation}_{agent.outputs:03d}", "Output", text)
-                self.deliver(self.agents[LEADER], report)
+                self.deliver(leader, report)
             if agent.pending:
                 if FAULT == "no-inline":
                     self.drain(agent)
@@ -189,9 +206,15 @@ class Router:
         for key in ("agent_id", "target_agent_id", "source_agent_id", "timeout_seconds"):
             if key in args and (type(args[key]) is not int or args[key] < 1):
                 return error("invalid-arguments", f"{key} must be an integer of at least 1")
-        if name in ("ask_master", "ask_other_agent"):
+        if name in ("ask_master", "ask_other_agent", "ask_sub_agent"):
             with self.lock:
-                if name == "ask_master":
+                if name == "ask_sub_agent":
+                    found = self.resolve(agent, args["agent_id"], args.get("role_id"))
+                    if isinstance(found, str):
+                        return found
+                    target, question_id, text = found, args["question_id"], args["question"]
+                    target.leader_asks.append(question_id)
+                elif name == "ask_master":
                     target, question_id, text = self.agents[LEADER], args["question_id"], \
                         args["question"]
                 else:
@@ -238,10 +261,24 @@ class Router:
                 return json.dumps({"success": True, "agent_id": found.agent_id,
                                    "role_id": found.role_id, "display_name": found.name,
                                    "status": "terminated"})
+            if name == "create_custom_agent":
+                role_id, role_name = args["role_id"], args["name"]
+                if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", role_id) \
+                        or role_id == "team-leader":
+                    return error("invalid-name", f"{role_id!r} is no role id")
+                if role_id in ROLES or role_name in ROLES.values():
+                    return error("role-exists", f"{role_id} exists")
+                ROLES[role_id] = role_name
+                return json.dumps({"success": True, "role_id": role_id, "name": role_name})
             if name == "create_sub_agent":
-                role_name, abbreviation = ROLES[args["role_id"]]
+                if args["role_id"] not in ROLES:
+                    return error("unknown-role", f"no role {args['role_id']}")
+                role_name = ROLES[args["role_id"]]
+                if any(a.role_id == args["role_id"] and a.agent_id == args["agent_id"]
+                       for a in self.agents.values()):
+                    return error("duplicate-id", f"{role_name}_{args['agent_id']} exists")
                 sub = Agent(f"{role_name}_{args['agent_id']}", args["role_id"], args["agent_id"],
-                            abbreviation)
+                            abbreviation(role_name, args["role_id"]))
                 sub.timeout = float(args.get("timeout_seconds", 600))
                 self.agents[sub.name] = sub
                 self.tasks += 1
