@@ -41,8 +41,8 @@ def agent(name: str, *replies: dict[str, Any]) -> dict[str, Any]:
 
 def schedule(*steps: tuple[str, int] | tuple[str, int, str]) -> list[dict[str, Any]]:
     """Release steps ``(agent, reply)``; ``(agent, reply, "crash")`` kills and restarts the
-    router once that call has arrived."""
-    return [{"agent": step[0], "call": step[1], **({"crash": True} if len(step) == 3 else {})}
+    router once that call has arrived; ``(agent, reply, "await")`` only waits for it."""
+    return [{"agent": step[0], "call": step[1], **({step[2]: True} if len(step) == 3 else {})}
             for step in steps]
 
 

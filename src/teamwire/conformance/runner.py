@@ -171,7 +171,8 @@ def _play(steps: Sequence[Step | Crash], endpoint: ModelEndpoint,
             return False
         if isinstance(step, Crash):
             return True  # held, never answered: the router dies waiting for it
-        endpoint.release(call)
+        if not step.hold:
+            endpoint.release(call)
     if not steps or not isinstance(steps[-1], Crash):
         try:
             process.wait(timeout=wait)

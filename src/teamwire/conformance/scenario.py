@@ -26,10 +26,13 @@ class ScenarioError(ValueError):
 
 @dataclass(frozen=True)
 class Step:
-    """Release the ``call``-th model call of ``agent`` (1-based)."""
+    """Release the ``call``-th model call of ``agent`` (1-based); with ``hold``, only wait
+    until it has arrived (a later step releases it), so that the schedule goes on only once
+    the router has made that call."""
 
     agent: str
     call: int
+    hold: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,8 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
             raise ScenarioError(f"{source}: the token of {name} is part of another agent's token")
     if list(tokens) and not any(token in data["request"] for token in tokens):
         raise ScenarioError(f"{source}: the request holds no agent's token (the Team Leader's)")
-    schedule = tuple((Crash if s.get("crash") else Step)(s["agent"], s["call"])
+    schedule = tuple(Crash(s["agent"], s["call"]) if s.get("crash")
+                     else Step(s["agent"], s["call"], bool(s.get("await")))
                      for s in data["schedule"])
     for step in schedule:
         if step.agent not in names or not 1 <= step.call <= len(scripts[step.agent]):
