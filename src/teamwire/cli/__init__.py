@@ -19,6 +19,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "envelope": ("teamwire.cli.envelope_cmd", "envelope", "Parse and render envelopes."),
     "schema": ("teamwire.cli.schema_cmd", "schema", "List, show, locate and apply the JSON Schemas."),
     "demo": ("teamwire.cli.demo_cmd", "demo", "Run the reference scenario through the router."),
+    "import": ("teamwire.cli.import_cmd", "import_group", "Import other systems' sessions as bundles."),
 }
 
 
