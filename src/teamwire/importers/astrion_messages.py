@@ -157,9 +157,9 @@ def _text(content: Any, file: str, pointer: str, notes: Notes) -> str | _LeftOut
         else:
             dropped += 1
     if dropped:
-        notes.add(file, f"{dropped} content part{'s' * (dropped != 1)} that are not text "
-                        "(images, videos) cannot be carried in a bundle; only the text parts "
-                        "are kept", pointer)
+        parts = "1 content part that is" if dropped == 1 else f"{dropped} content parts that are"
+        notes.add(file, f"{parts} not text (images, videos) cannot be carried in a bundle; "
+                        "only the text parts are kept", pointer)
     return "\n".join(texts)
 
 
