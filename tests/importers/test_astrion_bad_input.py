@@ -377,3 +377,17 @@ def test_warnings_are_safe_for_a_terminal(tmp_path: Path) -> None:
     result = run_import(data, tmp_path / "out")
     assert "\x1b" not in result.stderr
     assert "\\u001b[31mred" in result.stderr
+
+
+@posix_only
+def test_file_names_that_are_not_utf8_give_a_usable_bundle(tmp_path: Path) -> None:
+    data = astrion_dir(tmp_path)
+    workspace = os.fsencode(data / "conversations") + b"/w\xff"
+    os.mkdir(workspace)
+    with open(workspace + b"/c\xfe.json", "wb") as handle:
+        handle.write(b'{"messages": [{"role": "user", "content": "x"}]}')
+    result = run_import(data, tmp_path / "out")
+    no_traceback(result)
+    bundle = read_json(tmp_path / "out" / "w%ff.c%fe.json")
+    assert schemas.validate("bundle", bundle) == []
+    assert bundle["session"] == "w\ufffd/c\ufffd"

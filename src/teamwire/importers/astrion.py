@@ -98,7 +98,14 @@ def import_data_dir(root: str, out_dir: str, *, report: Report, workspace: str |
             summary.skipped += 1
             continue
         try:
-            write_atomically(target, bundle_bytes(bundle))
+            data_bytes = bundle_bytes(bundle)
+        except ValueError as exc:  # a guard, as for the schema: text that is not Unicode
+            counted(Problem(conversation.path, f"the bundle cannot be written as JSON text "
+                                               f"({exc}); not imported"))
+            summary.skipped += 1
+            continue
+        try:
+            write_atomically(target, data_bytes)
         except OSError as exc:
             raise UnusableOutput(f"{target}: cannot write: {exc.strerror or exc}") from None
         summary.written.append(target)
@@ -162,8 +169,8 @@ def build_bundle(data: DataDir, conversation: ConversationFile,
     _check_created(value["messages"], agents, conversation.path, notes)
     bundle: dict[str, Any] = {
         "teamwire": BUNDLE_VERSION,
-        "session": f"{conversation.workspace}/{conversation_id}" if conversation.workspace
-        else conversation_id,
+        "session": _unicode(f"{conversation.workspace}/{conversation_id}"
+                            if conversation.workspace else conversation_id),
         "agents": agents,
         EXTENSION: _conversation_facts(data, conversation, value),
     }
@@ -267,10 +274,16 @@ def _check_created(messages: Any, agents: dict[str, Any], file: str, notes: Note
 
 def _conversation_facts(data: DataDir, conversation: ConversationFile,
                         value: dict[str, Any]) -> dict[str, Any]:
-    facts: dict[str, Any] = {"file": os.path.relpath(conversation.path, data.root)}
+    facts: dict[str, Any] = {"file": _unicode(os.path.relpath(conversation.path, data.root))}
     if conversation.workspace:
-        facts["workspace"] = conversation.workspace
+        facts["workspace"] = _unicode(conversation.workspace)
     for key in ("id", "title", "created_at", "updated_at"):
         if isinstance(value.get(key), str):
             facts[key] = value[key]
     return facts
+
+
+def _unicode(name: str) -> str:
+    """A file name as text that UTF-8 can hold: bytes that were not UTF-8 (which Python
+    carries as lone surrogates) become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

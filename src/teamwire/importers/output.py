@@ -19,13 +19,22 @@ _MAX_NAME_BYTES = 200
 
 
 def escape_part(text: str) -> str:
-    """``text`` with every character outside ``[a-z0-9_-]`` written as ``%XX`` per UTF-8
+    """``text`` with every character outside ``[a-z0-9_-]`` written as ``%xx`` per UTF-8
     byte (``.`` and upper case included), so that distinct texts stay distinct names."""
-    escaped = "".join(char if char in _SAFE else "".join(f"%{byte:02X}" for byte in char.encode(
-        "utf-8", errors="surrogatepass")) for char in text)
+    escaped = "".join(char if char in _SAFE else "".join(f"%{byte:02x}" for byte in _utf8(char))
+                      for char in text)
     if escaped in _RESERVED:
-        escaped = f"%{ord(escaped[0]):02X}{escaped[1:]}"
+        escaped = f"%{ord(escaped[0]):02x}{escaped[1:]}"
     return escaped
+
+
+def _utf8(char: str) -> bytes:
+    # A file name's bytes that are not UTF-8 arrive as lone surrogates (surrogateescape):
+    # they are escaped as the bytes they stand for.
+    try:
+        return char.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:
+        return char.encode("utf-8", errors="surrogatepass")
 
 
 def bundle_name(workspace: str, conversation: str) -> str:
