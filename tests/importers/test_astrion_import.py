@@ -189,3 +189,22 @@ def test_lint_with_profile_astrion_reads_the_imported_bundles(imported: tuple[Pa
     report = json.loads(lint.stdout)
     assert {finding["rule"] for finding in report["findings"]} <= KNOWN_PROFILE_FINDINGS
     assert b"Traceback" not in lint.stderr
+
+
+def test_conversations_outside_any_workspace_are_imported_by_their_id(tmp_path: Path) -> None:
+    data = astrion_dir(tmp_path)
+    (data / "conversations" / "conv_legacy.json").write_text(
+        '{"id": "conv_legacy", "messages": [{"role": "user", "content": "hi"}]}', encoding="utf-8")
+    (data / "conversations" / "index.json").write_text("{}", encoding="utf-8")
+    run_import(data, tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "conv_legacy.json", BUNDLE]
+    assert read_json(tmp_path / "out" / "conv_legacy.json")["session"] == "conv_legacy"
+
+
+def test_long_warnings_are_printed_whole(tmp_path: Path) -> None:
+    data = tmp_path / ("deep" * 40)
+    astrion_dir(tmp_path).rename(data)
+    result = run_import(data, tmp_path / "out")
+    assert all(" … " not in line for line in result.stderr.splitlines())
+    assert "astrion does not keep a sub-agent's raw tool results (at /messages/3)" in result.stderr

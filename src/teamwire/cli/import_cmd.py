@@ -10,9 +10,20 @@ from __future__ import annotations
 
 import click
 
-from teamwire.cli.inputs import fail, reader_may_leave, shorten_message, terminal_safe
+from teamwire.cli.inputs import fail, reader_may_leave, terminal_safe
 from teamwire.importers.astrion import UnusableInput, UnusableOutput, import_data_dir
 from teamwire.importers.files import DEFAULT_MAX_BYTES, Problem
+
+# A warning names a file, a position and what is wrong, often longer than a terminal line;
+# only one that quotes something huge from the input (a task id, say) is cut.
+_MAX_WARNING = 2000
+
+
+def _shorten(line: str) -> str:
+    if len(line) <= _MAX_WARNING:
+        return line
+    half = _MAX_WARNING // 2
+    return f"{line[:half]} … {line[-half:]}"
 
 
 @click.group("import", context_settings={"help_option_names": ["-h", "--help"]})
@@ -50,7 +61,7 @@ def astrion(directory: str, out_dir: str, workspace: str | None, force: bool, ma
     """
 
     def report(problem: Problem) -> None:
-        click.echo(terminal_safe(shorten_message(problem.render())), err=True)
+        click.echo(terminal_safe(_shorten(problem.render())), err=True)
 
     def wrote(path: str) -> None:
         with reader_may_leave():
