@@ -74,7 +74,10 @@ def import_data_dir(root: str, out_dir: str, *, report: Report, workspace: str |
 
     data = DataDir(root, max_bytes)
     check_data_dir(data)
-    conversations = find_conversations(data, workspace, counted)
+    try:
+        conversations = find_conversations(data, workspace, counted)
+    except Unreadable as exc:  # conversations/ listed a moment ago, unreadable now
+        raise UnusableInput(f"{exc.problem.file}: {exc.problem.message}") from None
     index = read_task_index(data, counted)
     _make_output_dir(out_dir)
     names: dict[str, str] = {}
