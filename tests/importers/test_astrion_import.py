@@ -208,3 +208,16 @@ def test_long_warnings_are_printed_whole(tmp_path: Path) -> None:
     result = run_import(data, tmp_path / "out")
     assert all(" … " not in line for line in result.stderr.splitlines())
     assert "astrion does not keep a sub-agent's raw tool results (at /messages/3)" in result.stderr
+
+
+def test_plain_bundles_hold_only_what_the_bundle_format_defines(tmp_path: Path) -> None:
+    result = run_import(DATA, tmp_path / "out", "--plain")
+    no_traceback(result)
+    bundle = read_json(tmp_path / "out" / BUNDLE)
+    assert schemas.validate("bundle", bundle) == []
+    assert set(bundle) == {"teamwire", "session", "agents"}
+    for agent in bundle["agents"].values():
+        assert set(agent) <= {"role_id", "agent_id", "messages"}
+        for message in agent["messages"]:
+            assert set(message) <= {"role", "content", "tool_calls", "tool_call_id", "name",
+                                    "reasoning_content"}

@@ -41,10 +41,13 @@ def import_group() -> None:
 @click.option("--max-file-size", "max_bytes", type=click.IntRange(min=1), metavar="BYTES",
               default=DEFAULT_MAX_BYTES, show_default=True,
               help="Skip (and report) files larger than this.")
+@click.option("--plain", is_flag=True,
+              help="Write only what the bundle format defines: no 'astrion' members "
+                   "(astrion's message ids and times, the tool text its model saw).")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print no summary line (warnings are still printed).")
 def astrion(directory: str, out_dir: str, workspace: str | None, force: bool, max_bytes: int,
-            quiet: bool) -> None:
+            plain: bool, quiet: bool) -> None:
     """Import an astrion data directory (astrion's DATA_DIR) into OUTDIR: one session
     bundle per conversation, named <workspace>.<conversation>.json, holding the Team
     Leader and every sub-agent of that conversation. Check them with
@@ -69,7 +72,7 @@ def astrion(directory: str, out_dir: str, workspace: str | None, force: bool, ma
 
     try:
         summary = import_data_dir(directory, out_dir, report=report, workspace=workspace,
-                                  force=force, max_bytes=max_bytes, wrote=wrote)
+                                  force=force, max_bytes=max_bytes, plain=plain, wrote=wrote)
     except (UnusableInput, UnusableOutput) as exc:
         fail(f"error: {exc}")
     except KeyboardInterrupt:

@@ -36,7 +36,8 @@ from teamwire.importers.files import DEFAULT_MAX_BYTES, DataDir, JsonFile, Probl
 from teamwire.importers.output import bundle_bytes, bundle_name, write_atomically
 from teamwire.json_members import json_type
 
-__all__ = ["ImportSummary", "UnusableInput", "UnusableOutput", "build_bundle", "import_data_dir"]
+__all__ = ["ImportSummary", "UnusableInput", "UnusableOutput", "build_bundle", "import_data_dir",
+           "without_extension"]
 
 BUNDLE_VERSION = "1.0"
 
@@ -57,11 +58,13 @@ class ImportSummary:
 
 
 def import_data_dir(root: str, out_dir: str, *, report: Report, workspace: str | None = None,
-                    force: bool = False, max_bytes: int = DEFAULT_MAX_BYTES,
+                    force: bool = False, max_bytes: int = DEFAULT_MAX_BYTES, plain: bool = False,
                     wrote: Callable[[str], None] | None = None) -> ImportSummary:
     """Write one bundle per astrion conversation under ``root`` into ``out_dir``.
 
     Problems go to ``report`` as they are found, each written bundle's path to ``wrote``.
+    ``plain`` leaves out the ``astrion`` members (astrion's ids, times, the tool text its
+    model saw), keeping only what the bundle format defines.
     Raises UnusableInput when ``root`` is not an astrion data directory (or has no such
     ``workspace``) and UnusableOutput when ``out_dir`` cannot be written; bundles written
     before that stay written.
@@ -100,6 +103,8 @@ def import_data_dir(root: str, out_dir: str, *, report: Report, workspace: str |
         if bundle is None:
             summary.skipped += 1
             continue
+        if plain:
+            bundle = without_extension(bundle)
         try:
             data_bytes = bundle_bytes(bundle)
         except ValueError as exc:  # a guard, as for the schema: text that is not Unicode
@@ -122,6 +127,15 @@ def import_data_dir(root: str, out_dir: str, *, report: Report, workspace: str |
         where = f"workspace {workspace!r}" if workspace is not None else data.path("conversations")
         counted(Problem(data.root, f"no conversation found in {where}; nothing imported"))
     return summary
+
+
+def without_extension(bundle: dict[str, Any]) -> dict[str, Any]:
+    """``bundle`` without its ``astrion`` members (at the top, on agents, on messages)."""
+    agents = {name: {key: value for key, value in agent.items() if key != EXTENSION}
+              | {"messages": [{key: value for key, value in message.items() if key != EXTENSION}
+                              for message in agent["messages"]]}
+              for name, agent in bundle["agents"].items()}
+    return {key: value for key, value in bundle.items() if key != EXTENSION} | {"agents": agents}
 
 
 def _make_output_dir(out_dir: str) -> None:
