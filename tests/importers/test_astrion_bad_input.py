@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -391,3 +392,39 @@ def test_file_names_that_are_not_utf8_give_a_usable_bundle(tmp_path: Path) -> No
     bundle = read_json(tmp_path / "out" / "w%ff.c%fe.json")
     assert schemas.validate("bundle", bundle) == []
     assert bundle["session"] == "w\ufffd/c\ufffd"
+
+
+def test_a_file_that_cannot_be_opened_is_skipped_whoever_runs_the_tests(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As root, chmod 0 does not stop a read: refuse the open itself instead.
+    data = astrion_dir(tmp_path)
+    bad = second_conversation(data)
+    real_open = os.open
+
+    def refusing_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if os.fspath(path) == str(bad):
+            raise PermissionError(13, "Permission denied", str(bad))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refusing_open)
+    result = run_import(data, tmp_path / "out")
+    no_traceback(result)
+    assert result.exit_code == 1
+    assert f"{bad}: warning: cannot read: Permission denied; not imported" in result.stderr
+    assert (tmp_path / "out" / BUNDLE).exists()
+
+
+def test_an_output_directory_that_refuses_writes_exits_2(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    def refusing_mkstemp(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refusing_mkstemp)
+    result = run_import(astrion_dir(tmp_path), tmp_path / "out")
+    no_traceback(result)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"error: {tmp_path / 'out' / BUNDLE}: cannot write: Permission denied")
+    assert list((tmp_path / "out").iterdir()) == []
