@@ -10,10 +10,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given
+from click.testing import CliRunner
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teamwire import schemas
+from teamwire.cli import main
 from teamwire.importers.astrion import import_data_dir
 from teamwire.importers.files import Problem
 from teamwire.importers.output import bundle_name
@@ -88,6 +90,23 @@ def test_any_json_in_a_conversation_file_never_raises(conversation: Any) -> None
 @given(conversations, conversations)
 def test_any_json_in_a_sub_agent_conversation_never_raises(leader: Any, sub_agent: Any) -> None:
     import_with(leader, sub_agent)
+
+
+@settings(max_examples=40)
+@given(conversations)
+def test_the_command_on_any_conversation_exits_0_or_1_without_a_traceback(
+        conversation: Any) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "data"
+        (root / "conversations" / "w").mkdir(parents=True)
+        (root / "conversations" / "w" / "c.json").write_text(json.dumps(conversation),
+                                                             encoding="utf-8")
+        result = CliRunner().invoke(main, ["import", "astrion", str(root), "-o",
+                                           str(Path(tmp) / "out")])
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.exit_code in (0, 1), result.output
+        for line in result.stdout.splitlines():
+            assert schemas.validate("bundle", read_json(Path(line))) == []
 
 
 @given(json_values)
