@@ -22,6 +22,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "demo": ("teamwire.cli.demo_cmd", "demo", "Run the reference scenario through the router."),
     "run": ("teamwire.cli.run_cmd", "run", "Run the reference router against a model endpoint."),
     "certify": ("teamwire.cli.certify_cmd", "certify", "Certify a router, black-box."),
+    "import": ("teamwire.cli.import_cmd", "import_group", "Import other systems' sessions as bundles."),
 }
 
 
