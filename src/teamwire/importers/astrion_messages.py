@@ -17,7 +17,7 @@ from typing import Any
 
 from teamwire.importers.files import JsonFile, Problem
 from teamwire.json_members import json_type
-from teamwire.validator.locate import locate_pointers
+from teamwire.json_text import locate_pointers
 
 EXTENSION = "astrion"
 """The member that keeps what astrion recorded beyond the bundle format."""

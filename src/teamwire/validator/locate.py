@@ -11,105 +11,12 @@ import dataclasses
 import io
 import json
 import os
-from collections.abc import Iterable
 
-from teamwire.json_text import TOKEN, escape_pointer_token, string_value
+from teamwire.json_text import TOKEN
+from teamwire.json_text import Lines as Lines
+from teamwire.json_text import locate_offsets
+from teamwire.json_text import locate_pointers as locate_pointers
 from teamwire.validator.findings import FileReport, Finding
-
-
-class Lines:
-    """Turns increasing offsets into (line, column) without rescanning the text."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.line = 1
-        self.line_start = 0
-        self.scanned = 0
-
-    def at(self, offset: int) -> tuple[int, int]:
-        text = self.text
-        self.line += text.count("\n", self.scanned, offset)
-        newline = text.rfind("\n", self.scanned, offset)
-        if newline >= 0:
-            self.line_start = newline + 1
-        self.scanned = offset
-        return self.line, offset - self.line_start + 1
-
-
-def locate_pointers(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int]]:
-    """1-based (line, column) in ``text`` where the value at each pointer starts, if it exists."""
-    return {pointer: (line, column) for pointer, (line, column, _offset)
-            in _locate(text, pointers).items()}
-
-
-def _locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int, int]]:
-    """(line, column, offset in ``text``) where the value at each pointer starts."""
-    wanted = set(pointers)
-    found: dict[str, tuple[int, int, int]] = {}
-    if not wanted:
-        return found
-    prefixes = {p[:i] for p in wanted for i in range(len(p) + 1) if i == len(p) or p[i] == "/"}
-    lines = Lines(text)
-    # Each frame: [path of the container, is an array, next index, key awaiting its value]
-    stack: list[list[object]] = []
-    expect_key = False
-    skipping = 0
-    # Once every pointer is found, read on only until the objects holding them have closed:
-    # a duplicated member (the decoder keeps the last) can only come before that. ``depth``
-    # is the stack depth of the shallowest such object still open.
-    depth: int | None = None
-    for match in TOKEN.finditer(text):
-        token = match.group()
-        first = token[0]
-        if skipping:
-            if first in "{[":
-                skipping += 1
-            elif first in "}]":
-                skipping -= 1
-            continue
-        if first == ":":
-            continue
-        if first == ",":
-            expect_key = bool(stack) and not stack[-1][1]
-            continue
-        if first in "}]":
-            if stack:
-                stack.pop()
-            expect_key = False
-            if depth is not None and len(stack) < depth:
-                depth = None  # every object holding a found member has closed
-                if len(found) == len(wanted):
-                    break
-            continue
-        if expect_key:
-            if first == '"':
-                stack[-1][3] = string_value(token)
-            expect_key = False
-            continue
-        if stack:
-            frame = stack[-1]
-            if frame[1]:
-                index = frame[2]
-                assert isinstance(index, int)
-                frame[2] = index + 1
-                current = f"{frame[0]}/{index}"
-            else:
-                current = f"{frame[0]}/{escape_pointer_token(str(frame[3]))}"
-        else:
-            current = ""
-        if current in wanted:
-            found[current] = (*lines.at(match.start()), match.start())
-            if stack and not stack[-1][1]:
-                depth = len(stack) if depth is None else min(depth, len(stack))
-            if len(found) == len(wanted) and depth is None:
-                break
-        if first in "{[":
-            if current in prefixes:
-                stack.append([current, first == "[", 0, None])
-                expect_key = first == "{"
-            else:
-                skipping = 1
-    return found
 
 
 def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) -> None:
@@ -138,11 +45,11 @@ def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) ->
             continue
         # A byte order mark is no column of line 1, as editors and CI annotations show it.
         text = source.decode("utf-8", errors="replace").removeprefix("\ufeff")
-        places = _locate(text, missing)
+        places = locate_offsets(text, missing)
         # A finding about a member that is missing is placed on the object that lacks it.
         absent = missing - places.keys()
         if absent:
-            places.update(_locate(text, {p[:i] for p in absent for i in range(len(p))
+            places.update(locate_offsets(text, {p[:i] for p in absent for i in range(len(p))
                                          if p[i] == "/"}))
         report.findings = [_placed(f, text, place)
                            if f.file_line is None and (place := _nearest(places, f.pointer))
@@ -186,7 +93,7 @@ def _record_columns(report: FileReport) -> None:
         return
     if 1 in records:
         records[1] = records[1].removeprefix("\ufeff")  # the line's columns start after a BOM
-    places = {number: _locate(text, wanted[number]) for number, text in records.items()}
+    places = {number: locate_offsets(text, wanted[number]) for number, text in records.items()}
     placed = []
     for f in report.findings:
         inner = f.pointer[len(f"/{f.index}"):] if f.pointer and f.index is not None else ""
