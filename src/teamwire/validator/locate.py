@@ -12,9 +12,8 @@ import io
 import json
 import os
 
-from teamwire.json_text import TOKEN
+from teamwire.json_text import TOKEN, locate_offsets
 from teamwire.json_text import Lines as Lines
-from teamwire.json_text import locate_offsets
 from teamwire.json_text import locate_pointers as locate_pointers
 from teamwire.validator.findings import FileReport, Finding
 
