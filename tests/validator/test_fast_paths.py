@@ -20,12 +20,12 @@ from jsonschema import Draft202012Validator
 from teamwire.envelope import LEADER_NAME, MessageType, ParseError, Profile, parse, render
 from teamwire.envelope.fast_parser import parse_fast, scan
 from teamwire.validator import lint_value
-from teamwire.validator.context import Emitter
 from teamwire.validator.conversation import ConversationLinter
+from teamwire.validator.cross_conversation import _paired
+from teamwire.validator.emitter import Emitter
 from teamwire.validator.engine import _bundle_agent, _leader_calls
 from teamwire.validator.options import LintOptions
 from teamwire.validator.scan import HEADER_MARK, has_mark
-from teamwire.validator.session import _paired
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import compile_check, tool_catalog
 from tests.envelope.strategies import envelopes

@@ -17,7 +17,7 @@ from teamwire.envelope import LEADER_NAME, MessageType
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.envelope_checks import CONTENT
 from teamwire.validator.linter_state import IdTest
-from teamwire.validator.model import Call, Delivery, Result
+from teamwire.validator.model import Call, DeliveredEnvelope, Result
 from teamwire.validator.scan import (
     HEADER_MARK,
     MARK_KEY,
@@ -201,7 +201,7 @@ class ConversationLinter(ToolChecks):
                             if collected is not None:
                                 collected.append(
                                     (index, message_id, quiet_plan[0], body) if quiet_plan[3]
-                                    else Delivery(index, message_id, sender, quiet_plan[0], body))
+                                    else DeliveredEnvelope(index, message_id, sender, quiet_plan[0], body))
                             self.protocol_seen = True
                             continue
                 fields = scan(content)
@@ -223,7 +223,7 @@ class ConversationLinter(ToolChecks):
                 collected = plan[2]
                 if collected is not None:
                     collected.append((index, message_id, plan[0], body) if plan[3]
-                                     else Delivery(index, message_id, sender, plan[0], body))
+                                     else DeliveredEnvelope(index, message_id, sender, plan[0], body))
                 self.protocol_seen = True
                 if nl > 0 and len(heads) < _HEADS:
                     parts = (sender, label, tag, f"\n\n<{sender}>\n<{tag}>\n",
@@ -360,7 +360,7 @@ class ConversationLinter(ToolChecks):
             collected = self._collected(is_output, sender)
             if collected is not None:
                 collected.append((index, fields[3], mtype, fields[6]) if is_output
-                                 else Delivery(index, fields[3], sender, mtype, fields[6],
+                                 else DeliveredEnvelope(index, fields[3], sender, mtype, fields[6],
                                                question_id=answer_of(fields).question_id
                                                if mtype is _ANSWER else None))
             key = (fields[2], fields[4], sender)

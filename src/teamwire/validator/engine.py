@@ -21,14 +21,14 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.errors import caret_context, position
 from teamwire.json_members import has_repeats, repeats
-from teamwire.validator.context import Emitter, escape_pointer
 from teamwire.validator.conversation import ConversationLinter
+from teamwire.validator.cross_conversation import SessionChecker
+from teamwire.validator.emitter import Emitter, escape_pointer
 from teamwire.validator.findings import FileReport, Finding, Severity
 from teamwire.validator.locate import Lines
 from teamwire.validator.model import LEADER, Agent, AgentKind, Facts
 from teamwire.validator.options import LintOptions
 from teamwire.validator.scan import HEADER_MARK, shorten, unsafe_name_char
-from teamwire.validator.session import SessionChecker
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog, tool_catalog
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
-from teamwire.validator.context import Emitter
+from teamwire.validator.emitter import Emitter
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.scan import locate
 from teamwire.validator.session_index import SessionIndex
@@ -117,7 +117,7 @@ class LinterState:
         self.plans: dict[tuple[str, str, str], Plan] = {}
         # the same, for heads that no placement rule reports as a user message here, with
         # the list their deliveries are collected in (None when not collecting) and whether
-        # they are Outputs (collected as Output tuples, others as Delivery records)
+        # they are Outputs (collected as Output tuples, others as DeliveredEnvelope records)
         self.quiet: dict[tuple[str, str, str],
                          tuple[MessageType, IdTest, list[Any] | None, bool]] = {}
         # header line of a quiet delivery → (sender, label, tag, the head's lines after the

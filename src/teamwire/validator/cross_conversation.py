@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
-from teamwire.validator.context import Emitter
-from teamwire.validator.model import Call, Delivery, Facts, Output
+from teamwire.validator.emitter import Emitter
+from teamwire.validator.model import Call, DeliveredEnvelope, Facts, Output
 from teamwire.validator.scan import is_run_result, shorten
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import answered_id, ask_other_form
@@ -40,7 +40,7 @@ class _Send:
     types: Types
     id: str | None
     content: str | None
-    delivery: Delivery | None = None
+    delivery: DeliveredEnvelope | None = None
     delivered_id_differs: bool = False
     delivered_content_differs: bool = False
 
@@ -48,27 +48,27 @@ class _Send:
 class _Inbox:
     """The deliveries of one conversation, indexed (lazily) so that matching a send is cheap."""
 
-    def __init__(self, deliveries: list[Delivery]) -> None:
+    def __init__(self, deliveries: list[DeliveredEnvelope]) -> None:
         self.deliveries = deliveries
-        self._by_id: dict[tuple[str, str], list[Delivery]] | None = None
-        self._by_content: dict[tuple[str, str], list[Delivery]] | None = None
-        self._by_plain_id: dict[str, list[Delivery]] | None = None
+        self._by_id: dict[tuple[str, str], list[DeliveredEnvelope]] | None = None
+        self._by_content: dict[tuple[str, str], list[DeliveredEnvelope]] | None = None
+        self._by_plain_id: dict[str, list[DeliveredEnvelope]] | None = None
 
-    def by_id(self) -> dict[tuple[str, str], list[Delivery]]:
+    def by_id(self) -> dict[tuple[str, str], list[DeliveredEnvelope]]:
         if self._by_id is None:
             self._by_id = {}
             for d in self.deliveries:
                 self._by_id.setdefault((d.sender, d.id), []).append(d)
         return self._by_id
 
-    def by_plain_id(self) -> dict[str, list[Delivery]]:
+    def by_plain_id(self) -> dict[str, list[DeliveredEnvelope]]:
         if self._by_plain_id is None:
             self._by_plain_id = {}
             for d in self.deliveries:
                 self._by_plain_id.setdefault(d.id, []).append(d)
         return self._by_plain_id
 
-    def by_content(self) -> dict[tuple[str, str], list[Delivery]]:
+    def by_content(self) -> dict[tuple[str, str], list[DeliveredEnvelope]]:
         if self._by_content is None:
             self._by_content = {}
             for d in self.deliveries:
@@ -76,8 +76,8 @@ class _Inbox:
         return self._by_content
 
     @staticmethod
-    def _first(candidates: Iterable[Delivery] | None,
-               types: Types) -> Delivery | None:
+    def _first(candidates: Iterable[DeliveredEnvelope] | None,
+               types: Types) -> DeliveredEnvelope | None:
         for d in candidates or ():
             if not d.consumed and d.mtype in types:
                 d.consumed = True
@@ -85,12 +85,12 @@ class _Inbox:
         return None
 
     def take_id(self, sender: str, message_id: str,
-                types: Types) -> Delivery | None:
+                types: Types) -> DeliveredEnvelope | None:
         """The first unmatched delivery from ``sender`` with this id, marked matched."""
         return self._first(self.by_id().get((sender, message_id)), types)
 
     def take_content(self, sender: str, content: str,
-                     types: Types) -> Delivery | None:
+                     types: Types) -> DeliveredEnvelope | None:
         """The first unmatched delivery from ``sender`` carrying ``content``, marked matched."""
         return self._first(self.by_content().get((sender, content)), types)
 
@@ -285,7 +285,7 @@ class SessionChecker:
     def _deliver(self, send: _Send) -> None:
         sender = send.facts.agent.name or ""
         inbox = self._inbox(send.target)
-        found: Delivery | None = None
+        found: DeliveredEnvelope | None = None
         if send.id is not None:
             found = inbox.take_id(sender, send.id, send.types)
             if found is not None and send.content is not None and found.content != send.content:
