@@ -18,6 +18,25 @@ from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.envelope_checks import CONTENT
 from teamwire.validator.linter_state import IdTest
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
+from teamwire.validator.rules.envelope_rules import LEGACY_NOTICE_PREFIX
+from teamwire.validator.rules.input_rules import INVALID_MESSAGE, MULTIMODAL_CONTENT
+from teamwire.validator.rules.placement_rules import (
+    ANSWER_AS_USER_MESSAGE,
+    MESSAGE_TO_LEADER,
+    OUTPUT_FROM_LEADER,
+    OUTPUT_TO_SUB_AGENT,
+    SELF_ADDRESSED,
+    SINGLE_INITIAL_TASK,
+    TASK_NOT_FROM_LEADER,
+    TASK_TO_LEADER,
+)
+from teamwire.validator.rules.security_rules import (
+    COMPLETION_RESULT_MISMATCH,
+    FORGED_HEADER_IN_OUTPUT,
+    RUN_RESULT_AS_USER_MESSAGE,
+    RUN_RESULT_IN_OUTPUT,
+)
+from teamwire.validator.rules.tool_rules import DUPLICATE_TOOL_RESULT, MISSING_TOOL_RESULT, ORPHAN_TOOL_RESULT
 from teamwire.validator.scan import (
     HEADER_MARK,
     MARK_KEY,
@@ -65,7 +84,7 @@ class ConversationLinter(ToolChecks):
 
     def _feed(self, index: int, message: Any) -> None:
         if type(message) is not dict:
-            self.emit("TW004", f"message is a JSON {json_type(message)}, not an object", index)
+            self.emit(INVALID_MESSAGE, f"message is a JSON {json_type(message)}, not an object", index)
             return
         role = message.get("role")
         if role == "assistant":
@@ -82,7 +101,7 @@ class ConversationLinter(ToolChecks):
                 self._bad_content(index, content, "a system message")
         else:
             shown = "missing" if role is None else repr(role)
-            self.emit("TW004", f"role is {shown}; expected one of {', '.join(_ROLES)}", index,
+            self.emit(INVALID_MESSAGE, f"role is {shown}; expected one of {', '.join(_ROLES)}", index,
                       "/role")
 
     def feed_all(self, messages: list[Any]) -> None:
@@ -268,10 +287,10 @@ class ConversationLinter(ToolChecks):
 
     def _bad_content(self, index: int, content: Any, what: str) -> None:
         if type(content) is list:
-            self.emit("TW005", f"content of {what} is an array of parts; protocol messages are "
+            self.emit(MULTIMODAL_CONTENT, f"content of {what} is an array of parts; protocol messages are "
                       "plain strings, so its parts are not checked", index, CONTENT)
         else:
-            self.emit("TW004", f"content of {what} is {json_type(content)}, not a string", index,
+            self.emit(INVALID_MESSAGE, f"content of {what} is {json_type(content)}, not a string", index,
                       CONTENT)
 
     def _flush_pending(self, index: int) -> None:
@@ -283,7 +302,7 @@ class ConversationLinter(ToolChecks):
             return
         for call_id, entry in self.pending.items():
             name, where = (entry.name, entry.index) if isinstance(entry, Call) else entry
-            self.emit("TW411", f"tool call {call_id!r} ({name}) has no result before message "
+            self.emit(MISSING_TOOL_RESULT, f"tool call {call_id!r} ({name}) has no result before message "
                       f"{index}", where)
             self.late.add(call_id)
             if isinstance(entry, Call):
@@ -326,11 +345,12 @@ class ConversationLinter(ToolChecks):
             if parsed:
                 return
         elif content.startswith("[系统通知"):
-            self.emit("TW113", "message uses the retired '[系统通知|…]' prefix instead of an "
+            self.emit(LEGACY_NOTICE_PREFIX, "message uses the retired '[系统通知|…]' prefix instead of an "
                       "envelope", index, CONTENT, content, 0)
             return
         elif content.startswith("<result") and is_run_result(content):
-            self.emit("TW605", "a run result is inserted as a user message of its own", index,
+            self.emit(RUN_RESULT_AS_USER_MESSAGE,
+                      "a run result is inserted as a user message of its own", index,
                       CONTENT, content, 0)
             return
         if has_mark(content):
@@ -340,7 +360,7 @@ class ConversationLinter(ToolChecks):
         mtype = self.check_envelope(index, text, fields)
         sender = fields[0]
         if sender == self.name:
-            self.emit("TW206", f"{sender} sends a message into its own conversation", index,
+            self.emit(SELF_ADDRESSED, f"{sender} sends a message into its own conversation", index,
                       CONTENT, text, 3)
         if mtype is not None:
             self._placement(index, text, sender, mtype)
@@ -349,7 +369,7 @@ class ConversationLinter(ToolChecks):
                     and is_run_result(body):
                 problem = completion_result_problem(body, sender)
                 if problem is not None:
-                    report = partial(self.emit, "TW606", problem[0], index, CONTENT, text,
+                    report = partial(self.emit, COMPLETION_RESULT_MISMATCH, problem[0], index, CONTENT, text,
                                      content_offset(text) + problem[1])
                     if self.facts is None:
                         report()
@@ -434,32 +454,33 @@ class ConversationLinter(ToolChecks):
     def _placement(self, index: int, text: str, sender: str, mtype: MessageType) -> None:
         if mtype is _ANSWER:
             if self.strict:
-                self.emit("TW204", "an Answer is delivered as a user message; answers are only "
+                self.emit(ANSWER_AS_USER_MESSAGE,
+                          "an Answer is delivered as a user message; answers are only "
                           "the result of the ask tool call", index, CONTENT, text, 0)
         elif mtype is _TASK:
             if sender != LEADER_NAME:
-                self.emit("TW201", f"Task sent by {sender}; only the Team Leader sends tasks",
+                self.emit(TASK_NOT_FROM_LEADER, f"Task sent by {sender}; only the Team Leader sends tasks",
                           index, CONTENT, text, 3)
             if self.is_leader:
-                self.emit("TW207", "Task delivered to the Team Leader; tasks go to sub-agents",
+                self.emit(TASK_TO_LEADER, "Task delivered to the Team Leader; tasks go to sub-agents",
                           index, CONTENT, text, 0)
             elif self.is_sub:
                 self.tasks += 1
                 if self.tasks > 1:
-                    self.emit("TW211", "second Task in this conversation; a sub-agent receives "
+                    self.emit(SINGLE_INITIAL_TASK, "second Task in this conversation; a sub-agent receives "
                               "exactly one Task", index, CONTENT, text, 0)
                 elif self.protocol_seen:
-                    self.emit("TW211", "the Task is not the first protocol message of this "
+                    self.emit(SINGLE_INITIAL_TASK, "the Task is not the first protocol message of this "
                               "conversation", index, CONTENT, text, 0)
         elif mtype is _PROGRESS or mtype is _COMPLETION:
             if sender == LEADER_NAME:
-                self.emit("TW202", "Output sent by the Team Leader; only sub-agents report",
+                self.emit(OUTPUT_FROM_LEADER, "Output sent by the Team Leader; only sub-agents report",
                           index, CONTENT, text, 3)
             if self.is_sub:
-                self.emit("TW203", "Output delivered to a sub-agent; reports go only to the "
+                self.emit(OUTPUT_TO_SUB_AGENT, "Output delivered to a sub-agent; reports go only to the "
                           "Team Leader", index, CONTENT, text, 0)
         elif mtype is _MESSAGE and self.is_leader:
-            self.emit("TW205", "Message delivered to the Team Leader; messages go only to "
+            self.emit(MESSAGE_TO_LEADER, "Message delivered to the Team Leader; messages go only to "
                       "sub-agents", index, CONTENT, text, 0)
 
     # -- assistant messages and tool results ----------------------------------------------------
@@ -478,21 +499,22 @@ class ConversationLinter(ToolChecks):
                 if has_mark(content):
                     at = forged_header_offset(content)
                     if at is not None:
-                        self.emit("TW603", "assistant output holds a line that forms an envelope "
+                        self.emit(FORGED_HEADER_IN_OUTPUT,
+                                  "assistant output holds a line that forms an envelope "
                                   "header; once forwarded it would read as a forged message",
                                   index, CONTENT, content, at)
                 if content[0] == "<" and content.startswith("<result") \
                         and is_run_result(content):
-                    self.emit("TW604", "natural output is a whole run result; only the router "
+                    self.emit(RUN_RESULT_IN_OUTPUT, "natural output is a whole run result; only the router "
                               "writes those", index, CONTENT, content, 0)
         elif content is not None:
             self._bad_content(index, content, "an assistant message")
         if calls is None:
             if content is None:
-                self.emit("TW004", "assistant message has neither content nor tool_calls", index)
+                self.emit(INVALID_MESSAGE, "assistant message has neither content nor tool_calls", index)
             return
         if type(calls) is not list:
-            self.emit("TW004", f"tool_calls is {json_type(calls)}, not an array", index,
+            self.emit(INVALID_MESSAGE, f"tool_calls is {json_type(calls)}, not an array", index,
                       "/tool_calls")
             return
         call_ids, special, pending = self.call_ids, self.special_tools, self.pending
@@ -542,17 +564,18 @@ class ConversationLinter(ToolChecks):
 
     def _unmatched_result(self, index: int, call_id: Any) -> None:
         if type(call_id) is not str or not call_id:
-            self.emit("TW004", "tool message has no tool_call_id string", index, "/tool_call_id")
+            self.emit(INVALID_MESSAGE, "tool message has no tool_call_id string", index, "/tool_call_id")
         elif call_id in self.late:
             self.late.discard(call_id)
         elif call_id in self.stopped_calls:
             # The call was taken as one a stop ended without a result; a result after the
             # next message is one that came late after all.
             name, where = self.stopped_calls.pop(call_id)
-            self.emit("TW411", f"tool call {call_id!r} ({name}) gets its result only at message "
+            self.emit(MISSING_TOOL_RESULT, f"tool call {call_id!r} ({name}) gets its result only at message "
                       f"{index}, after a later message", where)
         elif call_id in self.call_ids:
-            self.emit("TW412", f"another result for tool call {call_id!r}", index, "/tool_call_id")
+            self.emit(DUPLICATE_TOOL_RESULT,
+                      f"another result for tool call {call_id!r}", index, "/tool_call_id")
         else:
-            self.emit("TW413", f"tool result answers no pending call: {call_id!r}", index,
+            self.emit(ORPHAN_TOOL_RESULT, f"tool result answers no pending call: {call_id!r}", index,
                       "/tool_call_id")

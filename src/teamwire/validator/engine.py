@@ -24,10 +24,23 @@ from teamwire.json_members import has_repeats, repeats
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.cross_conversation import SessionChecker
 from teamwire.validator.emitter import Emitter, escape_pointer
-from teamwire.validator.findings import FileReport, Finding, Severity
+from teamwire.validator.findings import FileReport, Finding
 from teamwire.validator.locate import Lines
 from teamwire.validator.model import LEADER, Agent, AgentKind, Facts
 from teamwire.validator.options import LintOptions
+from teamwire.validator.rules.envelope_rules import INVALID_DISPLAY_NAME
+from teamwire.validator.rules.input_rules import (
+    AGENT_ENTRY_MISMATCH,
+    INVALID_ENCODING,
+    INVALID_JSON,
+    RECORD_TOO_LARGE,
+    REPEATED_MEMBER_NAME,
+    UNEXPECTED_SHAPE,
+    UNIDENTIFIED_AGENT,
+    UNREADABLE_INPUT,
+    UNSUPPORTED_VERSION,
+)
+from teamwire.validator.rules.security_rules import UNSAFE_DISPLAY_NAME
 from teamwire.validator.scan import HEADER_MARK, shorten, unsafe_name_char
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog, tool_catalog
@@ -115,7 +128,7 @@ def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None =
                 if reason is not None:
                     raise _NotTranscript(reason)
                 report.messages = _lint_value(value, emitter, options)
-                if _REPEATS in emitter.policy.enabled:
+                if emitter.on(_REPEATS):
                     _report_repeats(data.decode("utf-8"), value, emitter, options)
     except _NotTranscript as exc:
         report.skipped = str(exc)
@@ -161,7 +174,8 @@ def lint_file(path: str, options: LintOptions | None = None,
 
 def unreadable(path: str, reason: str) -> FileReport:
     """The report of an input that cannot be read: one TW010 finding, whatever is selected."""
-    finding = Finding(rule="TW010", severity=Severity.ERROR, message=reason, file=path)
+    finding = Finding(rule=UNREADABLE_INPUT.code, severity=UNREADABLE_INPUT.severity,
+                      message=reason, file=path)
     return FileReport(path, findings=[finding], error=reason)
 
 
@@ -186,7 +200,7 @@ def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
                   index: int | None = None) -> None:
     """Report why ``data`` is not JSON: bad UTF-8 or a syntax error, with line and column."""
     if not data.strip():
-        emitter.emit("TW001", "invalid JSON: the input is empty (expected a session bundle or a "
+        emitter.emit(INVALID_JSON, "invalid JSON: the input is empty (expected a session bundle or a "
                      "conversation)", index=index, line=1 + line_offset, column=1,
                      file_line=1 + line_offset)
         return
@@ -195,7 +209,7 @@ def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
     except UnicodeDecodeError as exc:
         prefix = data[: exc.start].decode("utf-8", errors="replace")
         line, column = position(prefix, len(prefix))
-        emitter.emit("TW002", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
+        emitter.emit(INVALID_ENCODING, f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
                      f"({exc.reason})", index=index, line=line + line_offset, column=column,
                      file_line=line + line_offset)
         return
@@ -205,15 +219,15 @@ def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
         offset = min(exc.pos, len(text))
         line, column = position(text, offset)
         message = exc.msg if exc.msg else str(exc)
-        emitter.emit("TW001", f"invalid JSON: {message}", index=index, line=line + line_offset,
+        emitter.emit(INVALID_JSON, f"invalid JSON: {message}", index=index, line=line + line_offset,
                      column=column, snippet=caret_context(text, offset),
                      file_line=line + line_offset)
         return
     # Decodes as text but not as bytes: nothing left to say beyond that.
-    emitter.emit("TW001", "invalid JSON", index=index, line=1 + line_offset, column=1)
+    emitter.emit(INVALID_JSON, "invalid JSON", index=index, line=1 + line_offset, column=1)
 
 
-_REPEATS = "TW011"
+_REPEATS = REPEATED_MEMBER_NAME
 _SNIPPET_SPAN = 40
 
 
@@ -292,7 +306,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
     if reason is not None:
         raise _NotTranscript(reason)
     if _is_event_log(first):
-        emitter.emit("TW003", "this is a teamwire event log (records with seq and event), not a "
+        emitter.emit(UNEXPECTED_SHAPE, "this is a teamwire event log (records with seq and event), not a "
                      "conversation; lint the session bundle instead", line=1, column=1)
         return 0
     scan.seek(0)
@@ -303,7 +317,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
     index = 0
     for number, line in _records(stream, options.max_record_bytes):
         if line is None:
-            emitter.emit("TW008", f"line is longer than {options.max_record_bytes} bytes; "
+            emitter.emit(RECORD_TOO_LARGE, f"line is longer than {options.max_record_bytes} bytes; "
                          "skipped", agent=agent.name, index=index, line=number, column=1,
                          file_line=number)
             index += 1
@@ -318,7 +332,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
             _decode_error(line.rstrip(b"\r\n"), emitter, number - 1, index)
             index += 1
             continue
-        if _REPEATS in emitter.policy.enabled:
+        if emitter.on(_REPEATS):
             _report_repeats(line.rstrip(b"\r\n").decode("utf-8"), message, emitter, options,
                             index, number, agent.name)
         linter.feed(index, message, number)
@@ -365,7 +379,7 @@ def _lint_value(value: Any, emitter: Emitter, options: LintOptions) -> int:
             return _lint_bundle(value, emitter, options)
         what = ("a single message; a conversation is an array of messages"
                 if "role" in value else "an object that is neither a bundle nor a conversation")
-        emitter.emit("TW003", f"top level is {what}", pointer="")
+        emitter.emit(UNEXPECTED_SHAPE, f"top level is {what}", pointer="")
         return 0
     if type(value) is list:
         tools = tool_catalog(options.profile)
@@ -376,7 +390,7 @@ def _lint_value(value: Any, emitter: Emitter, options: LintOptions) -> int:
         linter.finish()
         _unidentified(agent, len(value), emitter)
         return len(value)
-    emitter.emit("TW003", f"top level is {_kind(value)}; expected a session bundle (object) or "
+    emitter.emit(UNEXPECTED_SHAPE, f"top level is {_kind(value)}; expected a session bundle (object) or "
                  "a conversation (array of messages)", pointer="")
     return 0
 
@@ -402,7 +416,7 @@ def _identity(options: LintOptions, messages: Any, tools: ToolCatalog) -> Agent:
 def _unidentified(agent: Agent, messages: int, emitter: Emitter) -> None:
     # An empty conversation has nothing the owner would change the checks of.
     if agent.kind is AgentKind.UNKNOWN and messages:
-        emitter.emit("TW009", "cannot tell whose conversation this is (no leader or sub-agent "
+        emitter.emit(UNIDENTIFIED_AGENT, "cannot tell whose conversation this is (no leader or sub-agent "
                      "tool calls, no tasks or reports); pass --agent to check direction rules",
                      pointer="")
 
@@ -467,22 +481,23 @@ def infer_agent(messages: Iterable[Any], tools: ToolCatalog, profile: Profile) -
 def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions) -> int:
     version = bundle.get("teamwire")
     if type(version) is not str:
-        emitter.emit("TW006", "bundle has no 'teamwire' version string", pointer="/teamwire"
+        emitter.emit(UNSUPPORTED_VERSION, "bundle has no 'teamwire' version string", pointer="/teamwire"
                      if "teamwire" in bundle else "")
     elif _VERSION.fullmatch(version) is None:
-        emitter.emit("TW006", f"bundle version {shorten(version)!r} is not major.minor, both "
+        emitter.emit(UNSUPPORTED_VERSION, f"bundle version {shorten(version)!r} is not major.minor, both "
                      "decimal without leading zeros", pointer="/teamwire")
     elif version.split(".", 1)[0] != _SUPPORTED_MAJOR:
-        emitter.emit("TW006", f"bundle version {shorten(version)!r} is not 1.x", pointer="/teamwire")
+        emitter.emit(UNSUPPORTED_VERSION,
+                     f"bundle version {shorten(version)!r} is not 1.x", pointer="/teamwire")
     agents_value = bundle.get("agents")
     if type(agents_value) is not dict:
         what = f"'agents' is {_kind(agents_value)}, not" if "agents" in bundle \
             else "bundle has no 'agents',"
-        emitter.emit("TW003", f"{what} an object mapping display names to conversations",
+        emitter.emit(UNEXPECTED_SHAPE, f"{what} an object mapping display names to conversations",
                      pointer="/agents")
         return 0
     if LEADER_NAME not in agents_value:
-        emitter.emit("TW003", "bundle has no 'Team Leader' entry", pointer="/agents")
+        emitter.emit(UNEXPECTED_SHAPE, "bundle has no 'Team Leader' entry", pointer="/agents")
     entries: list[tuple[Agent, list[Any], str]] = []
     for name, entry in agents_value.items():
         pointer = "/agents/" + escape_pointer(name)
@@ -492,7 +507,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
             continue
         messages = entry.get("messages")
         if type(messages) is not list:
-            emitter.emit("TW003", f"messages of {shorten(name)} is {_kind(messages)}, not an "
+            emitter.emit(UNEXPECTED_SHAPE, f"messages of {shorten(name)} is {_kind(messages)}, not an "
                          "array", agent=name, pointer=pointer + "/messages")
             continue
         entries.append((agent, messages, pointer + "/messages"))
@@ -517,31 +532,32 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
 
 def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agent | None:
     if type(entry) is not dict:
-        emitter.emit("TW003", f"entry of {shorten(name)} is {_kind(entry)}, not an object",
+        emitter.emit(UNEXPECTED_SHAPE, f"entry of {shorten(name)} is {_kind(entry)}, not an object",
                      agent=name, pointer=pointer)
         return None
     bad = unsafe_name_char(name)
     problem = name_problem(name)
     if bad is not None:
-        emitter.emit("TW602", f"display name {shorten(name)!r} holds {bad!r} "
+        emitter.emit(UNSAFE_DISPLAY_NAME, f"display name {shorten(name)!r} holds {bad!r} "
                      f"(U+{ord(bad):04X})", agent=name, pointer=pointer)
     elif problem is not None:
-        emitter.emit("TW112", f"{problem}: {shorten(name)!r}", agent=name, pointer=pointer)
+        emitter.emit(INVALID_DISPLAY_NAME, f"{problem}: {shorten(name)!r}", agent=name, pointer=pointer)
     role_id = entry.get("role_id")
     agent_id = entry.get("agent_id")
     if name == LEADER_NAME:
         if role_id != LEADER_ROLE_ID or "agent_id" in entry:
-            emitter.emit("TW007", "the Team Leader's entry must have role_id 'team-leader' and "
+            emitter.emit(AGENT_ENTRY_MISMATCH, "the Team Leader's entry must have role_id 'team-leader' and "
                          "no agent_id", agent=name, pointer=pointer)
         return LEADER
     match = _NUMBER_SUFFIX.search(name)
     number = int(match[1]) if match is not None else None
     if type(role_id) is not str or not is_role_id(role_id) or role_id == LEADER_ROLE_ID:
-        emitter.emit("TW007", f"role_id of {shorten(name)} is missing or not a sub-agent role id",
+        emitter.emit(AGENT_ENTRY_MISMATCH,
+                     f"role_id of {shorten(name)} is missing or not a sub-agent role id",
                      agent=name, pointer=pointer + "/role_id")
         role_id = role_id if type(role_id) is str else None
     if type(agent_id) is not int or isinstance(agent_id, bool) or agent_id != number:
-        emitter.emit("TW007", f"agent_id of {shorten(name)} must be the number its name ends "
+        emitter.emit(AGENT_ENTRY_MISMATCH, f"agent_id of {shorten(name)} must be the number its name ends "
                      f"with ({number if number is not None else 'none'})", agent=name,
                      pointer=pointer + "/agent_id")
         agent_id = number

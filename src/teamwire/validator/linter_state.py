@@ -13,6 +13,15 @@ from typing import Any
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
+from teamwire.validator.registry import Rule
+from teamwire.validator.rules.id_rules import ID_ABBREVIATION_MISMATCH
+from teamwire.validator.rules.tool_rules import (
+    FORBIDDEN_TOOL,
+    INVALID_ARGUMENTS,
+    LEADER_TOOL_BY_SUB_AGENT,
+    REMOVED_TOOL,
+    SUB_AGENT_TOOL_BY_LEADER,
+)
 from teamwire.validator.scan import locate
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog
@@ -26,7 +35,7 @@ Plan = tuple[MessageType, IdTest]
 @dataclass(frozen=True)
 class _Tables:
     labels: dict[str, tuple[MessageType, str, str]]
-    verdicts: dict[str, tuple[str, str]]
+    verdicts: dict[str, tuple[Rule, str]]
     special: frozenset[str]
     protocol_plain: frozenset[str]
 
@@ -44,17 +53,17 @@ def _tables(profile: Profile, tools: ToolCatalog, is_leader: bool, is_sub: bool)
     if profile is not Profile.STRICT:
         done = MessageType.COMPLETION
         labels[ASTRION_COMPLETION_LABEL] = (done, done.tag, done.prefix)
-    verdicts: dict[str, tuple[str, str]] = {}
+    verdicts: dict[str, tuple[Rule, str]] = {}
     if is_sub:
         for name in tools.leader_only:
-            verdicts[name] = ("TW403", "is a Team Leader tool, called by a sub-agent")
+            verdicts[name] = (LEADER_TOOL_BY_SUB_AGENT, "is a Team Leader tool, called by a sub-agent")
     if is_leader:
         for name in tools.sub_agent_only:
-            verdicts[name] = ("TW404", "is a sub-agent tool, called by the Team Leader")
+            verdicts[name] = (SUB_AGENT_TOOL_BY_LEADER, "is a sub-agent tool, called by the Team Leader")
     for name in tools.forbidden:
-        verdicts[name] = ("TW406", "is forbidden: a sub-agent reports by natural output")
+        verdicts[name] = (FORBIDDEN_TOOL, "is forbidden: a sub-agent reports by natural output")
     for name in tools.removed:
-        verdicts[name] = ("TW405", "was removed in multi-agent mode")
+        verdicts[name] = (REMOVED_TOOL, "was removed in multi-agent mode")
     tables = _Tables(labels, verdicts, tools.protocol.union(verdicts),
                      tools.protocol.difference(verdicts))
     _TABLES[key] = (tools, tables)
@@ -91,7 +100,7 @@ class LinterState:
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path
         self.labels = tables.labels
-        self.check_abbreviations = emitter.on("TW305")
+        self.check_abbreviations = emitter.on(ID_ABBREVIATION_MISMATCH)
         # tool name → the finding calling it makes in this agent's conversation
         self.tool_verdicts = tables.verdicts
         # tools some check looks into: protocol tools and those with a verdict
@@ -137,7 +146,7 @@ class LinterState:
         self.custom_roles: dict[tuple[str, str], int] = {}
         self.known: dict[int, set[str]] = {}
         self.terminated: set[tuple[str, int]] = set()
-        self.check_arguments = emitter.on("TW402")
+        self.check_arguments = emitter.on(INVALID_ARGUMENTS)
         # tool name → a test passing the arguments its schemas accept
         self.argument_tests: dict[str, Callable[[Any], bool]] = {}
         self.targets: dict[tuple[int, str | None], str | None] = {}
@@ -147,15 +156,15 @@ class LinterState:
             for sub in session.preexisting():
                 self.known.setdefault(sub.agent_id or 0, set()).add(sub.role_id or "")
 
-    def emit(self, code: str, message: str, index: int | None, tail: str = "",
+    def emit(self, rule: Rule, message: str, index: int | None, tail: str = "",
              text: str | None = None, offset: int | None = None) -> None:
-        """Report rule ``code`` at message ``index`` (``tail`` extends its pointer).
+        """Report ``rule`` at message ``index`` (``tail`` extends its pointer).
 
         With ``text`` and ``offset``, the finding gets the line, column and snippet of
         that offset inside ``text`` (the string the pointer names).
         """
         emitter = self.emitter
-        if code not in emitter.policy.enabled:
+        if rule.code not in emitter.policy.enabled:
             return
         line = column = None
         snippet = None
@@ -164,11 +173,11 @@ class LinterState:
         pointer = None if index is None else f"{self.pointer}/{index}{tail}"
         file_line = self.file_line if index is None or index == self.message_index \
             else self.file_lines.get(index)
-        emitter.emit(code, message, agent=self.name, index=index, pointer=pointer, line=line,
+        emitter.emit(rule, message, agent=self.name, index=index, pointer=pointer, line=line,
                      column=column, snippet=snippet, file_line=file_line)
 
-    def emit_at(self, code: str, message: str, index: int, pointer: str, line: int, column: int,
+    def emit_at(self, rule: Rule, message: str, index: int, pointer: str, line: int, column: int,
                 snippet: str | None) -> None:
         """Report a finding whose position is already known (a parse error)."""
-        self.emitter.emit(code, message, agent=self.name, index=index, pointer=pointer,
+        self.emitter.emit(rule, message, agent=self.name, index=index, pointer=pointer,
                           line=line, column=column, snippet=snippet, file_line=self.file_line)
