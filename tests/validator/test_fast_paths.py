@@ -313,15 +313,8 @@ def test_every_edit_of_every_envelope() -> None:
 
 
 def _cold() -> None:
-    """Forget what earlier conversations taught the shared caches."""
-    import teamwire.validator.conversation as conversation
-    import teamwire.validator.envelope_checks as envelope_checks
-    import teamwire.validator.tool_checks as tool_checks
-
-    conversation._QUIET.clear()
-    conversation._HEAD_LINES.clear()
-    envelope_checks._SHARED_PLANS.clear()
-    tool_checks._ANSWER_LINES.clear()
+    """Forget what earlier conversations taught: nothing is left to forget, since each lint
+    call owns its memo (teamwire.validator.memo) and no cache outlives it."""
 
 
 def test_what_other_conversations_taught_changes_nothing() -> None:

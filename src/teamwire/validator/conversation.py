@@ -16,7 +16,7 @@ from orjson import JSONDecodeError, loads
 from teamwire.envelope import LEADER_NAME, MessageType
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.envelope_checks import CONTENT
-from teamwire.validator.linter_state import IdTest
+from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
 from teamwire.validator.rules.envelope_rules import LEGACY_NOTICE_PREFIX
 from teamwire.validator.rules.input_rules import INVALID_MESSAGE, MULTIMODAL_CONTENT
@@ -50,14 +50,8 @@ from teamwire.validator.scan import (
 from teamwire.validator.tool_checks import STATUS_TOOLS, ToolChecks, answer_of
 
 _ROLES = ("system", "user", "assistant", "tool")
-_QUIET: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
-"""Heads found quiet, by what makes them so, for every conversation linted in this process."""
-_QUIET_LIMIT = 1 << 14
 _HEADS = 256
 """Header lines of quiet deliveries remembered per conversation (a handful in practice)."""
-_HEAD_LINES: dict[str, tuple[str, str, str, str, str]] = {}
-"""Header lines of quiet deliveries, for every conversation linted in this process → (sender,
-label, tag, the head's lines after the id, the closing lines): what ``scan`` finds of them."""
 _TASK = MessageType.TASK
 _PROGRESS = MessageType.PROGRESS
 _COMPLETION = MessageType.COMPLETION
@@ -248,9 +242,7 @@ class ConversationLinter(ToolChecks):
                     parts = (sender, label, tag, f"\n\n<{sender}>\n<{tag}>\n",
                              f"\n</{tag}>\n</{sender}>")
                     heads[content[:nl]] = (*parts, plan)
-                    if len(_HEAD_LINES) >= _QUIET_LIMIT:
-                        _HEAD_LINES.clear()
-                    _HEAD_LINES[content[:nl]] = parts
+                    self.memo.add_head_line(content[:nl], parts)
             else:
                 feed(index, message)
 
@@ -387,16 +379,14 @@ class ConversationLinter(ToolChecks):
             plan = self.plans.get(key)
             if plan is not None and sender != self.name and self._placement_quiet(mtype, sender):
                 self.quiet[key] = (plan[0], plan[1], collected, is_output)
-                if len(_QUIET) >= _QUIET_LIMIT:
-                    _QUIET.clear()
-                _QUIET[self._quiet_key(*key)] = (plan[0], plan[1], is_output)
+                self.memo.add_quiet(self._quiet_key(*key), (plan[0], plan[1], is_output))
         self.protocol_seen = True
 
     def _known_head(self, line: str) -> tuple[str, str, str, str, str, tuple[
             MessageType, IdTest, list[Any] | None, bool]] | None:
         """The head of a header line another conversation delivered quietly, when its
         sender, label and tag are quiet here too (now remembered here); else None."""
-        parts = _HEAD_LINES.get(line)
+        parts = self.memo.head_lines.get(line)
         if parts is None or len(self.heads) >= _HEADS:
             return None
         sender, label, tag = parts[0], parts[1], parts[2]
@@ -420,7 +410,7 @@ class ConversationLinter(ToolChecks):
                     sender: str) -> tuple[MessageType, IdTest, list[Any] | None, bool] | None:
         """The quiet plan of a head not delivered here before, when another conversation
         with an owner like this one's found it quiet (now also this one's); else None."""
-        verdict = _QUIET.get(self._quiet_key(label, tag, sender))
+        verdict = self.memo.quiet.get(self._quiet_key(label, tag, sender))
         if verdict is None:
             return None
         mtype, id_test, is_output = verdict

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 from collections.abc import Iterable, Iterator
@@ -26,6 +25,7 @@ from teamwire.validator.cross_conversation import SessionChecker
 from teamwire.validator.emitter import Emitter, escape_pointer
 from teamwire.validator.findings import FileReport, Finding
 from teamwire.validator.locate import Lines
+from teamwire.validator.memo import Memo
 from teamwire.validator.model import LEADER, Agent, AgentKind, Facts
 from teamwire.validator.options import LintOptions
 from teamwire.validator.rules.envelope_rules import INVALID_DISPLAY_NAME
@@ -53,10 +53,6 @@ _NUMBER_SUFFIX = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)
 _READ_CHUNK = 1 << 20
 
 
-@functools.cache
-def default_options() -> LintOptions:
-    """The options of a run that sets none (built once: they list every rule)."""
-    return LintOptions()
 
 
 class _NotTranscript(Exception):
@@ -94,6 +90,93 @@ def _is_event_log(first: Any) -> bool:
     return type(first) is dict and "seq" in first and "event" in first and "role" not in first
 
 
+class Linter:
+    """Lints inputs with one set of options.
+
+    It owns the memo its conversation passes share (``memo.Memo``): what one conversation
+    taught about envelope heads speeds up the next ones, of this input and of later inputs
+    linted by the same linter, and of no other linter.
+    """
+
+    def __init__(self, options: LintOptions | None = None) -> None:
+        self.options = options if options is not None else LintOptions()
+        self.memo = Memo()
+
+    def lint_bytes(self, data: bytes, name: str = "<stdin>", jsonl: bool | None = None,
+                   searched: bool = False) -> FileReport:
+        """Lint the bytes of one input file (see the module's ``lint_bytes``)."""
+        options, memo = self.options, self.memo
+        emitter = Emitter(name, options.policy_for(name))
+        report = FileReport(name)
+        if data.startswith(_BOM):
+            data = data[len(_BOM):]
+        try:
+            if jsonl:
+                report.messages = _lint_jsonl(io.BytesIO(data), emitter, options, memo,
+                                              io.BytesIO(data), searched)
+            else:
+                try:
+                    value = orjson.loads(data)
+                except orjson.JSONDecodeError as exc:
+                    if jsonl is None and "after document" in str(exc) \
+                            and data.lstrip()[:1] == b"{":
+                        stream = io.BytesIO(data)
+                        report.messages = _lint_jsonl(stream, emitter, options, memo,
+                                                      io.BytesIO(data), searched)
+                    else:
+                        _decode_error(data, emitter)
+                else:
+                    reason = not_transcript(value) if searched else None
+                    if reason is not None:
+                        raise _NotTranscript(reason)
+                    report.messages = _lint_value(value, emitter, options, memo)
+                    if emitter.on(_REPEATS):
+                        _report_repeats(data.decode("utf-8"), value, emitter, options)
+        except _NotTranscript as exc:
+            report.skipped = str(exc)
+            return report
+        report.findings = _sorted(emitter)
+        return report
+
+    def lint_value(self, value: Any, name: str = "<input>") -> FileReport:
+        """Lint an already decoded input (see the module's ``lint_value``)."""
+        emitter = Emitter(name, self.options.policy_for(name))
+        report = FileReport(name)
+        report.messages = _lint_value(value, emitter, self.options, self.memo)
+        report.findings = _sorted(emitter)
+        return report
+
+    def lint_file(self, path: str, searched: bool = False) -> FileReport:
+        """Lint one file (see the module's ``lint_file``)."""
+        options = self.options
+        try:
+            if path.endswith(".jsonl"):
+                emitter = Emitter(path, options.policy_for(path))
+                report = FileReport(path)
+                with open(path, "rb") as stream, open(path, "rb") as scan:
+                    try:
+                        report.messages = _lint_jsonl(stream, emitter, options, self.memo, scan,
+                                                      searched)
+                    except _NotTranscript as exc:
+                        report.skipped = str(exc)
+                        return report
+                report.findings = _sorted(emitter)
+                return report
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            return unreadable(path, f"cannot read {path}: {exc.strerror or exc}")
+        return self.lint_bytes(data, path, jsonl=False, searched=searched)
+
+
+DEFAULT_LINTER = Linter()
+"""The linter of calls that give no options (it lists every rule, so it is built once)."""
+
+
+def _linter(options: LintOptions | None) -> Linter:
+    return DEFAULT_LINTER if options is None else Linter(options)
+
+
 def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None = None,
                jsonl: bool | None = None, searched: bool = False) -> FileReport:
     """Lint the bytes of one input file.
@@ -103,73 +186,20 @@ def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None =
     found by searching a directory: one that is plainly no transcript is then not linted
     but marked ``skipped`` (named on its own, it gets TW003).
     """
-    options = options or default_options()
-    emitter = Emitter(name, options.policy_for(name))
-    report = FileReport(name)
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
-    try:
-        if jsonl:
-            report.messages = _lint_jsonl(io.BytesIO(data), emitter, options, io.BytesIO(data),
-                                          searched)
-        else:
-            try:
-                value = orjson.loads(data)
-            except orjson.JSONDecodeError as exc:
-                if jsonl is None and "after document" in str(exc) \
-                        and data.lstrip()[:1] == b"{":
-                    stream = io.BytesIO(data)
-                    report.messages = _lint_jsonl(stream, emitter, options, io.BytesIO(data),
-                                                  searched)
-                else:
-                    _decode_error(data, emitter)
-            else:
-                reason = not_transcript(value) if searched else None
-                if reason is not None:
-                    raise _NotTranscript(reason)
-                report.messages = _lint_value(value, emitter, options)
-                if emitter.on(_REPEATS):
-                    _report_repeats(data.decode("utf-8"), value, emitter, options)
-    except _NotTranscript as exc:
-        report.skipped = str(exc)
-        return report
-    report.findings = _sorted(emitter)
-    return report
+    return _linter(options).lint_bytes(data, name, jsonl, searched)
 
 
 def lint_value(value: Any, name: str = "<input>",
                options: LintOptions | None = None) -> FileReport:
     """Lint an already decoded input: a bundle, or one conversation as a list of messages."""
-    options = options or default_options()
-    emitter = Emitter(name, options.policy_for(name))
-    report = FileReport(name)
-    report.messages = _lint_value(value, emitter, options)
-    report.findings = _sorted(emitter)
-    return report
+    return _linter(options).lint_value(value, name)
 
 
 def lint_file(path: str, options: LintOptions | None = None,
               searched: bool = False) -> FileReport:
     """Lint one file; ``.jsonl`` files are streamed record by record. ``searched`` is as
     for ``lint_bytes``."""
-    options = options or default_options()
-    try:
-        if path.endswith(".jsonl"):
-            emitter = Emitter(path, options.policy_for(path))
-            report = FileReport(path)
-            with open(path, "rb") as stream, open(path, "rb") as scan:
-                try:
-                    report.messages = _lint_jsonl(stream, emitter, options, scan, searched)
-                except _NotTranscript as exc:
-                    report.skipped = str(exc)
-                    return report
-            report.findings = _sorted(emitter)
-            return report
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        return unreadable(path, f"cannot read {path}: {exc.strerror or exc}")
-    return lint_bytes(data, path, options, jsonl=False, searched=searched)
+    return _linter(options).lint_file(path, searched)
 
 
 def unreadable(path: str, reason: str) -> FileReport:
@@ -299,7 +329,7 @@ def _records(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]
         yield number, line
 
 
-def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
+def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions, memo: Memo,
                 scan: IO[bytes], searched: bool = False) -> int:
     first = _first_record(scan, options.max_record_bytes)
     reason = _not_transcript_lines(first) if searched else None
@@ -313,7 +343,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
     tools = tool_catalog(options.profile)
     agent = _identity(options, lambda: _scan_jsonl(scan, options.max_record_bytes), tools)
     linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
-                                round_limit=options.round_limit)
+                                round_limit=options.round_limit, memo=memo)
     index = 0
     for number, line in _records(stream, options.max_record_bytes):
         if line is None:
@@ -373,10 +403,10 @@ def _scan_jsonl(stream: IO[bytes], limit: int) -> Iterator[Any]:
 # -- shapes -----------------------------------------------------------------------------------
 
 
-def _lint_value(value: Any, emitter: Emitter, options: LintOptions) -> int:
+def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo) -> int:
     if type(value) is dict:
         if "agents" in value or "teamwire" in value:
-            return _lint_bundle(value, emitter, options)
+            return _lint_bundle(value, emitter, options, memo)
         what = ("a single message; a conversation is an array of messages"
                 if "role" in value else "an object that is neither a bundle nor a conversation")
         emitter.emit(UNEXPECTED_SHAPE, f"top level is {what}", pointer="")
@@ -385,7 +415,7 @@ def _lint_value(value: Any, emitter: Emitter, options: LintOptions) -> int:
         tools = tool_catalog(options.profile)
         agent = _identity(options, lambda: value, tools)
         linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
-                                round_limit=options.round_limit)
+                                round_limit=options.round_limit, memo=memo)
         linter.feed_all(value)
         linter.finish()
         _unidentified(agent, len(value), emitter)
@@ -478,7 +508,8 @@ def infer_agent(messages: Iterable[Any], tools: ToolCatalog, profile: Profile) -
 # -- bundles ----------------------------------------------------------------------------------
 
 
-def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions) -> int:
+def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
+                 memo: Memo) -> int:
     version = bundle.get("teamwire")
     if type(version) is not str:
         emitter.emit(UNSUPPORTED_VERSION, "bundle has no 'teamwire' version string", pointer="/teamwire"
@@ -520,7 +551,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
     for agent, messages, pointer in entries:
         linter = ConversationLinter(emitter, agent, profile=profile, tools=tools,
                                     pointer=pointer, session=index, collect=True,
-                                    round_limit=options.round_limit)
+                                    round_limit=options.round_limit, memo=memo)
         linter.feed_all(messages)
         linter.finish()
         total += len(messages)

@@ -17,7 +17,8 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID, STRICT_ID
-from teamwire.validator.linter_state import IdTest, LinterState, Plan
+from teamwire.validator.linter_state import LinterState
+from teamwire.validator.memo import IdTest, Plan
 from teamwire.validator.rules.envelope_rules import (
     ASTRION_DIALECT,
     DUPLICATE_ATTRIBUTE,
@@ -154,9 +155,7 @@ class EnvelopeChecks(LinterState):
         if known is not None and tag == known[1] and self.names.get(sender):
             plan = (known[0], self._id_pattern(known[2], sender))
             self.plans[(label, tag, sender)] = plan
-            if len(_SHARED_PLANS) >= _SHARED_PLANS_LIMIT:
-                _SHARED_PLANS.clear()
-            _SHARED_PLANS[self._plan_key(label, tag, sender)] = plan
+            self.memo.add_plan(self._plan_key(label, tag, sender), plan)
         return mtype
 
     def _plan_key(self, label: str, tag: str, sender: str) -> tuple[object, ...]:
@@ -167,7 +166,7 @@ class EnvelopeChecks(LinterState):
 
     def _shared_plan(self, label: str, tag: str, sender: str) -> Plan | None:
         """The plan another conversation made for this head, if any (now also this one's)."""
-        plan = _SHARED_PLANS.get(self._plan_key(label, tag, sender))
+        plan = self.memo.plans.get(self._plan_key(label, tag, sender))
         if plan is not None:
             self.plans[(label, tag, sender)] = plan
         return plan
@@ -182,10 +181,7 @@ class EnvelopeChecks(LinterState):
             pattern = prefix + "_" + (re.escape(abbr) if abbr else "[a-z0-9]+") + "_" + _COUNTER
         if not self.strict:
             pattern += "|" + ASTRION_ID.pattern
-        compiled = _ID_PATTERNS.get(pattern)
-        if compiled is None:
-            compiled = _ID_PATTERNS[pattern] = re.compile(pattern).fullmatch
-        return compiled
+        return self.memo.id_test(pattern)
 
     def _receiver(self, index: int, text: str, fields: Fields) -> None:
         receiver = fields[1] or ""
@@ -346,10 +342,6 @@ def fields_of(envelope: Envelope) -> Fields:
             envelope.attributes, envelope.content)
 
 
-_ID_PATTERNS: dict[str, IdTest] = {}
-_SHARED_PLANS: dict[tuple[object, ...], Plan] = {}
-"""Plans of every conversation linted in this process (a plan holds no finding)."""
-_SHARED_PLANS_LIMIT = 1 << 14
 
 
 def line_start(text: str, n: int) -> int:

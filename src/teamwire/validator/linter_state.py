@@ -7,67 +7,20 @@ mixins over this state; ``conversation.ConversationLinter`` puts them together.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
+from teamwire.envelope import MessageType, Profile
 from teamwire.validator.emitter import Emitter
+from teamwire.validator.memo import IdTest, Memo, Plan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
 from teamwire.validator.rules.id_rules import ID_ABBREVIATION_MISMATCH
 from teamwire.validator.rules.tool_rules import (
-    FORBIDDEN_TOOL,
     INVALID_ARGUMENTS,
-    LEADER_TOOL_BY_SUB_AGENT,
-    REMOVED_TOOL,
-    SUB_AGENT_TOOL_BY_LEADER,
 )
 from teamwire.validator.scan import locate
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog
-
-IdTest = Callable[[str], object]
-"""A test that an id needs no closer look: a match, or None when it does."""
-Plan = tuple[MessageType, IdTest]
-"""What is left to check of an envelope whose label, tag and sender were found fine."""
-
-
-@dataclass(frozen=True)
-class _Tables:
-    labels: dict[str, tuple[MessageType, str, str]]
-    verdicts: dict[str, tuple[Rule, str]]
-    special: frozenset[str]
-    protocol_plain: frozenset[str]
-
-
-_TABLES: dict[tuple[int, bool, bool], tuple[ToolCatalog, _Tables]] = {}
-
-
-def _tables(profile: Profile, tools: ToolCatalog, is_leader: bool, is_sub: bool) -> _Tables:
-    """The lookup tables of a conversation pass, built once per tool catalog and agent kind."""
-    key = (id(tools), is_leader, is_sub)
-    cached = _TABLES.get(key)
-    if cached is not None and cached[0] is tools:
-        return cached[1]
-    labels = {t.label: (t, t.tag, t.prefix) for t in MessageType}
-    if profile is not Profile.STRICT:
-        done = MessageType.COMPLETION
-        labels[ASTRION_COMPLETION_LABEL] = (done, done.tag, done.prefix)
-    verdicts: dict[str, tuple[Rule, str]] = {}
-    if is_sub:
-        for name in tools.leader_only:
-            verdicts[name] = (LEADER_TOOL_BY_SUB_AGENT, "is a Team Leader tool, called by a sub-agent")
-    if is_leader:
-        for name in tools.sub_agent_only:
-            verdicts[name] = (SUB_AGENT_TOOL_BY_LEADER, "is a sub-agent tool, called by the Team Leader")
-    for name in tools.forbidden:
-        verdicts[name] = (FORBIDDEN_TOOL, "is forbidden: a sub-agent reports by natural output")
-    for name in tools.removed:
-        verdicts[name] = (REMOVED_TOOL, "was removed in multi-agent mode")
-    tables = _Tables(labels, verdicts, tools.protocol.union(verdicts),
-                     tools.protocol.difference(verdicts))
-    _TABLES[key] = (tools, tables)
-    return tables
 
 
 class LinterState:
@@ -75,7 +28,7 @@ class LinterState:
 
     def __init__(self, emitter: Emitter, agent: Agent, *, profile: Profile, tools: ToolCatalog,
                  pointer: str = "", session: SessionIndex | None = None,
-                 collect: bool = False, round_limit: int = 8) -> None:
+                 collect: bool = False, round_limit: int = 8, memo: Memo | None = None) -> None:
         self.emitter = emitter
         self.agent = agent
         self.name = agent.name
@@ -96,7 +49,8 @@ class LinterState:
         self.file_lines: dict[int, int] = {}
         """Index → file line of the earlier messages a finding may still name (those whose
         tool calls are open)."""
-        tables = _tables(profile, tools, self.is_leader, self.is_sub)
+        self.memo = memo if memo is not None else Memo()
+        tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path
         self.labels = tables.labels

@@ -13,7 +13,7 @@ from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
-from teamwire.validator.linter_state import IdTest
+from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
 from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
@@ -65,10 +65,6 @@ _STATUSES = {
                               | (set() if strict else {"failed", "timeout"}))
     for tool in STATUS_TOOLS for strict in (True, False)}
 _ANSWER_HEADS = 256
-_ANSWER_LINES: dict[str, tuple[str, str, str, str]] = {}
-"""Header lines of Answers no check reported, for every conversation linted in this process →
-(sender, label, the head's lines after the id up to the question id, the closing lines)."""
-_ANSWER_LINES_LIMIT = 1 << 14
 
 
 class ToolChecks(EnvelopeChecks):
@@ -300,14 +296,12 @@ class ToolChecks(EnvelopeChecks):
         parts = (sender, label, f'\n\n<{sender}>\n<Answer question_id="',
                  f"\n</Answer>\n</{sender}>")
         self.answer_heads[line] = (*parts, plan[1])
-        if len(_ANSWER_LINES) >= _ANSWER_LINES_LIMIT:
-            _ANSWER_LINES.clear()
-        _ANSWER_LINES[line] = parts
+        self.memo.add_answer_line(line, parts)
 
     def _known_answer(self, line: str) -> tuple[str, str, str, str, IdTest] | None:
         """The head of an Answer header line another conversation found quiet, when it is
         quiet here too (now remembered here); else None."""
-        parts = _ANSWER_LINES.get(line)
+        parts = self.memo.answer_lines.get(line)
         if parts is None or parts[0] == self.name or len(self.answer_heads) >= _ANSWER_HEADS:
             return None
         sender, label = parts[0], parts[1]
