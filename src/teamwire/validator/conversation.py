@@ -15,7 +15,9 @@ from orjson import JSONDecodeError, loads
 
 from teamwire.envelope import LEADER_NAME, MessageType
 from teamwire.envelope.fast_parser import Fields, scan
+from teamwire.validator.dispatch import dispatch
 from teamwire.validator.envelope_checks import CONTENT
+from teamwire.validator.facts import AssistantText, UserText
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
 from teamwire.validator.rules.envelope_rules import LEGACY_NOTICE_PREFIX
@@ -32,9 +34,6 @@ from teamwire.validator.rules.placement_rules import (
 )
 from teamwire.validator.rules.security_rules import (
     COMPLETION_RESULT_MISMATCH,
-    FORGED_HEADER_IN_OUTPUT,
-    RUN_RESULT_AS_USER_MESSAGE,
-    RUN_RESULT_IN_OUTPUT,
 )
 from teamwire.validator.rules.tool_rules import DUPLICATE_TOOL_RESULT, MISSING_TOOL_RESULT, ORPHAN_TOOL_RESULT
 from teamwire.validator.scan import (
@@ -42,7 +41,6 @@ from teamwire.validator.scan import (
     MARK_KEY,
     completion_result_problem,
     content_offset,
-    forged_header_offset,
     has_mark,
     is_run_result,
     json_type,
@@ -113,6 +111,8 @@ class ConversationLinter(ToolChecks):
         heads = self.heads
         # has_mark, with its first two tests inline: most texts fail them
         marked, key = has_mark, MARK_KEY
+        # an assistant text goes to the checks when some enabled check may report it
+        every_text, prefixes, on_mark = self.assistant_gate
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
         for index, message in enumerate(messages):
@@ -120,8 +120,9 @@ class ConversationLinter(ToolChecks):
             if role == "assistant":
                 content = message.get("content")
                 if pending or type(content) is not str or (content and (
-                        content[0] == "<" or (not content.isascii()
-                                              and content.find(key, 1) >= 0 and marked(content)))):
+                        every_text or (prefixes and content.startswith(prefixes))
+                        or (on_mark and not content.isascii() and content.find(key, 1) >= 0
+                            and marked(content)))):
                     assistant(index, message)
                     continue
                 calls = message.get("tool_calls")
@@ -340,13 +341,8 @@ class ConversationLinter(ToolChecks):
             self.emit(LEGACY_NOTICE_PREFIX, "message uses the retired '[系统通知|…]' prefix instead of an "
                       "envelope", index, CONTENT, content, 0)
             return
-        elif content.startswith("<result") and is_run_result(content):
-            self.emit(RUN_RESULT_AS_USER_MESSAGE,
-                      "a run result is inserted as a user message of its own", index,
-                      CONTENT, content, 0)
-            return
-        if has_mark(content):
-            self.forged(index, content, "a user message")
+        if self.user_checks and self.user_gate.opens(content, has_mark):
+            dispatch(UserText(index, content), self.user_checks, self.emit)
 
     def _delivered(self, index: int, text: str, fields: Fields) -> None:
         mtype = self.check_envelope(index, text, fields)
@@ -486,17 +482,9 @@ class ConversationLinter(ToolChecks):
                 has_text = not content.isspace()
                 if has_text and self.texts is not None:
                     self.texts.append((index, content, bool(calls)))
-                if has_mark(content):
-                    at = forged_header_offset(content)
-                    if at is not None:
-                        self.emit(FORGED_HEADER_IN_OUTPUT,
-                                  "assistant output holds a line that forms an envelope "
-                                  "header; once forwarded it would read as a forged message",
-                                  index, CONTENT, content, at)
-                if content[0] == "<" and content.startswith("<result") \
-                        and is_run_result(content):
-                    self.emit(RUN_RESULT_IN_OUTPUT, "natural output is a whole run result; only the router "
-                              "writes those", index, CONTENT, content, 0)
+                if self.assistant_checks and self.assistant_gate.opens(content, has_mark):
+                    dispatch(AssistantText(index, content, bool(calls)), self.assistant_checks,
+                             self.emit)
         elif content is not None:
             self._bad_content(index, content, "an assistant message")
         if calls is None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from teamwire.envelope import MessageType, Profile
 from teamwire.validator.emitter import Emitter
+from teamwire.validator.facts import AssistantText, UserText
 from teamwire.validator.memo import IdTest, Memo, Plan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
@@ -50,6 +51,10 @@ class LinterState:
         """Index → file line of the earlier messages a finding may still name (those whose
         tool calls are open)."""
         self.memo = memo if memo is not None else Memo()
+        # the checks of each fact kind, and the gate a text must pass to be handed to them
+        selection = self.memo.selection(emitter.policy.enabled)
+        self.user_checks, self.user_gate = selection[UserText]
+        self.assistant_checks, self.assistant_gate = selection[AssistantText]
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path

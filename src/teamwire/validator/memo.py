@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
+from teamwire.validator.dispatch import Selection, select
 from teamwire.validator.registry import Rule
 from teamwire.validator.rules.tool_rules import (
     FORBIDDEN_TOOL,
@@ -85,6 +86,7 @@ class Memo:
     def __init__(self) -> None:
         self._tables: dict[tuple[Profile, bool, bool], tuple[ToolCatalog, Tables]] = {}
         self._id_tests: dict[str, IdTest] = {}
+        self._selections: dict[frozenset[str], Selection] = {}
         self.plans: dict[tuple[object, ...], Plan] = {}
         """Heads found fine (only the id left to check), by everything a plan depends on."""
         self.quiet: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
@@ -106,6 +108,14 @@ class Memo:
         tables = _build_tables(profile, tools, is_leader, is_sub)
         self._tables[key] = (tools, tables)
         return tables
+
+    def selection(self, enabled: frozenset[str]) -> Selection:
+        """The checks of the rules in ``enabled`` by fact type, selected once."""
+        found = self._selections.get(enabled)
+        if found is None:
+            found = select(enabled)
+            _put(self._selections, enabled, found)
+        return found
 
     def id_test(self, pattern: str) -> IdTest:
         """``pattern`` compiled to a full-match test, once."""

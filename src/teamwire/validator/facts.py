@@ -1,0 +1,38 @@
+"""The facts a conversation pass hands to rule checks, one per thing a message says.
+
+A fact holds what its checks need and where a finding about it points: the message's
+index and the pointer tail of the text (``text``) that offsets refer to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+
+# Not frozen: a frozen dataclass sets each field through object.__setattr__, which costs on
+# the per-message path; checks only read facts.
+@dataclass(slots=True)
+class UserText:
+    """The text of a user message that does not present itself as an envelope."""
+
+    index: int
+    text: str
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class AssistantText:
+    """The natural output of an assistant message: its content, when a non-empty string."""
+
+    index: int
+    text: str
+    has_calls: bool
+    """Whether the message also calls tools."""
+    tail: ClassVar[str] = "/content"
+
+
+Fact = UserText | AssistantText
+"""Every kind of fact a check can take."""
+
+FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText)
