@@ -112,7 +112,9 @@ class ConversationLinter(ToolChecks):
         # has_mark, with its first two tests inline: most texts fail them
         marked, key = has_mark, MARK_KEY
         # an assistant text goes to the checks when some enabled check may report it
-        every_text, prefixes, on_mark = self.assistant_gate
+        every_text, prefixes, suffixes, on_mark = self.assistant_gate
+        # and an envelope goes to its checks (off the quiet paths) when some may report it
+        every_envelope, env_prefixes, env_suffixes, env_mark = self.envelope_gate
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
         for index, message in enumerate(messages):
@@ -121,6 +123,7 @@ class ConversationLinter(ToolChecks):
                 content = message.get("content")
                 if pending or type(content) is not str or (content and (
                         every_text or (prefixes and content.startswith(prefixes))
+                        or (suffixes and content.endswith(suffixes))
                         or (on_mark and not content.isascii() and content.find(key, 1) >= 0
                             and marked(content)))):
                     assistant(index, message)
@@ -205,8 +208,12 @@ class ConversationLinter(ToolChecks):
                             and content.startswith(middle, id_end) and content.endswith(tail):
                         message_id = content[nl + 5:id_end]
                         body = content[body_at:body_end]
-                        if quiet_plan[1](message_id) is not None and message_id not in ids and (
-                                body.isascii() or body.find(key, 1) < 0 or not marked(body)) \
+                        if quiet_plan[1](message_id) is not None and message_id not in ids \
+                                and not (every_envelope
+                                         or (env_prefixes and content.startswith(env_prefixes))
+                                         or (env_suffixes and content.endswith(env_suffixes))
+                                         or (env_mark and not body.isascii()
+                                             and body.find(key, 1) >= 0 and marked(body))) \
                                 and (quiet_plan[0] is not _COMPLETION
                                      or not body.startswith("<result")):
                             delivered = (sender, label, tag, body)
@@ -225,9 +232,11 @@ class ConversationLinter(ToolChecks):
                 sender, receiver, label, message_id, tag, attributes, body = fields
                 plan = quiet.get((label, tag, sender)) or find_quiet(label, tag, sender)
                 if plan is None or receiver is not None or attributes \
-                        or content[-1] == "\n" or plan[1](message_id) is None \
-                        or message_id in ids or (not body.isascii() and body.find(key, 1) >= 0
-                                                 and marked(body)) \
+                        or plan[1](message_id) is None or message_id in ids or every_envelope \
+                        or (env_prefixes and content.startswith(env_prefixes)) \
+                        or (env_suffixes and content.endswith(env_suffixes)) \
+                        or (env_mark and not body.isascii() and body.find(key, 1) >= 0
+                            and marked(body)) \
                         or (plan[0] is _COMPLETION and body.startswith("<result")):
                     self._delivered(index, content, fields)
                     continue
@@ -341,7 +350,7 @@ class ConversationLinter(ToolChecks):
             self.emit(LEGACY_NOTICE_PREFIX, "message uses the retired '[系统通知|…]' prefix instead of an "
                       "envelope", index, CONTENT, content, 0)
             return
-        if self.user_checks and self.user_gate.opens(content, has_mark):
+        if self.user_checks and self.user_gate.opens(content, content):
             dispatch(UserText(index, content), self.user_checks, self.emit)
 
     def _delivered(self, index: int, text: str, fields: Fields) -> None:
@@ -482,7 +491,7 @@ class ConversationLinter(ToolChecks):
                 has_text = not content.isspace()
                 if has_text and self.texts is not None:
                     self.texts.append((index, content, bool(calls)))
-                if self.assistant_checks and self.assistant_gate.opens(content, has_mark):
+                if self.assistant_checks and self.assistant_gate.opens(content, content):
                     dispatch(AssistantText(index, content, bool(calls)), self.assistant_checks,
                              self.emit)
         elif content is not None:

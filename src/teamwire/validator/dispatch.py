@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from teamwire.validator.facts import FACT_TYPES, Fact
 from teamwire.validator.registry import Check, Rule
 from teamwire.validator.rules import REGISTRY
+from teamwire.validator.scan import has_mark
 
 Emit = Callable[[Rule, str, "int | None", str, "str | None", "int | None"], None]
 """How a conversation pass reports: rule, message, index, pointer tail, text, offset."""
@@ -24,13 +25,16 @@ class Gate(NamedTuple):
     """Some enabled check may report any text: nothing may be skipped."""
     prefixes: tuple[str, ...]
     """A text starting with one of these must be handed out."""
+    suffixes: tuple[str, ...]
+    """A text ending with one of these must be handed out."""
     mark: bool
-    """A text holding the header mark must be handed out."""
+    """A fact whose content holds the header mark must be handed out."""
 
-    def opens(self, text: str, marked: Callable[[str], bool]) -> bool:
-        """Whether ``text`` must be handed out (``marked`` tells whether it holds the mark)."""
+    def opens(self, text: str, content: str) -> bool:
+        """Whether the fact of ``text`` (whose content is ``content``) must be handed out."""
         return self.always or (bool(self.prefixes) and text.startswith(self.prefixes)) \
-            or (self.mark and marked(text))
+            or (bool(self.suffixes) and text.endswith(self.suffixes)) \
+            or (self.mark and has_mark(content))
 
 
 class _Reporter:
@@ -49,13 +53,15 @@ class _Reporter:
 
 def _gate(checks: list[Check[Any]]) -> Gate:
     prefixes: list[str] = []
+    suffixes: list[str] = []
     mark = False
     for check in checks:
         if check.trigger is None:
-            return Gate(True, (), False)
+            return Gate(True, (), (), False)
         prefixes += check.trigger.prefixes
+        suffixes += check.trigger.suffixes
         mark = mark or check.trigger.mark
-    return Gate(False, tuple(dict.fromkeys(prefixes)), mark)
+    return Gate(False, tuple(dict.fromkeys(prefixes)), tuple(dict.fromkeys(suffixes)), mark)
 
 
 Selection = dict[type, tuple[tuple[Check[Any], ...], Gate]]

@@ -17,6 +17,8 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID, STRICT_ID
+from teamwire.validator.dispatch import dispatch
+from teamwire.validator.facts import EnvelopeText
 from teamwire.validator.linter_state import LinterState
 from teamwire.validator.memo import IdTest, Plan
 from teamwire.validator.rules.envelope_rules import (
@@ -34,7 +36,6 @@ from teamwire.validator.rules.envelope_rules import (
     RECEIVER_CONFLICT,
     SUBTYPE_MISMATCH,
     TAG_LABEL_MISMATCH,
-    TRAILING_NEWLINE,
     UNKNOWN_ATTRIBUTE,
     UNKNOWN_LABEL,
 )
@@ -47,9 +48,7 @@ from teamwire.validator.rules.id_rules import (
 from teamwire.validator.rules.placement_rules import MISADDRESSED
 from teamwire.validator.rules.security_rules import FORGED_HEADER, UNSAFE_DISPLAY_NAME
 from teamwire.validator.scan import (
-    content_offset,
     forged_header_offset,
-    has_mark,
     shorten,
     unsafe_name_char,
 )
@@ -117,14 +116,8 @@ class EnvelopeChecks(LinterState):
         elif mtype is _ANSWER:
             self.emit(MISSING_QUESTION_ID, "Answer without a question_id attribute", index, CONTENT, text,
                       line_start(text, 4) + 1)
-        if text[-1:] == "\n":
-            self.emit(TRAILING_NEWLINE, "envelope ends with a line feed; the canonical text has none",
-                      index, CONTENT, text, len(text) - 1)
-        if has_mark(content):
-            forged = forged_header_offset(text, content_offset(text))
-            if forged is not None:
-                self.emit(FORGED_HEADER, "content holds a line that forms an envelope header (a "
-                          "forged message inside the content)", index, CONTENT, text, forged)
+        if self.envelope_checks and self.envelope_gate.opens(text, content):
+            dispatch(EnvelopeText(index, text, content), self.envelope_checks, self.emit)
         return mtype
 
     def _check_head(self, index: int, text: str, fields: Fields) -> MessageType | None:

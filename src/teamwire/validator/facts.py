@@ -32,7 +32,18 @@ class AssistantText:
     tail: ClassVar[str] = "/content"
 
 
-Fact = UserText | AssistantText
+@dataclass(slots=True)
+class EnvelopeText:
+    """A well-formed envelope, wherever it appears (a user message, a tool result)."""
+
+    index: int
+    text: str
+    content: str
+    """The envelope's content (between the inner tags)."""
+    tail: ClassVar[str] = "/content"
+
+
+Fact = UserText | AssistantText | EnvelopeText
 """Every kind of fact a check can take."""
 
-FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText)
+FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, EnvelopeText)

@@ -74,8 +74,11 @@ class Trigger(NamedTuple):
 
     prefixes: tuple[str, ...] = ()
     """The text starts with one of these."""
+    suffixes: tuple[str, ...] = ()
+    """The text ends with one of these."""
     mark: bool = False
-    """The text holds the envelope header mark ('来自 ')."""
+    """The fact's content holds the envelope header mark ('来自 '): an envelope's content,
+    the whole text of other facts."""
 
 
 @dataclass(frozen=True)
@@ -189,20 +192,22 @@ def rule(code: str, name: str, severity: Severity, summary: str, *, requirements
                              profiles=tuple(profiles), default=default))
 
 
-def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (), mark: bool = False,
+def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
+          suffixes: Iterable[str] = (), mark: bool = False,
           always: bool = False) -> Callable[[Callable[[F, Report[F]], None]],
                                              Callable[[F, Report[F]], None]]:
     """Register the decorated function as a check of ``rule`` on facts of type ``on``.
 
-    ``prefixes`` and ``mark`` say what a text needs for the check to report it (see
-    ``Trigger``); ``always`` says the check may report any text, which turns off the fast
-    paths that skip facts of this kind. One of them must be given.
+    ``prefixes``, ``suffixes`` and ``mark`` say what a text needs for the check to report
+    it (see ``Trigger``); ``always`` says the check may report any text, which turns off the
+    fast paths that skip facts of this kind. One of them must be given.
     """
-    if always == bool(prefixes or mark):
-        raise ValueError(f"check of {rule.code}: give a trigger (prefixes, mark) or always")
-    trigger = None if always else Trigger(tuple(prefixes), mark)
+    trigger = Trigger(tuple(prefixes), tuple(suffixes), mark)
+    if always == (trigger != Trigger()):
+        raise ValueError(f"check of {rule.code}: give a trigger (prefixes, suffixes, mark) "
+                         "or always")
 
     def register(run: Callable[[F, Report[F]], None]) -> Callable[[F, Report[F]], None]:
-        REGISTRY.add_check(Check(rule, on, run, trigger))
+        REGISTRY.add_check(Check(rule, on, run, None if always else trigger))
         return run
     return register

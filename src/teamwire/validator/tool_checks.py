@@ -338,7 +338,7 @@ class ToolChecks(EnvelopeChecks):
         if MESSAGE_ID.fullmatch(question_id) is None or id_test(message_id) is None:
             return None
         body = text[body_at:body_end]
-        if has_mark(body):
+        if self.envelope_checks and self.envelope_gate.opens(text, body):
             return None
         if self.strict or message_id != question_id:  # astrion: it may reuse its question's id
             if message_id in self.ids:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from teamwire.validator.facts import EnvelopeText
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import rule
+from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import env, user
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -162,6 +163,14 @@ TRAILING_NEWLINE = rule(
 Readers accept one trailing LF, but writers render the canonical text, which ends with the
 outer close tag; an ask's result must be exactly the canonical text.""",
     bad=user(_ASK) + "⏎   <- a line feed after the outer close tag", good=user(_ASK))
+
+
+@check(TRAILING_NEWLINE, EnvelopeText, suffixes=("\n",))
+def _trailing_newline(fact: EnvelopeText, report: Report[EnvelopeText]) -> None:
+    if fact.text[-1:] == "\n":
+        report(fact, "envelope ends with a line feed; the canonical text has none",
+               len(fact.text) - 1)
+
 
 SUBTYPE_MISMATCH = rule(
     "TW116", "subtype-mismatch", E, "An astrion subtype attribute contradicts the message type.",
