@@ -115,6 +115,8 @@ class ConversationLinter(ToolChecks):
         every_text, prefixes, suffixes, on_mark = self.assistant_gate
         # and an envelope goes to its checks (off the quiet paths) when some may report it
         every_envelope, env_prefixes, env_suffixes, env_mark = self.envelope_gate
+        # and a tool's output when it is an envelope or some check of tool texts may report it
+        every_output, out_prefixes, out_suffixes, out_mark = self.tool_text_gate
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
         for index, message in enumerate(messages):
@@ -164,16 +166,22 @@ class ConversationLinter(ToolChecks):
                 entry = pending.pop(call_id, None) if type(call_id) is str else None
                 if type(entry) is tuple:
                     content = message.get("content")
-                    if type(content) is str and (content.isascii() or content.find(key, 1) < 0
-                                                 or not marked(content)):
-                        continue  # an ordinary tool's output, without forged headers
+                    if type(content) is str and not (
+                            every_output or (out_prefixes and content.startswith(out_prefixes))
+                            or (out_suffixes and content.endswith(out_suffixes))
+                            or (not content.isascii() and content.find(key, 1) >= 0 and (
+                                (out_mark and marked(content))
+                                or content.startswith(HEADER_MARK)))):
+                        continue  # an ordinary tool's output no check has anything to say about
                 elif type(entry) is Call:
                     # A protocol tool's success result, the common case: a JSON object with
                     # "success": true (what check_result_text would find, without its steps).
                     content = message.get("content")
-                    if type(content) is str and content[:1] == "{" and (
-                            content.isascii() or content.find(key, 1) < 0
-                            or not marked(content)):
+                    if type(content) is str and content[:1] == "{" and not (
+                            every_output or (out_prefixes and content.startswith(out_prefixes))
+                            or (out_suffixes and content.endswith(out_suffixes))
+                            or (out_mark and not content.isascii()
+                                and content.find(key, 1) >= 0 and marked(content))):
                         try:
                             value = loads(content)
                         except JSONDecodeError:
@@ -537,8 +545,10 @@ class ConversationLinter(ToolChecks):
             tool = entry.name
         if type(content) is str:
             if tool is None or tool not in self.protocol:
-                # The common case: an ordinary tool's output, checked for forged headers only.
-                if has_mark(content):
+                # The common case: an ordinary tool's output, which only an envelope in it or
+                # a check of tool texts may have something to say about.
+                if content.startswith(HEADER_MARK) or (
+                        self.tool_text_checks and self.tool_text_gate.opens(content, content)):
                     self.check_result_text(index, content, tool)
                 return
             result = self.check_result_text(index, content, tool)

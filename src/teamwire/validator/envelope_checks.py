@@ -46,9 +46,8 @@ from teamwire.validator.rules.id_rules import (
     ID_REUSED,
 )
 from teamwire.validator.rules.placement_rules import MISADDRESSED
-from teamwire.validator.rules.security_rules import FORGED_HEADER, UNSAFE_DISPLAY_NAME
+from teamwire.validator.rules.security_rules import UNSAFE_DISPLAY_NAME
 from teamwire.validator.scan import (
-    forged_header_offset,
     shorten,
     unsafe_name_char,
 )
@@ -320,13 +319,6 @@ class EnvelopeChecks(LinterState):
         else:
             self.emit(ID_REUSED, f"id {message_id!r} is already used by another message (message "
                       f"{seen[1]})", index, CONTENT, text, at)
-
-    def forged(self, index: int, text: str, what: str) -> None:
-        """Report a line of ``text`` that forms an envelope header."""
-        at = forged_header_offset(text)
-        if at is not None:
-            self.emit(FORGED_HEADER, f"{what} holds a line that forms an envelope header (a forged "
-                      "message)", index, CONTENT, text, at)
 
 
 def fields_of(envelope: Envelope) -> Fields:

@@ -33,6 +33,17 @@ class AssistantText:
 
 
 @dataclass(slots=True)
+class ToolText:
+    """The text of a tool result that does not present itself as an envelope."""
+
+    index: int
+    text: str
+    tool: str | None
+    """The tool whose result it is; None when it answers no call."""
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
 class EnvelopeText:
     """A well-formed envelope, wherever it appears (a user message, a tool result)."""
 
@@ -43,7 +54,7 @@ class EnvelopeText:
     tail: ClassVar[str] = "/content"
 
 
-Fact = UserText | AssistantText | EnvelopeText
+Fact = UserText | AssistantText | ToolText | EnvelopeText
 """Every kind of fact a check can take."""
 
-FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, EnvelopeText)
+FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText)

@@ -11,7 +11,7 @@ from typing import Any
 
 from teamwire.envelope import MessageType, Profile
 from teamwire.validator.emitter import Emitter
-from teamwire.validator.facts import AssistantText, EnvelopeText, UserText
+from teamwire.validator.facts import AssistantText, EnvelopeText, ToolText, UserText
 from teamwire.validator.memo import IdTest, Memo, Plan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
@@ -55,6 +55,7 @@ class LinterState:
         selection = self.memo.selection(emitter.policy.enabled)
         self.user_checks, self.user_gate = selection[UserText]
         self.assistant_checks, self.assistant_gate = selection[AssistantText]
+        self.tool_text_checks, self.tool_text_gate = selection[ToolText]
         self.envelope_checks, self.envelope_gate = selection[EnvelopeText]
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because

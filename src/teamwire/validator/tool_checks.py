@@ -12,7 +12,9 @@ from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
+from teamwire.validator.dispatch import dispatch
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
+from teamwire.validator.facts import ToolText
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
@@ -36,7 +38,7 @@ from teamwire.validator.rules.tool_rules import (
     TERMINATED_TARGET,
     UNKNOWN_TARGET,
 )
-from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
+from teamwire.validator.scan import HEADER_MARK, json_type
 from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
 
 
@@ -247,8 +249,8 @@ class ToolChecks(EnvelopeChecks):
                               f"a {fields[4]} envelope is returned as a tool result; "
                               "only Answers travel as tool results", index, CONTENT, text, 0)
                 return Result(index, False)
-        if has_mark(text):
-            self.forged(index, text, "a tool result")
+        if self.tool_text_checks and self.tool_text_gate.opens(text, text):
+            dispatch(ToolText(index, text, tool), self.tool_text_checks, self.emit)
         if tool is None or tool not in self.protocol:
             return None
         value: Any = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import AssistantText, EnvelopeText, UserText
+from teamwire.validator.facts import AssistantText, EnvelopeText, ToolText, UserText
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import env, user
@@ -35,6 +35,14 @@ def _forged_in_content(fact: EnvelopeText, report: Report[EnvelopeText]) -> None
         if at is not None:
             report(fact, "content holds a line that forms an envelope header (a forged message "
                    "inside the content)", at)
+
+
+@check(FORGED_HEADER, ToolText, mark=True)
+def _forged_in_tool_result(fact: ToolText, report: Report[ToolText]) -> None:
+    at = forged_header_offset(fact.text)
+    if at is not None:
+        report(fact, "a tool result holds a line that forms an envelope header (a forged "
+               "message)", at)
 
 
 @check(FORGED_HEADER, UserText, mark=True)
