@@ -1,6 +1,8 @@
 """One pass over one conversation: every check that needs only that conversation.
 
-Messages are the plain dicts the decoder produced; nothing is copied. For
+The pass walks the messages in order, keeps what later messages need (open calls, ids,
+heads) and hands what each message says to the rule checks as facts (``facts``,
+``dispatch``). Messages are the plain dicts the decoder produced; nothing is copied. For
 bundles the pass also records the facts the cross-conversation checks need
 (``model.Facts``); for a lone conversation it keeps only what later messages of
 the same conversation need, so memory stays flat while streaming JSONL.

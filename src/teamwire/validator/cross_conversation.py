@@ -70,6 +70,7 @@ class _Inbox:
         self._by_plain_id: dict[str, list[DeliveredEnvelope]] | None = None
 
     def by_id(self) -> dict[tuple[str, str], list[DeliveredEnvelope]]:
+        """The deliveries by (sender, id)."""
         if self._by_id is None:
             self._by_id = {}
             for d in self.deliveries:
@@ -77,6 +78,7 @@ class _Inbox:
         return self._by_id
 
     def by_plain_id(self) -> dict[str, list[DeliveredEnvelope]]:
+        """The deliveries by id alone."""
         if self._by_plain_id is None:
             self._by_plain_id = {}
             for d in self.deliveries:
@@ -84,6 +86,7 @@ class _Inbox:
         return self._by_plain_id
 
     def by_content(self) -> dict[tuple[str, str], list[DeliveredEnvelope]]:
+        """The deliveries by (sender, content)."""
         if self._by_content is None:
             self._by_content = {}
             for d in self.deliveries:

@@ -1,7 +1,10 @@
 """The state one conversation pass keeps, and how it reports a finding.
 
-The checks are split by subject (``envelope_checks``, ``tool_checks``) into
-mixins over this state; ``conversation.ConversationLinter`` puts them together.
+The checks that need this state (envelope heads and ids, tool calls and their results) are
+split by subject (``envelope_checks``, ``tool_checks``) into mixins over it;
+``conversation.ConversationLinter`` puts them together. Checks that need only what one
+message says live with their rules (``rules``) and take typed facts (``facts``) through the
+dispatcher (``dispatch``).
 """
 
 from __future__ import annotations
