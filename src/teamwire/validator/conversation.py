@@ -15,25 +15,15 @@ from typing import Any
 
 from orjson import JSONDecodeError, loads
 
-from teamwire.envelope import LEADER_NAME, MessageType
+from teamwire.envelope import MessageType
 from teamwire.envelope.fast_parser import Fields, scan
-from teamwire.validator.dispatch import dispatch
+from teamwire.validator.dispatch import all_quiet, dispatch
 from teamwire.validator.envelope_checks import CONTENT
-from teamwire.validator.facts import AssistantText, UserText
+from teamwire.validator.facts import AssistantText, Delivered, UserText
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
 from teamwire.validator.rules.envelope_rules import LEGACY_NOTICE_PREFIX
 from teamwire.validator.rules.input_rules import INVALID_MESSAGE, MULTIMODAL_CONTENT
-from teamwire.validator.rules.placement_rules import (
-    ANSWER_AS_USER_MESSAGE,
-    MESSAGE_TO_LEADER,
-    OUTPUT_FROM_LEADER,
-    OUTPUT_TO_SUB_AGENT,
-    SELF_ADDRESSED,
-    SINGLE_INITIAL_TASK,
-    TASK_NOT_FROM_LEADER,
-    TASK_TO_LEADER,
-)
 from teamwire.validator.rules.security_rules import (
     COMPLETION_RESULT_MISMATCH,
 )
@@ -366,11 +356,12 @@ class ConversationLinter(ToolChecks):
     def _delivered(self, index: int, text: str, fields: Fields) -> None:
         mtype = self.check_envelope(index, text, fields)
         sender = fields[0]
-        if sender == self.name:
-            self.emit(SELF_ADDRESSED, f"{sender} sends a message into its own conversation", index,
-                      CONTENT, text, 3)
+        if self.delivered_checks:
+            dispatch(Delivered(index, text, sender, mtype, self.owner, self.tasks,
+                               self.protocol_seen), self.delivered_checks, self.emit)
         if mtype is not None:
-            self._placement(index, text, sender, mtype)
+            if mtype is _TASK:
+                self.tasks += 1
             body = fields[6]
             if mtype is _COMPLETION and self.strict and body.startswith("<result") \
                     and is_run_result(body):
@@ -392,7 +383,7 @@ class ConversationLinter(ToolChecks):
                                                if mtype is _ANSWER else None))
             key = (fields[2], fields[4], sender)
             plan = self.plans.get(key)
-            if plan is not None and sender != self.name and self._placement_quiet(mtype, sender):
+            if plan is not None and self._placement_quiet(mtype, sender):
                 self.quiet[key] = (plan[0], plan[1], collected, is_output)
                 self.memo.add_quiet(self._quiet_key(*key), (plan[0], plan[1], is_output))
         self.protocol_seen = True
@@ -444,49 +435,10 @@ class ConversationLinter(ToolChecks):
         return facts.deliveries
 
     def _placement_quiet(self, mtype: MessageType, sender: str) -> bool:
-        """Whether ``_placement`` reports nothing, ever, for ``mtype`` from ``sender`` here
-        (a Task to a sub-agent depends on what came before, so it never is)."""
-        if mtype is _ANSWER:
-            return False  # TW204 under strict, TW109 without attributes under astrion
-        if mtype is _TASK:
-            return sender == LEADER_NAME and not self.is_leader and not self.is_sub
-        if mtype is _PROGRESS or mtype is _COMPLETION:
-            return sender != LEADER_NAME and not self.is_sub
-        if mtype is _MESSAGE:
-            return not self.is_leader
-        return True
-
-    def _placement(self, index: int, text: str, sender: str, mtype: MessageType) -> None:
-        if mtype is _ANSWER:
-            if self.strict:
-                self.emit(ANSWER_AS_USER_MESSAGE,
-                          "an Answer is delivered as a user message; answers are only "
-                          "the result of the ask tool call", index, CONTENT, text, 0)
-        elif mtype is _TASK:
-            if sender != LEADER_NAME:
-                self.emit(TASK_NOT_FROM_LEADER, f"Task sent by {sender}; only the Team Leader sends tasks",
-                          index, CONTENT, text, 3)
-            if self.is_leader:
-                self.emit(TASK_TO_LEADER, "Task delivered to the Team Leader; tasks go to sub-agents",
-                          index, CONTENT, text, 0)
-            elif self.is_sub:
-                self.tasks += 1
-                if self.tasks > 1:
-                    self.emit(SINGLE_INITIAL_TASK, "second Task in this conversation; a sub-agent receives "
-                              "exactly one Task", index, CONTENT, text, 0)
-                elif self.protocol_seen:
-                    self.emit(SINGLE_INITIAL_TASK, "the Task is not the first protocol message of this "
-                              "conversation", index, CONTENT, text, 0)
-        elif mtype is _PROGRESS or mtype is _COMPLETION:
-            if sender == LEADER_NAME:
-                self.emit(OUTPUT_FROM_LEADER, "Output sent by the Team Leader; only sub-agents report",
-                          index, CONTENT, text, 3)
-            if self.is_sub:
-                self.emit(OUTPUT_TO_SUB_AGENT, "Output delivered to a sub-agent; reports go only to the "
-                          "Team Leader", index, CONTENT, text, 0)
-        elif mtype is _MESSAGE and self.is_leader:
-            self.emit(MESSAGE_TO_LEADER, "Message delivered to the Team Leader; messages go only to "
-                      "sub-agents", index, CONTENT, text, 0)
+        """Whether no check of deliveries reports, ever, ``mtype`` from ``sender`` here."""
+        # An Answer is never quiet: without attributes it gets TW109, which the quiet paths
+        # (taking only heads without attributes) do not check.
+        return mtype is not _ANSWER and all_quiet(self.placement_checks, mtype, sender, self.owner)
 
     # -- assistant messages and tool results ----------------------------------------------------
 

@@ -77,6 +77,11 @@ def select(enabled: frozenset[str]) -> Selection:
     return selection
 
 
+def all_quiet(checks: tuple[Check[Any], ...], *head: object) -> bool:
+    """Whether every one of ``checks`` says it never reports deliveries of ``head``."""
+    return all(c.quiet is not None and c.quiet(*head) for c in checks)
+
+
 def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     """Hand ``fact`` to each of ``checks``, which report through ``emit``."""
     # Reporters are made per fact rather than kept by the pass: one holding the pass's emit

@@ -9,6 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from teamwire.envelope import MessageType
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """Whose conversation a fact is in, and under which profile."""
+
+    name: str | None
+    """Display name; None when a lone conversation's agent is not known."""
+    is_leader: bool
+    is_sub: bool
+    strict: bool
+
 
 # Not frozen: a frozen dataclass sets each field through object.__setattr__, which costs on
 # the per-message path; checks only read facts.
@@ -54,7 +67,24 @@ class EnvelopeText:
     tail: ClassVar[str] = "/content"
 
 
-Fact = UserText | AssistantText | ToolText | EnvelopeText
+@dataclass(slots=True)
+class Delivered:
+    """A well-formed envelope delivered as a user message (its envelope checks made)."""
+
+    index: int
+    text: str
+    sender: str
+    mtype: MessageType | None
+    """Its type; None for an unknown label."""
+    owner: Owner
+    tasks: int
+    """Tasks delivered into this conversation before this message."""
+    protocol_seen: bool
+    """Whether a protocol message came before this one in this conversation."""
+    tail: ClassVar[str] = "/content"
+
+
+Fact = UserText | AssistantText | ToolText | EnvelopeText | Delivered
 """Every kind of fact a check can take."""
 
-FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText)
+FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered)

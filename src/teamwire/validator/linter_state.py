@@ -14,7 +14,14 @@ from typing import Any
 
 from teamwire.envelope import MessageType, Profile
 from teamwire.validator.emitter import Emitter
-from teamwire.validator.facts import AssistantText, EnvelopeText, ToolText, UserText
+from teamwire.validator.facts import (
+    AssistantText,
+    Delivered,
+    EnvelopeText,
+    Owner,
+    ToolText,
+    UserText,
+)
 from teamwire.validator.memo import IdTest, Memo, Plan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
@@ -60,6 +67,11 @@ class LinterState:
         self.assistant_checks, self.assistant_gate = selection[AssistantText]
         self.tool_text_checks, self.tool_text_gate = selection[ToolText]
         self.envelope_checks, self.envelope_gate = selection[EnvelopeText]
+        self.delivered_checks = selection[Delivered][0]
+        # every check of deliveries, on or off: what makes a head quiet must not depend on
+        # the file's selection, since the memo shares quiet heads between files
+        self.placement_checks = self.memo.every_check(Delivered)
+        self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path

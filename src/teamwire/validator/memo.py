@@ -17,7 +17,8 @@ from typing import Any
 
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
 from teamwire.validator.dispatch import Selection, select
-from teamwire.validator.registry import Rule
+from teamwire.validator.registry import Check, Rule
+from teamwire.validator.rules import REGISTRY
 from teamwire.validator.rules.tool_rules import (
     FORBIDDEN_TOOL,
     LEADER_TOOL_BY_SUB_AGENT,
@@ -87,6 +88,7 @@ class Memo:
         self._tables: dict[tuple[Profile, bool, bool], tuple[ToolCatalog, Tables]] = {}
         self._id_tests: dict[str, IdTest] = {}
         self._selections: dict[frozenset[str], Selection] = {}
+        self._every: dict[type, tuple[Check[Any], ...]] = {}
         self.plans: dict[tuple[object, ...], Plan] = {}
         """Heads found fine (only the id left to check), by everything a plan depends on."""
         self.quiet: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
@@ -115,6 +117,13 @@ class Memo:
         if found is None:
             found = select(enabled)
             _put(self._selections, enabled, found)
+        return found
+
+    def every_check(self, fact_type: type) -> tuple[Check[Any], ...]:
+        """Every registered check of ``fact_type``, enabled or not."""
+        found = self._every.get(fact_type)
+        if found is None:
+            found = self._every[fact_type] = tuple(REGISTRY.checks(fact_type))
         return found
 
     def id_test(self, pattern: str) -> IdTest:

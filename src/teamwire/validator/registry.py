@@ -90,6 +90,10 @@ class Check(Generic[F]):
     run: Callable[[F, Report[F]], None]
     trigger: Trigger | None
     """None: the check may report any fact of its kind."""
+    quiet: Callable[..., bool] | None = None
+    """For checks of deliveries: whether the check never reports a delivery of this type
+    from this sender in this conversation (``quiet(mtype, sender, owner)``), which lets the
+    conversation pass take later such deliveries by their header line alone. None: never."""
 
 
 class Registry:
@@ -193,14 +197,15 @@ def rule(code: str, name: str, severity: Severity, summary: str, *, requirements
 
 
 def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
-          suffixes: Iterable[str] = (), mark: bool = False,
-          always: bool = False) -> Callable[[Callable[[F, Report[F]], None]],
-                                             Callable[[F, Report[F]], None]]:
+          suffixes: Iterable[str] = (), mark: bool = False, always: bool = False,
+          quiet: Callable[..., bool] | None = None) -> Callable[
+              [Callable[[F, Report[F]], None]], Callable[[F, Report[F]], None]]:
     """Register the decorated function as a check of ``rule`` on facts of type ``on``.
 
     ``prefixes``, ``suffixes`` and ``mark`` say what a text needs for the check to report
     it (see ``Trigger``); ``always`` says the check may report any text, which turns off the
-    fast paths that skip facts of this kind. One of them must be given.
+    fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
+    for ``Check``.
     """
     trigger = Trigger(tuple(prefixes), tuple(suffixes), mark)
     if always == (trigger != Trigger()):
@@ -208,6 +213,6 @@ def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
                          "or always")
 
     def register(run: Callable[[F, Report[F]], None]) -> Callable[[F, Report[F]], None]:
-        REGISTRY.add_check(Check(rule, on, run, None if always else trigger))
+        REGISTRY.add_check(Check(rule, on, run, None if always else trigger, quiet))
         return run
     return register

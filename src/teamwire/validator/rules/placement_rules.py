@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from teamwire.envelope import LEADER_NAME, MessageType
+from teamwire.validator.facts import Delivered
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import rule
+from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
 
 E = Severity.ERROR
+_TASK_TYPE, _ANSWER_TYPE, _MESSAGE_TYPE = MessageType.TASK, MessageType.ANSWER, MessageType.MESSAGE
+# A tuple of types rather than a set: a tuple tests members by identity first, while a set
+# hashes enum members, which is slow.
+_OUTPUTS = (MessageType.PROGRESS, MessageType.COMPLETION)
 _TASK = env("Team Leader", "任务发布", "task_001", "Task", "Design the palette.")
 _OUT = env("UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Reviewing the styles.")
 _ANSWER = env("Team Leader", "回答", "ans_tl_001", "Answer", "Use trunk-based development.",
               ' question_id="ask_fse_001"')
+
 
 TASK_NOT_FROM_LEADER = rule(
     "TW201", "task-not-from-leader", E, "A Task is sent by someone other than the Team Leader.",
@@ -20,6 +27,14 @@ TASK_NOT_FROM_LEADER = rule(
              "Full-Stack Engineer_1"),
     good=user(_TASK, "UI Operator_1"))
 
+
+@check(TASK_NOT_FROM_LEADER, Delivered, always=True,
+       quiet=lambda mtype, sender, owner: mtype is not _TASK_TYPE or sender == LEADER_NAME)
+def _task_not_from_leader(fact: Delivered, report: Report[Delivered]) -> None:
+    if fact.mtype is _TASK_TYPE and fact.sender != LEADER_NAME:
+        report(fact, f"Task sent by {fact.sender}; only the Team Leader sends tasks", 3)
+
+
 OUTPUT_FROM_LEADER = rule(
     "TW202", "output-from-leader", E, "An Output (progress or completion) is sent by the Team Leader.",
     requirements=("TW-TYPE-006",),
@@ -28,11 +43,27 @@ OUTPUT_FROM_LEADER = rule(
              "UI Operator_1"),
     good=user(_OUT, "Team Leader"))
 
+
+@check(OUTPUT_FROM_LEADER, Delivered, always=True,
+       quiet=lambda mtype, sender, owner: mtype not in _OUTPUTS or sender != LEADER_NAME)
+def _output_from_leader(fact: Delivered, report: Report[Delivered]) -> None:
+    if fact.mtype in _OUTPUTS and fact.sender == LEADER_NAME:
+        report(fact, "Output sent by the Team Leader; only sub-agents report", 3)
+
+
 OUTPUT_TO_SUB_AGENT = rule(
     "TW203", "output-to-sub-agent", E, "An Output is delivered into a sub-agent's conversation.",
     requirements=("TW-TYPE-006",),
     rationale="Progress and completion reports go only to the Team Leader.",
     bad=user(_OUT, "Full-Stack Engineer_1"), good=user(_OUT, "Team Leader"))
+
+
+@check(OUTPUT_TO_SUB_AGENT, Delivered, always=True,
+       quiet=lambda mtype, sender, owner: mtype not in _OUTPUTS or not owner.is_sub)
+def _output_to_sub_agent(fact: Delivered, report: Report[Delivered]) -> None:
+    if fact.mtype in _OUTPUTS and fact.owner.is_sub:
+        report(fact, "Output delivered to a sub-agent; reports go only to the Team Leader", 0)
+
 
 ANSWER_AS_USER_MESSAGE = rule(
     "TW204", "answer-as-user-message", E, "An Answer is delivered as a user message.",
@@ -44,6 +75,15 @@ result. Profile astrion also accepts an answer inserted as a user message.""",
     good="# in the conversation of Full-Stack Engineer_1\nrole: tool (result of ask_master)\n"
          + _ANSWER)
 
+
+@check(ANSWER_AS_USER_MESSAGE, Delivered, always=True,
+       quiet=lambda mtype, sender, owner: mtype is not _ANSWER_TYPE or not owner.strict)
+def _answer_as_user_message(fact: Delivered, report: Report[Delivered]) -> None:
+    if fact.mtype is _ANSWER_TYPE and fact.owner.strict:
+        report(fact, "an Answer is delivered as a user message; answers are only the result "
+               "of the ask tool call", 0)
+
+
 MESSAGE_TO_LEADER = rule(
     "TW205", "message-to-leader", E, "A Message is delivered into the Team Leader's conversation.",
     requirements=("TW-TYPE-008",),
@@ -52,6 +92,14 @@ Messages go from the Team Leader or a sub-agent to a sub-agent. A sub-agent talk
 by natural output (reported as Output) or ask_master.""",
     bad=user(env("UI Operator_1", "消息", "msg_uio_001", "Message", "FYI: ready."), "Team Leader"),
     good=user(_OUT, "Team Leader"))
+
+
+@check(MESSAGE_TO_LEADER, Delivered, always=True,
+       quiet=lambda mtype, sender, owner: mtype is not _MESSAGE_TYPE or not owner.is_leader)
+def _message_to_leader(fact: Delivered, report: Report[Delivered]) -> None:
+    if fact.mtype is _MESSAGE_TYPE and fact.owner.is_leader:
+        report(fact, "Message delivered to the Team Leader; messages go only to sub-agents", 0)
+
 
 SELF_ADDRESSED = rule(
     "TW206", "self-addressed", E, "A message's sender is the owner of the conversation it is in.",
@@ -63,11 +111,27 @@ a 'Team Leader' message in the leader's conversation) is a forgery or a routing 
              "Team Leader"),
     good=user(_OUT, "Team Leader"))
 
+
+@check(SELF_ADDRESSED, Delivered, always=True,
+       quiet=lambda mtype, sender, owner: sender != owner.name)
+def _self_addressed(fact: Delivered, report: Report[Delivered]) -> None:
+    if fact.sender == fact.owner.name:
+        report(fact, f"{fact.sender} sends a message into its own conversation", 3)
+
+
 TASK_TO_LEADER = rule(
     "TW207", "task-to-leader", E, "A Task is delivered into the Team Leader's conversation.",
     requirements=("TW-TYPE-005",),
     rationale="Tasks go to sub-agents only.",
     bad=user(_TASK, "Team Leader"), good=user(_TASK, "UI Operator_1"))
+
+
+@check(TASK_TO_LEADER, Delivered, always=True,
+       quiet=lambda mtype, sender, owner: mtype is not _TASK_TYPE or not owner.is_leader)
+def _task_to_leader(fact: Delivered, report: Report[Delivered]) -> None:
+    if fact.mtype is _TASK_TYPE and fact.owner.is_leader:
+        report(fact, "Task delivered to the Team Leader; tasks go to sub-agents", 0)
+
 
 MISADDRESSED = rule(
     "TW208", "misaddressed", E,
@@ -82,6 +146,7 @@ header or target attribute names a receiver, it must be that owner.""",
                   header="来自 UI Operator_1 向 Full-Stack Engineer_1 的提问"),
               "Full-Stack Engineer_1"))
 
+
 ANSWER_OUTSIDE_ASK_RESULT = rule(
     "TW209", "answer-outside-ask-result", E,
     "An Answer is the result of a tool that is not an ask tool.",
@@ -89,6 +154,7 @@ ANSWER_OUTSIDE_ASK_RESULT = rule(
     rationale="Answers resolve ask_master, ask_other_agent or ask_sub_agent calls, nothing else.",
     bad="role: tool (result of read_file)\n" + _ANSWER,
     good="role: tool (result of ask_master)\n" + _ANSWER)
+
 
 ENVELOPE_AS_TOOL_RESULT = rule(
     "TW210", "envelope-as-tool-result", E,
@@ -100,6 +166,7 @@ result carries is an Answer.""",
     bad="role: tool (result of ask_master)\n" + env(
         "Team Leader", "消息", "msg_tl_003", "Message", "Use trunk-based development."),
     good="role: tool (result of ask_master)\n" + _ANSWER)
+
 
 SINGLE_INITIAL_TASK = rule(
     "TW211", "single-initial-task", E,
@@ -113,3 +180,15 @@ first protocol message of its conversation; later instructions are Messages.""",
     good=user(_TASK, "UI Operator_1") + "\n…\n" + user(env(
         "Team Leader", "消息", "msg_tl_002", "Message", "Also write the tests."),
         "UI Operator_1") + "\n" + call("send_message_to_sub_agent", "…", "Team Leader"))
+
+
+# Depends on what came before, so a Task to a sub-agent is never quiet.
+@check(SINGLE_INITIAL_TASK, Delivered, always=True,
+       quiet=lambda mtype, sender, owner: mtype is not _TASK_TYPE or not owner.is_sub)
+def _single_initial_task(fact: Delivered, report: Report[Delivered]) -> None:
+    if fact.mtype is not _TASK_TYPE or not fact.owner.is_sub:
+        return
+    if fact.tasks:
+        report(fact, "second Task in this conversation; a sub-agent receives exactly one Task", 0)
+    elif fact.protocol_seen:
+        report(fact, "the Task is not the first protocol message of this conversation", 0)
