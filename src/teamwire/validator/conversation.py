@@ -104,11 +104,22 @@ class ConversationLinter(ToolChecks):
         # has_mark, with its first two tests inline: most texts fail them
         marked, key = has_mark, MARK_KEY
         # an assistant text goes to the checks when some enabled check may report it
-        every_text, prefixes, suffixes, on_mark = self.assistant_gate
+        every_text, prefixes, suffixes, on_mark, _ = self.assistant_gate
+        # (the first characters of the prefixes, to test one character before the prefixes)
+        firsts = frozenset(p[:1] for p in prefixes)
+        every_text = every_text or "" in firsts
         # and an envelope goes to its checks (off the quiet paths) when some may report it
-        every_envelope, env_prefixes, env_suffixes, env_mark = self.envelope_gate
+        every_envelope, env_prefixes, env_suffixes, env_mark, _ = self.envelope_gate
         # and a tool's output when it is an envelope or some check of tool texts may report it
-        every_output, out_prefixes, out_suffixes, out_mark = self.tool_text_gate
+        every_output, out_prefixes, out_suffixes, out_mark, _ = self.tool_text_gate
+        # (tests of a tool output's start or end are rare: decided once whether any is needed)
+        out_ends = every_output or bool(out_prefixes) or bool(out_suffixes)
+        # A header line seen before starts the text and its closing tags end it, so only
+        # triggers that can match such a start or end can open a delivery taken by it.
+        head_prefixes = tuple(p for p in env_prefixes
+                              if p.startswith(HEADER_MARK) or HEADER_MARK.startswith(p))
+        head_suffixes = tuple(s for s in env_suffixes if s.endswith(">"))
+        head_ends = every_envelope or bool(head_prefixes) or bool(head_suffixes)
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
         for index, message in enumerate(messages):
@@ -116,7 +127,7 @@ class ConversationLinter(ToolChecks):
             if role == "assistant":
                 content = message.get("content")
                 if pending or type(content) is not str or (content and (
-                        every_text or (prefixes and content.startswith(prefixes))
+                        every_text or (content[0] in firsts and content.startswith(prefixes))
                         or (suffixes and content.endswith(suffixes))
                         or (on_mark and not content.isascii() and content.find(key, 1) >= 0
                             and marked(content)))):
@@ -158,22 +169,22 @@ class ConversationLinter(ToolChecks):
                 entry = pending.pop(call_id, None) if type(call_id) is str else None
                 if type(entry) is tuple:
                     content = message.get("content")
-                    if type(content) is str and not (
-                            every_output or (out_prefixes and content.startswith(out_prefixes))
-                            or (out_suffixes and content.endswith(out_suffixes))
-                            or (not content.isascii() and content.find(key, 1) >= 0 and (
-                                (out_mark and marked(content))
-                                or content.startswith(HEADER_MARK)))):
+                    if type(content) is str and (content.isascii() or content.find(key, 1) < 0 or not (
+                            (out_mark and marked(content)) or content.startswith(HEADER_MARK))) \
+                            and not (out_ends and (
+                                every_output or (out_prefixes and content.startswith(out_prefixes))
+                                or (out_suffixes and content.endswith(out_suffixes)))):
                         continue  # an ordinary tool's output no check has anything to say about
                 elif type(entry) is Call:
                     # A protocol tool's success result, the common case: a JSON object with
                     # "success": true (what check_result_text would find, without its steps).
                     content = message.get("content")
-                    if type(content) is str and content[:1] == "{" and not (
-                            every_output or (out_prefixes and content.startswith(out_prefixes))
-                            or (out_suffixes and content.endswith(out_suffixes))
-                            or (out_mark and not content.isascii()
-                                and content.find(key, 1) >= 0 and marked(content))):
+                    if type(content) is str and content[:1] == "{" and (
+                            content.isascii() or content.find(key, 1) < 0
+                            or not (out_mark and marked(content))) \
+                            and not (out_ends and (
+                                every_output or (out_prefixes and content.startswith(out_prefixes))
+                                or (out_suffixes and content.endswith(out_suffixes)))):
                         try:
                             value = loads(content)
                         except JSONDecodeError:
@@ -209,11 +220,12 @@ class ConversationLinter(ToolChecks):
                         message_id = content[nl + 5:id_end]
                         body = content[body_at:body_end]
                         if quiet_plan[1](message_id) is not None and message_id not in ids \
-                                and not (every_envelope
-                                         or (env_prefixes and content.startswith(env_prefixes))
-                                         or (env_suffixes and content.endswith(env_suffixes))
-                                         or (env_mark and not body.isascii()
-                                             and body.find(key, 1) >= 0 and marked(body))) \
+                                and (not env_mark or body.isascii() or body.find(key, 1) < 0
+                                     or not marked(body)) \
+                                and not (head_ends and (
+                                    every_envelope
+                                    or (head_prefixes and content.startswith(head_prefixes))
+                                    or (head_suffixes and content.endswith(head_suffixes)))) \
                                 and (quiet_plan[0] is not _COMPLETION
                                      or not body.startswith("<result")):
                             delivered = (sender, label, tag, body)

@@ -29,25 +29,35 @@ class Gate(NamedTuple):
     """A text ending with one of these must be handed out."""
     mark: bool
     """A fact whose content holds the header mark must be handed out."""
+    opens: Callable[[str, str], bool]
+    """Whether the fact of a text (and its content) must be handed out: the tests above."""
 
-    def opens(self, text: str, content: str) -> bool:
-        """Whether the fact of ``text`` (whose content is ``content``) must be handed out."""
-        return self.always or (bool(self.prefixes) and text.startswith(self.prefixes)) \
-            or (bool(self.suffixes) and text.endswith(self.suffixes)) \
-            or (self.mark and has_mark(content))
+
+def _opener(always: bool, prefixes: tuple[str, ...], suffixes: tuple[str, ...],
+            mark: bool) -> Callable[[str, str], bool]:
+    # A closure over the gate's own tests: the slow paths call it for every fact they meet.
+    if always:
+        return lambda text, content: True
+    starts, ends = prefixes or None, suffixes or None
+
+    def opens(text: str, content: str) -> bool:
+        return (starts is not None and text.startswith(starts)) \
+            or (ends is not None and text.endswith(ends)) or (mark and has_mark(content))
+    return opens
 
 
 class _Reporter:
-    """The report of one rule in one conversation pass."""
+    """The report of the check being run: reports its rule through the pass's emit."""
 
-    __slots__ = ("_emit", "_rule")
+    __slots__ = ("_emit", "rule")
 
-    def __init__(self, rule: Rule, emit: Emit) -> None:
-        self._rule = rule
+    def __init__(self, emit: Emit) -> None:
         self._emit = emit
+        self.rule: Rule | None = None
 
     def __call__(self, fact: Fact, message: str, at: int | None = None) -> None:
-        self._emit(self._rule, message, fact.index, fact.tail,
+        assert self.rule is not None
+        self._emit(self.rule, message, fact.index, fact.tail,
                    None if at is None else fact.text, at)
 
 
@@ -57,11 +67,12 @@ def _gate(checks: list[Check[Any]]) -> Gate:
     mark = False
     for check in checks:
         if check.trigger is None:
-            return Gate(True, (), (), False)
+            return Gate(True, (), (), False, _opener(True, (), (), False))
         prefixes += check.trigger.prefixes
         suffixes += check.trigger.suffixes
         mark = mark or check.trigger.mark
-    return Gate(False, tuple(dict.fromkeys(prefixes)), tuple(dict.fromkeys(suffixes)), mark)
+    starts, ends = tuple(dict.fromkeys(prefixes)), tuple(dict.fromkeys(suffixes))
+    return Gate(False, starts, ends, mark, _opener(False, starts, ends, mark))
 
 
 Selection = dict[type, tuple[tuple[Check[Any], ...], Gate]]
@@ -84,7 +95,10 @@ def all_quiet(checks: tuple[Check[Any], ...], *head: object) -> bool:
 
 def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     """Hand ``fact`` to each of ``checks``, which report through ``emit``."""
-    # Reporters are made per fact rather than kept by the pass: one holding the pass's emit
-    # would tie the pass into a reference cycle, and with it the messages it remembers.
+    # One reporter per fact, rather than one kept by the pass: one holding the pass's emit
+    # would tie the pass into a reference cycle, and with it the messages it remembers. A
+    # check reports only while it runs, so the reporter names the rule of the one running.
+    report = _Reporter(emit)
     for check in checks:
-        check.run(fact, _Reporter(check.rule, emit))
+        report.rule = check.rule
+        check.run(fact, report)

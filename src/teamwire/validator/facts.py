@@ -12,7 +12,7 @@ from typing import ClassVar
 from teamwire.envelope import MessageType
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Owner:
     """Whose conversation a fact is in, and under which profile."""
 
@@ -84,7 +84,24 @@ class Delivered:
     tail: ClassVar[str] = "/content"
 
 
-Fact = UserText | AssistantText | ToolText | EnvelopeText | Delivered
+@dataclass(slots=True)
+class Returned:
+    """A well-formed envelope returned as a tool result (its envelope checks made)."""
+
+    index: int
+    text: str
+    sender: str
+    mtype: MessageType | None
+    """Its type; None for an unknown label."""
+    tag: str
+    tool: str | None
+    """The tool whose result it is; None when it answers no call."""
+    owner: Owner
+    tail: ClassVar[str] = "/content"
+
+
+Fact = UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned
 """Every kind of fact a check can take."""
 
-FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered)
+FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,
+                                      Returned)

@@ -19,6 +19,7 @@ from teamwire.validator.facts import (
     Delivered,
     EnvelopeText,
     Owner,
+    Returned,
     ToolText,
     UserText,
 )
@@ -71,6 +72,10 @@ class LinterState:
         # every check of deliveries, on or off: what makes a head quiet must not depend on
         # the file's selection, since the memo shares quiet heads between files
         self.placement_checks = self.memo.every_check(Delivered)
+        self.returned_checks = selection[Returned][0]
+        self.returned_every = self.memo.every_check(Returned)
+        # (sender, tool) → the memo's verdict on such Answers, for this owner
+        self.answer_quiet: dict[tuple[str, str | None], bool] = {}
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because

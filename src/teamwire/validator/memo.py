@@ -99,6 +99,11 @@ class Memo:
         self.answer_lines: dict[str, tuple[str, str, str, str]] = {}
         """Header lines of Answers no check reported → (sender, label, the head's lines after
         the id up to the question id, the closing lines)."""
+        self.answer_quiet: dict[tuple[str | None, bool, bool, bool, str, str | None], bool] = {}
+        """(owner's name, is_leader, is_sub, strict, sender, tool) → whether no check of
+        returned envelopes ever reports an Answer from that sender as the result of that tool
+        in that owner's conversation (every check counts, on or off, so the verdict holds
+        whatever a file selects)."""
 
     def tables(self, profile: Profile, tools: ToolCatalog, is_leader: bool,
                is_sub: bool) -> Tables:
@@ -146,6 +151,11 @@ class Memo:
     def add_head_line(self, line: str, parts: tuple[str, str, str, str, str]) -> None:
         """Remember the header line of a quiet delivery."""
         _put(self.head_lines, line, parts)
+
+    def add_answer_quiet(self, key: tuple[str | None, bool, bool, bool, str, str | None],
+                         quiet: bool) -> None:
+        """Remember whether Answers of ``key`` are quiet."""
+        _put(self.answer_quiet, key, quiet)
 
     def add_answer_line(self, line: str, parts: tuple[str, str, str, str]) -> None:
         """Remember the header line of an Answer no check reported."""

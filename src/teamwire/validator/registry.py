@@ -91,9 +91,10 @@ class Check(Generic[F]):
     trigger: Trigger | None
     """None: the check may report any fact of its kind."""
     quiet: Callable[..., bool] | None = None
-    """For checks of deliveries: whether the check never reports a delivery of this type
-    from this sender in this conversation (``quiet(mtype, sender, owner)``), which lets the
-    conversation pass take later such deliveries by their header line alone. None: never."""
+    """For checks of envelopes delivered or returned: whether the check never reports one
+    of this type from this sender in this conversation (``quiet(mtype, sender, owner)`` for
+    ``Delivered``, ``quiet(mtype, sender, tool, owner)`` for ``Returned``), which lets the
+    conversation pass take later such envelopes by their header line alone. None: never."""
 
 
 class Registry:

@@ -12,19 +12,14 @@ from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
-from teamwire.validator.dispatch import dispatch
+from teamwire.validator.dispatch import all_quiet, dispatch
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
-from teamwire.validator.facts import ToolText
+from teamwire.validator.facts import Returned, ToolText
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
 from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
 from teamwire.validator.rules.input_rules import INVALID_MESSAGE
-from teamwire.validator.rules.placement_rules import (
-    ANSWER_OUTSIDE_ASK_RESULT,
-    ENVELOPE_AS_TOOL_RESULT,
-    SELF_ADDRESSED,
-)
 from teamwire.validator.rules.tool_rules import (
     AGENT_ID_REUSED,
     AMBIGUOUS_TARGET,
@@ -233,21 +228,13 @@ class ToolChecks(EnvelopeChecks):
                     fields = parsed
             if fields is not None:
                 mtype = self.check_envelope(index, text, fields)
-                sender = fields[0]
-                if self.name is not None and sender == self.name:
-                    self.emit(SELF_ADDRESSED, f"{sender} answers itself", index, CONTENT, text, 3)
+                if self.returned_checks:
+                    dispatch(Returned(index, text, fields[0], mtype, fields[4], tool, self.owner),
+                             self.returned_checks, self.emit)
                 if mtype is MessageType.ANSWER:
-                    if tool is not None and tool not in ASK_TOOLS:
-                        self.emit(ANSWER_OUTSIDE_ASK_RESULT,
-                                  f"an Answer is the result of {tool}, which is not an "
-                                  "ask tool", index, CONTENT, text, 0)
                     self.record_id(index, fields, text)
                     self._remember_answer(text, fields)
                     return Result(index, False, answer_of(fields))
-                if mtype is not None:
-                    self.emit(ENVELOPE_AS_TOOL_RESULT,
-                              f"a {fields[4]} envelope is returned as a tool result; "
-                              "only Answers travel as tool results", index, CONTENT, text, 0)
                 return Result(index, False)
         if self.tool_text_checks and self.tool_text_gate.opens(text, text):
             dispatch(ToolText(index, text, tool), self.tool_text_checks, self.emit)
@@ -290,8 +277,9 @@ class ToolChecks(EnvelopeChecks):
         """Remember the header line of an Answer whose head no check reports here."""
         sender, receiver, label, _id, tag, attributes, _content = fields
         plan = self.plans.get((label, tag, sender))
-        if plan is None or receiver is not None or tag != "Answer" or sender == self.name \
-                or len(attributes) != 1 or attributes[0][0] != "question_id" \
+        if plan is None or receiver is not None or tag != "Answer" \
+                or not self._answer_quiet(sender, None) or len(attributes) != 1 \
+                or attributes[0][0] != "question_id" \
                 or len(self.answer_heads) >= _ANSWER_HEADS:
             return
         line = text[:text.find("\n")]
@@ -304,7 +292,8 @@ class ToolChecks(EnvelopeChecks):
         """The head of an Answer header line another conversation found quiet, when it is
         quiet here too (now remembered here); else None."""
         parts = self.memo.answer_lines.get(line)
-        if parts is None or parts[0] == self.name or len(self.answer_heads) >= _ANSWER_HEADS:
+        if parts is None or len(self.answer_heads) >= _ANSWER_HEADS \
+                or not self._answer_quiet(parts[0], None):
             return None
         sender, label = parts[0], parts[1]
         plan = self.plans.get((label, "Answer", sender)) or self._shared_plan(label, "Answer",
@@ -314,17 +303,35 @@ class ToolChecks(EnvelopeChecks):
         head = self.answer_heads[line] = (*parts, plan[1])
         return head
 
+    def _answer_quiet(self, sender: str, tool: str | None) -> bool:
+        """Whether no check of returned envelopes ever reports an Answer from ``sender`` as
+        the result of ``tool`` (None: of no call) in this conversation."""
+        known = self.answer_quiet
+        found = known.get((sender, tool))
+        if found is None:
+            # the owner's fields rather than the Owner: hashing a dataclass is slow
+            key = (self.name, self.is_leader, self.is_sub, self.strict, sender, tool)
+            found = self.memo.answer_quiet.get(key)
+            if found is None:
+                found = all_quiet(self.returned_every, MessageType.ANSWER, sender, tool,
+                                  self.owner)
+                self.memo.add_answer_quiet(key, found)
+            known[(sender, tool)] = found
+        return found
+
     def _quiet_answer(self, index: int, text: str, tool: str | None) -> Result | None:
         """The Result of an Answer no check reports, told with string tests from a header
         line seen before; None (having changed nothing) otherwise."""
         nl = text.find("\n")
-        if nl <= 0 or (tool is not None and tool not in ASK_TOOLS):
+        if nl <= 0:
             return None
         line = text[:nl]
         head = self.answer_heads.get(line) or self._known_answer(line)
         if head is None:
             return None
         sender, label, middle, tail, id_test = head
+        if not self._answer_quiet(sender, tool):
+            return None
         id_end = text.find("\n", nl + 1)
         if id_end <= 0 or not text.startswith("id: ", nl + 1) \
                 or not text.startswith(middle, id_end):

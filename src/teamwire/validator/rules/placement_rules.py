@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from teamwire.envelope import LEADER_NAME, MessageType
-from teamwire.validator.facts import Delivered
+from teamwire.validator.facts import Delivered, Returned
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
+from teamwire.validator.tooling import ASK_TOOLS
 
 E = Severity.ERROR
 _TASK_TYPE, _ANSWER_TYPE, _MESSAGE_TYPE = MessageType.TASK, MessageType.ANSWER, MessageType.MESSAGE
@@ -119,6 +120,13 @@ def _self_addressed(fact: Delivered, report: Report[Delivered]) -> None:
         report(fact, f"{fact.sender} sends a message into its own conversation", 3)
 
 
+@check(SELF_ADDRESSED, Returned, always=True,
+       quiet=lambda mtype, sender, tool, owner: sender != owner.name)
+def _answers_itself(fact: Returned, report: Report[Returned]) -> None:
+    if fact.sender == fact.owner.name:
+        report(fact, f"{fact.sender} answers itself", 3)
+
+
 TASK_TO_LEADER = rule(
     "TW207", "task-to-leader", E, "A Task is delivered into the Team Leader's conversation.",
     requirements=("TW-TYPE-005",),
@@ -156,6 +164,14 @@ ANSWER_OUTSIDE_ASK_RESULT = rule(
     good="role: tool (result of ask_master)\n" + _ANSWER)
 
 
+@check(ANSWER_OUTSIDE_ASK_RESULT, Returned, always=True,
+       quiet=lambda mtype, sender, tool, owner: mtype is not _ANSWER_TYPE or tool is None
+       or tool in ASK_TOOLS)
+def _answer_outside_ask_result(fact: Returned, report: Report[Returned]) -> None:
+    if fact.mtype is _ANSWER_TYPE and fact.tool is not None and fact.tool not in ASK_TOOLS:
+        report(fact, f"an Answer is the result of {fact.tool}, which is not an ask tool", 0)
+
+
 ENVELOPE_AS_TOOL_RESULT = rule(
     "TW210", "envelope-as-tool-result", E,
     "A Task, Output, Ask or Message envelope is returned as a tool result.",
@@ -166,6 +182,14 @@ result carries is an Answer.""",
     bad="role: tool (result of ask_master)\n" + env(
         "Team Leader", "消息", "msg_tl_003", "Message", "Use trunk-based development."),
     good="role: tool (result of ask_master)\n" + _ANSWER)
+
+
+@check(ENVELOPE_AS_TOOL_RESULT, Returned, always=True,
+       quiet=lambda mtype, sender, tool, owner: mtype is None or mtype is _ANSWER_TYPE)
+def _envelope_as_tool_result(fact: Returned, report: Report[Returned]) -> None:
+    if fact.mtype is not None and fact.mtype is not _ANSWER_TYPE:
+        report(fact, f"a {fact.tag} envelope is returned as a tool result; only Answers "
+               "travel as tool results", 0)
 
 
 SINGLE_INITIAL_TASK = rule(
