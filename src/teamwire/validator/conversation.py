@@ -103,23 +103,11 @@ class ConversationLinter(ToolChecks):
         heads = self.heads
         # has_mark, with its first two tests inline: most texts fail them
         marked, key = has_mark, MARK_KEY
-        # an assistant text goes to the checks when some enabled check may report it
-        every_text, prefixes, suffixes, on_mark, _ = self.assistant_gate
-        # (the first characters of the prefixes, to test one character before the prefixes)
-        firsts = frozenset(p[:1] for p in prefixes)
-        every_text = every_text or "" in firsts
-        # and an envelope goes to its checks (off the quiet paths) when some may report it
-        every_envelope, env_prefixes, env_suffixes, env_mark, _ = self.envelope_gate
-        # and a tool's output when it is an envelope or some check of tool texts may report it
-        every_output, out_prefixes, out_suffixes, out_mark, _ = self.tool_text_gate
-        # (tests of a tool output's start or end are rare: decided once whether any is needed)
-        out_ends = every_output or bool(out_prefixes) or bool(out_suffixes)
-        # A header line seen before starts the text and its closing tags end it, so only
-        # triggers that can match such a start or end can open a delivery taken by it.
-        head_prefixes = tuple(p for p in env_prefixes
-                              if p.startswith(HEADER_MARK) or HEADER_MARK.startswith(p))
-        head_suffixes = tuple(s for s in env_suffixes if s.endswith(">"))
-        head_ends = every_envelope or bool(head_prefixes) or bool(head_suffixes)
+        # What the enabled checks' triggers let the inline paths skip: an assistant text, an
+        # envelope taken by its head, a tool's output (dispatch.FastPath).
+        every_text, text_ends, firsts, prefixes, suffixes, on_mark, every_envelope, \
+            env_prefixes, env_suffixes, env_mark, head_ends, head_prefixes, head_suffixes, \
+            every_output, out_ends, out_prefixes, out_suffixes, out_mark = self.selection.fast
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
         for index, message in enumerate(messages):
@@ -127,10 +115,10 @@ class ConversationLinter(ToolChecks):
             if role == "assistant":
                 content = message.get("content")
                 if pending or type(content) is not str or (content and (
-                        every_text or (content[0] in firsts and content.startswith(prefixes))
-                        or (suffixes and content.endswith(suffixes))
-                        or (on_mark and not content.isascii() and content.find(key, 1) >= 0
-                            and marked(content)))):
+                        (content[0] in firsts and content.startswith(prefixes))
+                        or (not content.isascii() and content.find(key, 1) >= 0 and on_mark
+                            and marked(content))
+                        or (text_ends and (every_text or content.endswith(suffixes))))):
                     assistant(index, message)
                     continue
                 calls = message.get("tool_calls")
@@ -220,8 +208,8 @@ class ConversationLinter(ToolChecks):
                         message_id = content[nl + 5:id_end]
                         body = content[body_at:body_end]
                         if quiet_plan[1](message_id) is not None and message_id not in ids \
-                                and (not env_mark or body.isascii() or body.find(key, 1) < 0
-                                     or not marked(body)) \
+                                and (body.isascii() or body.find(key, 1) < 0
+                                     or not (env_mark and marked(body))) \
                                 and not (head_ends and (
                                     every_envelope
                                     or (head_prefixes and content.startswith(head_prefixes))
@@ -450,7 +438,14 @@ class ConversationLinter(ToolChecks):
         """Whether no check of deliveries reports, ever, ``mtype`` from ``sender`` here."""
         # An Answer is never quiet: without attributes it gets TW109, which the quiet paths
         # (taking only heads without attributes) do not check.
-        return mtype is not _ANSWER and all_quiet(self.placement_checks, mtype, sender, self.owner)
+        if mtype is _ANSWER:
+            return False
+        key = (self.owner_key, mtype, sender)
+        found = self.memo.placement_quiet.get(key)
+        if found is None:
+            found = all_quiet(self.placement_checks, mtype, sender, self.owner)
+            self.memo.add_placement_quiet(key, found)
+        return found
 
     # -- assistant messages and tool results ----------------------------------------------------
 

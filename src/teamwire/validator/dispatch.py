@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from teamwire.validator.facts import FACT_TYPES, Fact
+from teamwire.validator.facts import FACT_TYPES, AssistantText, EnvelopeText, Fact, ToolText
 from teamwire.validator.registry import Check, Rule
 from teamwire.validator.rules import REGISTRY
-from teamwire.validator.scan import has_mark
+from teamwire.validator.scan import HEADER_MARK, has_mark
 
 Emit = Callable[[Rule, str, "int | None", str, "str | None", "int | None"], None]
 """How a conversation pass reports: rule, message, index, pointer tail, text, offset."""
@@ -75,17 +75,75 @@ def _gate(checks: list[Check[Any]]) -> Gate:
     return Gate(False, starts, ends, mark, _opener(False, starts, ends, mark))
 
 
-Selection = dict[type, tuple[tuple[Check[Any], ...], Gate]]
-"""The checks of the enabled rules by the fact type they take, and the gate they make."""
+class FastPath(NamedTuple):
+    """The gates as the conversation pass's inline fast paths read them, derived once."""
+
+    every_text: bool
+    """An assistant text always goes to its checks."""
+    text_ends: bool
+    """Whether an assistant text needs more than its start and the mark tested."""
+    firsts: frozenset[str]
+    """First characters of the assistant-text prefixes (tested before the prefixes)."""
+    prefixes: tuple[str, ...]
+    suffixes: tuple[str, ...]
+    on_mark: bool
+    every_envelope: bool
+    env_prefixes: tuple[str, ...]
+    env_suffixes: tuple[str, ...]
+    env_mark: bool
+    head_ends: bool
+    """Whether an envelope taken by a known header line needs its start or end tested."""
+    head_prefixes: tuple[str, ...]
+    head_suffixes: tuple[str, ...]
+    every_output: bool
+    out_ends: bool
+    """Whether a tool output needs its start or end tested."""
+    out_prefixes: tuple[str, ...]
+    out_suffixes: tuple[str, ...]
+    out_mark: bool
+
+
+def _fast_path(assistant: Gate, envelope: Gate, output: Gate) -> FastPath:
+    firsts = frozenset(p[:1] for p in assistant.prefixes)
+    # A header line seen before starts the text and its closing tags end it, so only
+    # triggers that can match such a start or end can open a delivery taken by it.
+    head_prefixes = tuple(p for p in envelope.prefixes
+                          if p.startswith(HEADER_MARK) or HEADER_MARK.startswith(p))
+    head_suffixes = tuple(s for s in envelope.suffixes if s.endswith(">"))
+    return FastPath(
+        assistant.always or "" in firsts,
+        assistant.always or "" in firsts or bool(assistant.suffixes), firsts, assistant.prefixes,
+        assistant.suffixes,
+        assistant.mark, envelope.always, envelope.prefixes, envelope.suffixes, envelope.mark,
+        envelope.always or bool(head_prefixes) or bool(head_suffixes), head_prefixes,
+        head_suffixes, output.always,
+        output.always or bool(output.prefixes) or bool(output.suffixes), output.prefixes,
+        output.suffixes, output.mark)
+
+
+class Selection:
+    """The checks of the enabled rules by the fact type they take, the gates they make, and
+    every registered check of the envelope facts whose quiet heads the memo shares."""
+
+    __slots__ = ("checks", "every", "fast", "gates")
+
+    def __init__(self, enabled: frozenset[str]) -> None:
+        self.checks: dict[type, tuple[Check[Any], ...]] = {}
+        self.gates: dict[type, Gate] = {}
+        self.every: dict[type, tuple[Check[Any], ...]] = {}
+        for fact_type in FACT_TYPES:
+            every = REGISTRY.checks(fact_type)
+            checks = [c for c in every if c.rule.code in enabled]
+            self.checks[fact_type] = tuple(checks)
+            self.gates[fact_type] = _gate(checks)
+            self.every[fact_type] = tuple(every)
+        self.fast = _fast_path(self.gates[AssistantText], self.gates[EnvelopeText],
+                               self.gates[ToolText])
 
 
 def select(enabled: frozenset[str]) -> Selection:
     """The checks of the rules in ``enabled`` (codes), by fact type, with their gates."""
-    selection: Selection = {}
-    for fact_type in FACT_TYPES:
-        checks = [c for c in REGISTRY.checks(fact_type) if c.rule.code in enabled]
-        selection[fact_type] = (tuple(checks), _gate(checks))
-    return selection
+    return Selection(enabled)
 
 
 def all_quiet(checks: tuple[Check[Any], ...], *head: object) -> bool:

@@ -63,20 +63,23 @@ class LinterState:
         tool calls are open)."""
         self.memo = memo if memo is not None else Memo()
         # the checks of each fact kind, and the gate a text must pass to be handed to them
-        selection = self.memo.selection(emitter.policy.enabled)
-        self.user_checks, self.user_gate = selection[UserText]
-        self.assistant_checks, self.assistant_gate = selection[AssistantText]
-        self.tool_text_checks, self.tool_text_gate = selection[ToolText]
-        self.envelope_checks, self.envelope_gate = selection[EnvelopeText]
-        self.delivered_checks = selection[Delivered][0]
-        # every check of deliveries, on or off: what makes a head quiet must not depend on
-        # the file's selection, since the memo shares quiet heads between files
-        self.placement_checks = self.memo.every_check(Delivered)
-        self.returned_checks = selection[Returned][0]
-        self.returned_every = self.memo.every_check(Returned)
+        self.selection = selection = self.memo.selection(emitter.policy.enabled)
+        checks, gates = selection.checks, selection.gates
+        self.user_checks, self.user_gate = checks[UserText], gates[UserText]
+        self.assistant_checks, self.assistant_gate = checks[AssistantText], gates[AssistantText]
+        self.tool_text_checks, self.tool_text_gate = checks[ToolText], gates[ToolText]
+        self.envelope_checks, self.envelope_gate = checks[EnvelopeText], gates[EnvelopeText]
+        self.envelope_opens = self.envelope_gate.opens if self.envelope_checks else None
+        self.delivered_checks = checks[Delivered]
+        self.returned_checks = checks[Returned]
+        # every check of delivered and returned envelopes, on or off: what makes a head quiet
+        # must not depend on the file's selection, since the memo shares quiet heads
+        self.placement_checks = selection.every[Delivered]
+        self.returned_every = selection.every[Returned]
         # (sender, tool) → the memo's verdict on such Answers, for this owner
         self.answer_quiet: dict[tuple[str, str | None], bool] = {}
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
+        self.owner_key = (self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path

@@ -309,8 +309,7 @@ class ToolChecks(EnvelopeChecks):
         known = self.answer_quiet
         found = known.get((sender, tool))
         if found is None:
-            # the owner's fields rather than the Owner: hashing a dataclass is slow
-            key = (self.name, self.is_leader, self.is_sub, self.strict, sender, tool)
+            key = (self.owner_key, sender, tool)
             found = self.memo.answer_quiet.get(key)
             if found is None:
                 found = all_quiet(self.returned_every, MessageType.ANSWER, sender, tool,
@@ -330,7 +329,8 @@ class ToolChecks(EnvelopeChecks):
         if head is None:
             return None
         sender, label, middle, tail, id_test = head
-        if not self._answer_quiet(sender, tool):
+        quiet = self.answer_quiet.get((sender, tool))
+        if not (self._answer_quiet(sender, tool) if quiet is None else quiet):
             return None
         id_end = text.find("\n", nl + 1)
         if id_end <= 0 or not text.startswith("id: ", nl + 1) \
@@ -347,7 +347,7 @@ class ToolChecks(EnvelopeChecks):
         if MESSAGE_ID.fullmatch(question_id) is None or id_test(message_id) is None:
             return None
         body = text[body_at:body_end]
-        if self.envelope_checks and self.envelope_gate.opens(text, body):
+        if self.envelope_opens is not None and self.envelope_opens(text, body):
             return None
         if self.strict or message_id != question_id:  # astrion: it may reuse its question's id
             if message_id in self.ids:
