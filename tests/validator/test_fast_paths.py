@@ -313,8 +313,9 @@ def test_every_edit_of_every_envelope() -> None:
 
 
 def _cold() -> None:
-    """Forget what earlier conversations taught: nothing is left to forget, since each lint
-    call owns its memo (teamwire.validator.memo) and no cache outlives it."""
+    """Forget what earlier conversations taught: nothing is left to forget, since a lint call
+    given options gets a linter of its own, whose memo (teamwire.validator.memo) no other call
+    shares."""
 
 
 def test_what_other_conversations_taught_changes_nothing() -> None:
