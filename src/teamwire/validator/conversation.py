@@ -440,7 +440,7 @@ class ConversationLinter(ToolChecks):
         # (taking only heads without attributes) do not check.
         if mtype is _ANSWER:
             return False
-        key = (self.owner_key, mtype, sender)
+        key = (self.owner, mtype, sender)
         found = self.memo.placement_quiet.get(key)
         if found is None:
             found = all_quiet(self.placement_checks, mtype, sender, self.owner)

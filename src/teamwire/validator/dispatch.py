@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from teamwire.validator.facts import FACT_TYPES, AssistantText, EnvelopeText, Fact, ToolText
+from teamwire.validator.facts import (
+    FACT_TYPES,
+    AssistantText,
+    Delivered,
+    EnvelopeText,
+    Fact,
+    Returned,
+    ToolText,
+    UserText,
+)
 from teamwire.validator.registry import Check, Rule
 from teamwire.validator.rules import REGISTRY
 from teamwire.validator.scan import HEADER_MARK, has_mark
@@ -125,7 +134,7 @@ class Selection:
     """The checks of the enabled rules by the fact type they take, the gates they make, and
     every registered check of the envelope facts whose quiet heads the memo shares."""
 
-    __slots__ = ("checks", "every", "fast", "gates")
+    __slots__ = ("bound", "checks", "every", "fast", "gates")
 
     def __init__(self, enabled: frozenset[str]) -> None:
         self.checks: dict[type, tuple[Check[Any], ...]] = {}
@@ -139,6 +148,13 @@ class Selection:
             self.every[fact_type] = tuple(every)
         self.fast = _fast_path(self.gates[AssistantText], self.gates[EnvelopeText],
                                self.gates[ToolText])
+        on, gates = self.checks, self.gates
+        envelope_opens = gates[EnvelopeText].opens if on[EnvelopeText] else None
+        self.bound = (on[UserText], gates[UserText], on[AssistantText], gates[AssistantText],
+                      on[ToolText], gates[ToolText], on[EnvelopeText], gates[EnvelopeText],
+                      envelope_opens, on[Delivered], on[Returned], self.every[Delivered],
+                      self.every[Returned])
+        """What a conversation pass takes of the selection, in the order it binds it."""
 
 
 def select(enabled: frozenset[str]) -> Selection:

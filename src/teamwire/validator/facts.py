@@ -7,14 +7,14 @@ index and the pointer tail of the text (``text``) that offsets refer to.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from teamwire.envelope import MessageType
 
 
-@dataclass(slots=True)
-class Owner:
-    """Whose conversation a fact is in, and under which profile."""
+class Owner(NamedTuple):
+    """Whose conversation a fact is in, and under which profile (a tuple: cheap to make and
+    to hash, as the memo's keys need)."""
 
     name: str | None
     """Display name; None when a lone conversation's agent is not known."""

@@ -15,13 +15,7 @@ from typing import Any
 from teamwire.envelope import MessageType, Profile
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
-    AssistantText,
-    Delivered,
-    EnvelopeText,
     Owner,
-    Returned,
-    ToolText,
-    UserText,
 )
 from teamwire.validator.memo import IdTest, Memo, Plan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
@@ -64,22 +58,14 @@ class LinterState:
         self.memo = memo if memo is not None else Memo()
         # the checks of each fact kind, and the gate a text must pass to be handed to them
         self.selection = selection = self.memo.selection(emitter.policy.enabled)
-        checks, gates = selection.checks, selection.gates
-        self.user_checks, self.user_gate = checks[UserText], gates[UserText]
-        self.assistant_checks, self.assistant_gate = checks[AssistantText], gates[AssistantText]
-        self.tool_text_checks, self.tool_text_gate = checks[ToolText], gates[ToolText]
-        self.envelope_checks, self.envelope_gate = checks[EnvelopeText], gates[EnvelopeText]
-        self.envelope_opens = self.envelope_gate.opens if self.envelope_checks else None
-        self.delivered_checks = checks[Delivered]
-        self.returned_checks = checks[Returned]
-        # every check of delivered and returned envelopes, on or off: what makes a head quiet
-        # must not depend on the file's selection, since the memo shares quiet heads
-        self.placement_checks = selection.every[Delivered]
-        self.returned_every = selection.every[Returned]
-        # (sender, tool) → the memo's verdict on such Answers, for this owner
-        self.answer_quiet: dict[tuple[str, str | None], bool] = {}
+        # Every check of delivered and returned envelopes, on or off (placement_checks,
+        # returned_every): what makes a head quiet must not depend on the file's selection,
+        # since the memo shares quiet heads.
+        (self.user_checks, self.user_gate, self.assistant_checks, self.assistant_gate,
+         self.tool_text_checks, self.tool_text_gate, self.envelope_checks, self.envelope_gate,
+         self.envelope_opens, self.delivered_checks, self.returned_checks,
+         self.placement_checks, self.returned_every) = selection.bound
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
-        self.owner_key = (self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path

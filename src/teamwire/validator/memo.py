@@ -17,6 +17,7 @@ from typing import Any
 
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
 from teamwire.validator.dispatch import Selection, select
+from teamwire.validator.facts import Owner
 from teamwire.validator.registry import Rule
 from teamwire.validator.rules.tool_rules import (
     FORBIDDEN_TOOL,
@@ -30,9 +31,6 @@ IdTest = Callable[[str], object]
 """A test that an id needs no closer look: a match, or None when it does."""
 Plan = tuple[MessageType, IdTest]
 """What is left to check of an envelope whose label, tag and sender were found fine."""
-OwnerKey = tuple["str | None", bool, bool, bool]
-"""An owner as the memo's keys name it: (name, is_leader, is_sub, strict); a tuple, since
-hashing a dataclass is slow."""
 QuietPlan = tuple[MessageType, IdTest, "list[Any] | None", bool]
 """A plan for a head no check reports where it is delivered, with the list its deliveries
 are collected in (None when not collecting) and whether they are Outputs."""
@@ -100,11 +98,11 @@ class Memo:
         self.answer_lines: dict[str, tuple[str, str, str, str]] = {}
         """Header lines of Answers no check reported → (sender, label, the head's lines after
         the id up to the question id, the closing lines)."""
-        self.placement_quiet: dict[tuple[OwnerKey, MessageType, str], bool] = {}
+        self.placement_quiet: dict[tuple[Owner, MessageType, str], bool] = {}
         """(owner, type, sender) → whether no check of delivered envelopes ever reports a
         delivery of that type from that sender in that owner's conversation (every check
         counts, on or off)."""
-        self.answer_quiet: dict[tuple[OwnerKey, str, str | None], bool] = {}
+        self.answer_quiet: dict[tuple[Owner, str, str | None], bool] = {}
         """(owner, sender, tool) → whether no check of
         returned envelopes ever reports an Answer from that sender as the result of that tool
         in that owner's conversation (every check counts, on or off, so the verdict holds
@@ -150,11 +148,11 @@ class Memo:
         """Remember the header line of a quiet delivery."""
         _put(self.head_lines, line, parts)
 
-    def add_placement_quiet(self, key: tuple[OwnerKey, MessageType, str], quiet: bool) -> None:
+    def add_placement_quiet(self, key: tuple[Owner, MessageType, str], quiet: bool) -> None:
         """Remember whether deliveries of ``key`` are quiet."""
         _put(self.placement_quiet, key, quiet)
 
-    def add_answer_quiet(self, key: tuple[OwnerKey, str, str | None], quiet: bool) -> None:
+    def add_answer_quiet(self, key: tuple[Owner, str, str | None], quiet: bool) -> None:
         """Remember whether Answers of ``key`` are quiet."""
         _put(self.answer_quiet, key, quiet)
 

@@ -306,16 +306,11 @@ class ToolChecks(EnvelopeChecks):
     def _answer_quiet(self, sender: str, tool: str | None) -> bool:
         """Whether no check of returned envelopes ever reports an Answer from ``sender`` as
         the result of ``tool`` (None: of no call) in this conversation."""
-        known = self.answer_quiet
-        found = known.get((sender, tool))
+        key = (self.owner, sender, tool)
+        found = self.memo.answer_quiet.get(key)
         if found is None:
-            key = (self.owner_key, sender, tool)
-            found = self.memo.answer_quiet.get(key)
-            if found is None:
-                found = all_quiet(self.returned_every, MessageType.ANSWER, sender, tool,
-                                  self.owner)
-                self.memo.add_answer_quiet(key, found)
-            known[(sender, tool)] = found
+            found = all_quiet(self.returned_every, MessageType.ANSWER, sender, tool, self.owner)
+            self.memo.add_answer_quiet(key, found)
         return found
 
     def _quiet_answer(self, index: int, text: str, tool: str | None) -> Result | None:
@@ -329,7 +324,7 @@ class ToolChecks(EnvelopeChecks):
         if head is None:
             return None
         sender, label, middle, tail, id_test = head
-        quiet = self.answer_quiet.get((sender, tool))
+        quiet = self.memo.answer_quiet.get((self.owner, sender, tool))
         if not (self._answer_quiet(sender, tool) if quiet is None else quiet):
             return None
         id_end = text.find("\n", nl + 1)
