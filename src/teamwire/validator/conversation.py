@@ -22,7 +22,6 @@ from teamwire.validator.envelope_checks import CONTENT
 from teamwire.validator.facts import AssistantText, Delivered, UserText
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
-from teamwire.validator.rules.envelope_rules import LEGACY_NOTICE_PREFIX
 from teamwire.validator.rules.input_rules import INVALID_MESSAGE, MULTIMODAL_CONTENT
 from teamwire.validator.rules.security_rules import (
     COMPLETION_RESULT_MISMATCH,
@@ -346,10 +345,6 @@ class ConversationLinter(ToolChecks):
                 return
             if parsed:
                 return
-        elif content.startswith("[系统通知"):
-            self.emit(LEGACY_NOTICE_PREFIX, "message uses the retired '[系统通知|…]' prefix instead of an "
-                      "envelope", index, CONTENT, content, 0)
-            return
         if self.user_checks and self.user_gate.opens(content, content):
             dispatch(UserText(index, content), self.user_checks, self.emit)
 

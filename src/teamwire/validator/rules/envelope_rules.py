@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import EnvelopeText
+from teamwire.validator.facts import EnvelopeText, UserText
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import env, user
@@ -144,6 +144,13 @@ for a system instruction, so it must not reappear; protocol messages use the env
     bad=user("[系统通知|任务完成] UI Operator_1 finished the palette."),
     good=user(env("UI Operator_1", "任务完成汇报", "out_uio_002", "Output",
                   "The palette is done.")))
+
+
+@check(LEGACY_NOTICE_PREFIX, UserText, prefixes=("[系统通知",))
+def _legacy_notice_prefix(fact: UserText, report: Report[UserText]) -> None:
+    if fact.text.startswith("[系统通知"):
+        report(fact, "message uses the retired '[系统通知|…]' prefix instead of an envelope", 0)
+
 
 ASTRION_DIALECT = rule(
     "TW114", "astrion-dialect", E,
