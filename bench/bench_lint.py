@@ -59,7 +59,7 @@ from tests.validator.builders import SessionBuilder, small_session  # noqa: E402
 
 from teamwire.validator import lint_bytes  # noqa: E402
 from teamwire.validator.conversation import ConversationLinter  # noqa: E402
-from teamwire.validator.session import SessionChecker  # noqa: E402
+from teamwire.validator.cross_conversation import SessionChecker  # noqa: E402
 
 MB = 1024 * 1024
 

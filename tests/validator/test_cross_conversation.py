@@ -1,4 +1,4 @@
-"""Cross-conversation checks of a session bundle (validator/session.py), on sessions built from
+"""Cross-conversation checks of a session bundle (validator/cross_conversation.py), on sessions built from
 the specification's rules alone (tests/validator/spec_session.py).
 
 A session built by the spec's rules lints clean, under both profiles (TW-PROF-004). One edit

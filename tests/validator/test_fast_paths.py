@@ -20,12 +20,12 @@ from jsonschema import Draft202012Validator
 from teamwire.envelope import LEADER_NAME, MessageType, ParseError, Profile, parse, render
 from teamwire.envelope.fast_parser import parse_fast, scan
 from teamwire.validator import lint_value
-from teamwire.validator.context import Emitter
 from teamwire.validator.conversation import ConversationLinter
+from teamwire.validator.cross_conversation import _paired
+from teamwire.validator.emitter import Emitter
 from teamwire.validator.engine import _bundle_agent, _leader_calls
 from teamwire.validator.options import LintOptions
 from teamwire.validator.scan import HEADER_MARK, has_mark
-from teamwire.validator.session import _paired
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import compile_check, tool_catalog
 from tests.envelope.strategies import envelopes
@@ -313,15 +313,9 @@ def test_every_edit_of_every_envelope() -> None:
 
 
 def _cold() -> None:
-    """Forget what earlier conversations taught the shared caches."""
-    import teamwire.validator.conversation as conversation
-    import teamwire.validator.envelope_checks as envelope_checks
-    import teamwire.validator.tool_checks as tool_checks
-
-    conversation._QUIET.clear()
-    conversation._HEAD_LINES.clear()
-    envelope_checks._SHARED_PLANS.clear()
-    tool_checks._ANSWER_LINES.clear()
+    """Forget what earlier conversations taught: nothing is left to forget, since a lint call
+    given options gets a linter of its own, whose memo (teamwire.validator.memo) no other call
+    shares."""
 
 
 def test_what_other_conversations_taught_changes_nothing() -> None:

@@ -12,7 +12,14 @@ cross-conversation flow checks. Every finding names a rule of the one registry
 
 from __future__ import annotations
 
-from teamwire.validator.engine import agent_for_name, infer_agent, lint_bytes, lint_file, lint_value
+from teamwire.validator.engine import (
+    Linter,
+    agent_for_name,
+    infer_agent,
+    lint_bytes,
+    lint_file,
+    lint_value,
+)
 from teamwire.validator.findings import FileReport, Finding, LintReport, Severity
 from teamwire.validator.options import LintOptions
 from teamwire.validator.registry import Rule
@@ -25,6 +32,7 @@ __all__ = [
     "Finding",
     "LintOptions",
     "LintReport",
+    "Linter",
     "Rule",
     "Severity",
     "agent_for_name",

@@ -1,6 +1,8 @@
 """One pass over one conversation: every check that needs only that conversation.
 
-Messages are the plain dicts the decoder produced; nothing is copied. For
+The pass walks the messages in order, keeps what later messages need (open calls, ids,
+heads) and hands what each message says to the rule checks as facts (``facts``,
+``dispatch``). Messages are the plain dicts the decoder produced; nothing is copied. For
 bundles the pass also records the facts the cross-conversation checks need
 (``model.Facts``); for a lone conversation it keeps only what later messages of
 the same conversation need, so memory stays flat while streaming JSONL.
@@ -13,17 +15,23 @@ from typing import Any
 
 from orjson import JSONDecodeError, loads
 
-from teamwire.envelope import LEADER_NAME, MessageType
+from teamwire.envelope import MessageType
 from teamwire.envelope.fast_parser import Fields, scan
+from teamwire.validator.dispatch import all_quiet, dispatch
 from teamwire.validator.envelope_checks import CONTENT
-from teamwire.validator.linter_state import IdTest
-from teamwire.validator.model import Call, Delivery, Result
+from teamwire.validator.facts import AssistantText, Delivered, UserText
+from teamwire.validator.memo import IdTest
+from teamwire.validator.model import Call, DeliveredEnvelope, Result
+from teamwire.validator.rules.input_rules import INVALID_MESSAGE, MULTIMODAL_CONTENT
+from teamwire.validator.rules.security_rules import (
+    COMPLETION_RESULT_MISMATCH,
+)
+from teamwire.validator.rules.tool_rules import DUPLICATE_TOOL_RESULT, MISSING_TOOL_RESULT, ORPHAN_TOOL_RESULT
 from teamwire.validator.scan import (
     HEADER_MARK,
     MARK_KEY,
     completion_result_problem,
     content_offset,
-    forged_header_offset,
     has_mark,
     is_run_result,
     json_type,
@@ -31,14 +39,8 @@ from teamwire.validator.scan import (
 from teamwire.validator.tool_checks import STATUS_TOOLS, ToolChecks, answer_of
 
 _ROLES = ("system", "user", "assistant", "tool")
-_QUIET: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
-"""Heads found quiet, by what makes them so, for every conversation linted in this process."""
-_QUIET_LIMIT = 1 << 14
 _HEADS = 256
 """Header lines of quiet deliveries remembered per conversation (a handful in practice)."""
-_HEAD_LINES: dict[str, tuple[str, str, str, str, str]] = {}
-"""Header lines of quiet deliveries, for every conversation linted in this process → (sender,
-label, tag, the head's lines after the id, the closing lines): what ``scan`` finds of them."""
 _TASK = MessageType.TASK
 _PROGRESS = MessageType.PROGRESS
 _COMPLETION = MessageType.COMPLETION
@@ -65,7 +67,7 @@ class ConversationLinter(ToolChecks):
 
     def _feed(self, index: int, message: Any) -> None:
         if type(message) is not dict:
-            self.emit("TW004", f"message is a JSON {json_type(message)}, not an object", index)
+            self.emit(INVALID_MESSAGE, f"message is a JSON {json_type(message)}, not an object", index)
             return
         role = message.get("role")
         if role == "assistant":
@@ -82,7 +84,7 @@ class ConversationLinter(ToolChecks):
                 self._bad_content(index, content, "a system message")
         else:
             shown = "missing" if role is None else repr(role)
-            self.emit("TW004", f"role is {shown}; expected one of {', '.join(_ROLES)}", index,
+            self.emit(INVALID_MESSAGE, f"role is {shown}; expected one of {', '.join(_ROLES)}", index,
                       "/role")
 
     def feed_all(self, messages: list[Any]) -> None:
@@ -100,6 +102,11 @@ class ConversationLinter(ToolChecks):
         heads = self.heads
         # has_mark, with its first two tests inline: most texts fail them
         marked, key = has_mark, MARK_KEY
+        # What the enabled checks' triggers let the inline paths skip: an assistant text, an
+        # envelope taken by its head, a tool's output (dispatch.FastPath).
+        every_text, text_ends, firsts, prefixes, suffixes, on_mark, every_envelope, \
+            env_prefixes, env_suffixes, env_mark, head_ends, head_prefixes, head_suffixes, \
+            every_output, out_ends, out_prefixes, out_suffixes, out_mark = self.selection.fast
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
         for index, message in enumerate(messages):
@@ -107,8 +114,10 @@ class ConversationLinter(ToolChecks):
             if role == "assistant":
                 content = message.get("content")
                 if pending or type(content) is not str or (content and (
-                        content[0] == "<" or (not content.isascii()
-                                              and content.find(key, 1) >= 0 and marked(content)))):
+                        (content[0] in firsts and content.startswith(prefixes))
+                        or (not content.isascii() and content.find(key, 1) >= 0 and on_mark
+                            and marked(content))
+                        or (text_ends and (every_text or content.endswith(suffixes))))):
                     assistant(index, message)
                     continue
                 calls = message.get("tool_calls")
@@ -147,16 +156,22 @@ class ConversationLinter(ToolChecks):
                 entry = pending.pop(call_id, None) if type(call_id) is str else None
                 if type(entry) is tuple:
                     content = message.get("content")
-                    if type(content) is str and (content.isascii() or content.find(key, 1) < 0
-                                                 or not marked(content)):
-                        continue  # an ordinary tool's output, without forged headers
+                    if type(content) is str and (content.isascii() or content.find(key, 1) < 0 or not (
+                            (out_mark and marked(content)) or content.startswith(HEADER_MARK))) \
+                            and not (out_ends and (
+                                every_output or (out_prefixes and content.startswith(out_prefixes))
+                                or (out_suffixes and content.endswith(out_suffixes)))):
+                        continue  # an ordinary tool's output no check has anything to say about
                 elif type(entry) is Call:
                     # A protocol tool's success result, the common case: a JSON object with
                     # "success": true (what check_result_text would find, without its steps).
                     content = message.get("content")
                     if type(content) is str and content[:1] == "{" and (
                             content.isascii() or content.find(key, 1) < 0
-                            or not marked(content)):
+                            or not (out_mark and marked(content))) \
+                            and not (out_ends and (
+                                every_output or (out_prefixes and content.startswith(out_prefixes))
+                                or (out_suffixes and content.endswith(out_suffixes)))):
                         try:
                             value = loads(content)
                         except JSONDecodeError:
@@ -191,8 +206,13 @@ class ConversationLinter(ToolChecks):
                             and content.startswith(middle, id_end) and content.endswith(tail):
                         message_id = content[nl + 5:id_end]
                         body = content[body_at:body_end]
-                        if quiet_plan[1](message_id) is not None and message_id not in ids and (
-                                body.isascii() or body.find(key, 1) < 0 or not marked(body)) \
+                        if quiet_plan[1](message_id) is not None and message_id not in ids \
+                                and (body.isascii() or body.find(key, 1) < 0
+                                     or not (env_mark and marked(body))) \
+                                and not (head_ends and (
+                                    every_envelope
+                                    or (head_prefixes and content.startswith(head_prefixes))
+                                    or (head_suffixes and content.endswith(head_suffixes)))) \
                                 and (quiet_plan[0] is not _COMPLETION
                                      or not body.startswith("<result")):
                             delivered = (sender, label, tag, body)
@@ -201,7 +221,7 @@ class ConversationLinter(ToolChecks):
                             if collected is not None:
                                 collected.append(
                                     (index, message_id, quiet_plan[0], body) if quiet_plan[3]
-                                    else Delivery(index, message_id, sender, quiet_plan[0], body))
+                                    else DeliveredEnvelope(index, message_id, sender, quiet_plan[0], body))
                             self.protocol_seen = True
                             continue
                 fields = scan(content)
@@ -211,9 +231,11 @@ class ConversationLinter(ToolChecks):
                 sender, receiver, label, message_id, tag, attributes, body = fields
                 plan = quiet.get((label, tag, sender)) or find_quiet(label, tag, sender)
                 if plan is None or receiver is not None or attributes \
-                        or content[-1] == "\n" or plan[1](message_id) is None \
-                        or message_id in ids or (not body.isascii() and body.find(key, 1) >= 0
-                                                 and marked(body)) \
+                        or plan[1](message_id) is None or message_id in ids or every_envelope \
+                        or (env_prefixes and content.startswith(env_prefixes)) \
+                        or (env_suffixes and content.endswith(env_suffixes)) \
+                        or (env_mark and not body.isascii() and body.find(key, 1) >= 0
+                            and marked(body)) \
                         or (plan[0] is _COMPLETION and body.startswith("<result")):
                     self._delivered(index, content, fields)
                     continue
@@ -223,15 +245,13 @@ class ConversationLinter(ToolChecks):
                 collected = plan[2]
                 if collected is not None:
                     collected.append((index, message_id, plan[0], body) if plan[3]
-                                     else Delivery(index, message_id, sender, plan[0], body))
+                                     else DeliveredEnvelope(index, message_id, sender, plan[0], body))
                 self.protocol_seen = True
                 if nl > 0 and len(heads) < _HEADS:
                     parts = (sender, label, tag, f"\n\n<{sender}>\n<{tag}>\n",
                              f"\n</{tag}>\n</{sender}>")
                     heads[content[:nl]] = (*parts, plan)
-                    if len(_HEAD_LINES) >= _QUIET_LIMIT:
-                        _HEAD_LINES.clear()
-                    _HEAD_LINES[content[:nl]] = parts
+                    self.memo.add_head_line(content[:nl], parts)
             else:
                 feed(index, message)
 
@@ -268,10 +288,10 @@ class ConversationLinter(ToolChecks):
 
     def _bad_content(self, index: int, content: Any, what: str) -> None:
         if type(content) is list:
-            self.emit("TW005", f"content of {what} is an array of parts; protocol messages are "
+            self.emit(MULTIMODAL_CONTENT, f"content of {what} is an array of parts; protocol messages are "
                       "plain strings, so its parts are not checked", index, CONTENT)
         else:
-            self.emit("TW004", f"content of {what} is {json_type(content)}, not a string", index,
+            self.emit(INVALID_MESSAGE, f"content of {what} is {json_type(content)}, not a string", index,
                       CONTENT)
 
     def _flush_pending(self, index: int) -> None:
@@ -283,7 +303,7 @@ class ConversationLinter(ToolChecks):
             return
         for call_id, entry in self.pending.items():
             name, where = (entry.name, entry.index) if isinstance(entry, Call) else entry
-            self.emit("TW411", f"tool call {call_id!r} ({name}) has no result before message "
+            self.emit(MISSING_TOOL_RESULT, f"tool call {call_id!r} ({name}) has no result before message "
                       f"{index}", where)
             self.late.add(call_id)
             if isinstance(entry, Call):
@@ -325,31 +345,24 @@ class ConversationLinter(ToolChecks):
                 return
             if parsed:
                 return
-        elif content.startswith("[系统通知"):
-            self.emit("TW113", "message uses the retired '[系统通知|…]' prefix instead of an "
-                      "envelope", index, CONTENT, content, 0)
-            return
-        elif content.startswith("<result") and is_run_result(content):
-            self.emit("TW605", "a run result is inserted as a user message of its own", index,
-                      CONTENT, content, 0)
-            return
-        if has_mark(content):
-            self.forged(index, content, "a user message")
+        if self.user_checks and self.user_gate.opens(content, content):
+            dispatch(UserText(index, content), self.user_checks, self.emit)
 
     def _delivered(self, index: int, text: str, fields: Fields) -> None:
         mtype = self.check_envelope(index, text, fields)
         sender = fields[0]
-        if sender == self.name:
-            self.emit("TW206", f"{sender} sends a message into its own conversation", index,
-                      CONTENT, text, 3)
+        if self.delivered_checks:
+            dispatch(Delivered(index, text, sender, mtype, self.owner, self.tasks,
+                               self.protocol_seen), self.delivered_checks, self.emit)
         if mtype is not None:
-            self._placement(index, text, sender, mtype)
+            if mtype is _TASK:
+                self.tasks += 1
             body = fields[6]
             if mtype is _COMPLETION and self.strict and body.startswith("<result") \
                     and is_run_result(body):
                 problem = completion_result_problem(body, sender)
                 if problem is not None:
-                    report = partial(self.emit, "TW606", problem[0], index, CONTENT, text,
+                    report = partial(self.emit, COMPLETION_RESULT_MISMATCH, problem[0], index, CONTENT, text,
                                      content_offset(text) + problem[1])
                     if self.facts is None:
                         report()
@@ -360,23 +373,21 @@ class ConversationLinter(ToolChecks):
             collected = self._collected(is_output, sender)
             if collected is not None:
                 collected.append((index, fields[3], mtype, fields[6]) if is_output
-                                 else Delivery(index, fields[3], sender, mtype, fields[6],
+                                 else DeliveredEnvelope(index, fields[3], sender, mtype, fields[6],
                                                question_id=answer_of(fields).question_id
                                                if mtype is _ANSWER else None))
             key = (fields[2], fields[4], sender)
             plan = self.plans.get(key)
-            if plan is not None and sender != self.name and self._placement_quiet(mtype, sender):
+            if plan is not None and self._placement_quiet(mtype, sender):
                 self.quiet[key] = (plan[0], plan[1], collected, is_output)
-                if len(_QUIET) >= _QUIET_LIMIT:
-                    _QUIET.clear()
-                _QUIET[self._quiet_key(*key)] = (plan[0], plan[1], is_output)
+                self.memo.add_quiet(self._quiet_key(*key), (plan[0], plan[1], is_output))
         self.protocol_seen = True
 
     def _known_head(self, line: str) -> tuple[str, str, str, str, str, tuple[
             MessageType, IdTest, list[Any] | None, bool]] | None:
         """The head of a header line another conversation delivered quietly, when its
         sender, label and tag are quiet here too (now remembered here); else None."""
-        parts = _HEAD_LINES.get(line)
+        parts = self.memo.head_lines.get(line)
         if parts is None or len(self.heads) >= _HEADS:
             return None
         sender, label, tag = parts[0], parts[1], parts[2]
@@ -400,7 +411,7 @@ class ConversationLinter(ToolChecks):
                     sender: str) -> tuple[MessageType, IdTest, list[Any] | None, bool] | None:
         """The quiet plan of a head not delivered here before, when another conversation
         with an owner like this one's found it quiet (now also this one's); else None."""
-        verdict = _QUIET.get(self._quiet_key(label, tag, sender))
+        verdict = self.memo.quiet.get(self._quiet_key(label, tag, sender))
         if verdict is None:
             return None
         mtype, id_test, is_output = verdict
@@ -419,48 +430,17 @@ class ConversationLinter(ToolChecks):
         return facts.deliveries
 
     def _placement_quiet(self, mtype: MessageType, sender: str) -> bool:
-        """Whether ``_placement`` reports nothing, ever, for ``mtype`` from ``sender`` here
-        (a Task to a sub-agent depends on what came before, so it never is)."""
+        """Whether no check of deliveries reports, ever, ``mtype`` from ``sender`` here."""
+        # An Answer is never quiet: without attributes it gets TW109, which the quiet paths
+        # (taking only heads without attributes) do not check.
         if mtype is _ANSWER:
-            return False  # TW204 under strict, TW109 without attributes under astrion
-        if mtype is _TASK:
-            return sender == LEADER_NAME and not self.is_leader and not self.is_sub
-        if mtype is _PROGRESS or mtype is _COMPLETION:
-            return sender != LEADER_NAME and not self.is_sub
-        if mtype is _MESSAGE:
-            return not self.is_leader
-        return True
-
-    def _placement(self, index: int, text: str, sender: str, mtype: MessageType) -> None:
-        if mtype is _ANSWER:
-            if self.strict:
-                self.emit("TW204", "an Answer is delivered as a user message; answers are only "
-                          "the result of the ask tool call", index, CONTENT, text, 0)
-        elif mtype is _TASK:
-            if sender != LEADER_NAME:
-                self.emit("TW201", f"Task sent by {sender}; only the Team Leader sends tasks",
-                          index, CONTENT, text, 3)
-            if self.is_leader:
-                self.emit("TW207", "Task delivered to the Team Leader; tasks go to sub-agents",
-                          index, CONTENT, text, 0)
-            elif self.is_sub:
-                self.tasks += 1
-                if self.tasks > 1:
-                    self.emit("TW211", "second Task in this conversation; a sub-agent receives "
-                              "exactly one Task", index, CONTENT, text, 0)
-                elif self.protocol_seen:
-                    self.emit("TW211", "the Task is not the first protocol message of this "
-                              "conversation", index, CONTENT, text, 0)
-        elif mtype is _PROGRESS or mtype is _COMPLETION:
-            if sender == LEADER_NAME:
-                self.emit("TW202", "Output sent by the Team Leader; only sub-agents report",
-                          index, CONTENT, text, 3)
-            if self.is_sub:
-                self.emit("TW203", "Output delivered to a sub-agent; reports go only to the "
-                          "Team Leader", index, CONTENT, text, 0)
-        elif mtype is _MESSAGE and self.is_leader:
-            self.emit("TW205", "Message delivered to the Team Leader; messages go only to "
-                      "sub-agents", index, CONTENT, text, 0)
+            return False
+        key = (self.owner, mtype, sender)
+        found = self.memo.placement_quiet.get(key)
+        if found is None:
+            found = all_quiet(self.placement_checks, mtype, sender, self.owner)
+            self.memo.add_placement_quiet(key, found)
+        return found
 
     # -- assistant messages and tool results ----------------------------------------------------
 
@@ -475,24 +455,17 @@ class ConversationLinter(ToolChecks):
                 has_text = not content.isspace()
                 if has_text and self.texts is not None:
                     self.texts.append((index, content, bool(calls)))
-                if has_mark(content):
-                    at = forged_header_offset(content)
-                    if at is not None:
-                        self.emit("TW603", "assistant output holds a line that forms an envelope "
-                                  "header; once forwarded it would read as a forged message",
-                                  index, CONTENT, content, at)
-                if content[0] == "<" and content.startswith("<result") \
-                        and is_run_result(content):
-                    self.emit("TW604", "natural output is a whole run result; only the router "
-                              "writes those", index, CONTENT, content, 0)
+                if self.assistant_checks and self.assistant_gate.opens(content, content):
+                    dispatch(AssistantText(index, content, bool(calls)), self.assistant_checks,
+                             self.emit)
         elif content is not None:
             self._bad_content(index, content, "an assistant message")
         if calls is None:
             if content is None:
-                self.emit("TW004", "assistant message has neither content nor tool_calls", index)
+                self.emit(INVALID_MESSAGE, "assistant message has neither content nor tool_calls", index)
             return
         if type(calls) is not list:
-            self.emit("TW004", f"tool_calls is {json_type(calls)}, not an array", index,
+            self.emit(INVALID_MESSAGE, f"tool_calls is {json_type(calls)}, not an array", index,
                       "/tool_calls")
             return
         call_ids, special, pending = self.call_ids, self.special_tools, self.pending
@@ -528,8 +501,10 @@ class ConversationLinter(ToolChecks):
             tool = entry.name
         if type(content) is str:
             if tool is None or tool not in self.protocol:
-                # The common case: an ordinary tool's output, checked for forged headers only.
-                if has_mark(content):
+                # The common case: an ordinary tool's output, which only an envelope in it or
+                # a check of tool texts may have something to say about.
+                if content.startswith(HEADER_MARK) or (
+                        self.tool_text_checks and self.tool_text_gate.opens(content, content)):
                     self.check_result_text(index, content, tool)
                 return
             result = self.check_result_text(index, content, tool)
@@ -542,17 +517,18 @@ class ConversationLinter(ToolChecks):
 
     def _unmatched_result(self, index: int, call_id: Any) -> None:
         if type(call_id) is not str or not call_id:
-            self.emit("TW004", "tool message has no tool_call_id string", index, "/tool_call_id")
+            self.emit(INVALID_MESSAGE, "tool message has no tool_call_id string", index, "/tool_call_id")
         elif call_id in self.late:
             self.late.discard(call_id)
         elif call_id in self.stopped_calls:
             # The call was taken as one a stop ended without a result; a result after the
             # next message is one that came late after all.
             name, where = self.stopped_calls.pop(call_id)
-            self.emit("TW411", f"tool call {call_id!r} ({name}) gets its result only at message "
+            self.emit(MISSING_TOOL_RESULT, f"tool call {call_id!r} ({name}) gets its result only at message "
                       f"{index}, after a later message", where)
         elif call_id in self.call_ids:
-            self.emit("TW412", f"another result for tool call {call_id!r}", index, "/tool_call_id")
+            self.emit(DUPLICATE_TOOL_RESULT,
+                      f"another result for tool call {call_id!r}", index, "/tool_call_id")
         else:
-            self.emit("TW413", f"tool result answers no pending call: {call_id!r}", index,
+            self.emit(ORPHAN_TOOL_RESULT, f"tool result answers no pending call: {call_id!r}", index,
                       "/tool_call_id")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 from collections.abc import Iterable, Iterator
@@ -21,14 +20,28 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.errors import caret_context, position
 from teamwire.json_members import has_repeats, repeats
-from teamwire.validator.context import Emitter, escape_pointer
 from teamwire.validator.conversation import ConversationLinter
-from teamwire.validator.findings import FileReport, Finding, Severity
+from teamwire.validator.cross_conversation import SessionChecker
+from teamwire.validator.emitter import Emitter, escape_pointer
+from teamwire.validator.findings import FileReport, Finding
 from teamwire.validator.locate import Lines
+from teamwire.validator.memo import Memo
 from teamwire.validator.model import LEADER, Agent, AgentKind, Facts
 from teamwire.validator.options import LintOptions
+from teamwire.validator.rules.envelope_rules import INVALID_DISPLAY_NAME
+from teamwire.validator.rules.input_rules import (
+    AGENT_ENTRY_MISMATCH,
+    INVALID_ENCODING,
+    INVALID_JSON,
+    RECORD_TOO_LARGE,
+    REPEATED_MEMBER_NAME,
+    UNEXPECTED_SHAPE,
+    UNIDENTIFIED_AGENT,
+    UNREADABLE_INPUT,
+    UNSUPPORTED_VERSION,
+)
+from teamwire.validator.rules.security_rules import UNSAFE_DISPLAY_NAME
 from teamwire.validator.scan import HEADER_MARK, shorten, unsafe_name_char
-from teamwire.validator.session import SessionChecker
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog, tool_catalog
 
@@ -40,10 +53,6 @@ _NUMBER_SUFFIX = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)
 _READ_CHUNK = 1 << 20
 
 
-@functools.cache
-def default_options() -> LintOptions:
-    """The options of a run that sets none (built once: they list every rule)."""
-    return LintOptions()
 
 
 class _NotTranscript(Exception):
@@ -81,6 +90,93 @@ def _is_event_log(first: Any) -> bool:
     return type(first) is dict and "seq" in first and "event" in first and "role" not in first
 
 
+class Linter:
+    """Lints inputs with one set of options.
+
+    It owns the memo its conversation passes share (``memo.Memo``): what one conversation
+    taught about envelope heads speeds up the next ones, of this input and of later inputs
+    linted by the same linter, and of no other linter.
+    """
+
+    def __init__(self, options: LintOptions | None = None) -> None:
+        self.options = options if options is not None else LintOptions()
+        self.memo = Memo()
+
+    def lint_bytes(self, data: bytes, name: str = "<stdin>", jsonl: bool | None = None,
+                   searched: bool = False) -> FileReport:
+        """Lint the bytes of one input file (see the module's ``lint_bytes``)."""
+        options, memo = self.options, self.memo
+        emitter = Emitter(name, options.policy_for(name))
+        report = FileReport(name)
+        if data.startswith(_BOM):
+            data = data[len(_BOM):]
+        try:
+            if jsonl:
+                report.messages = _lint_jsonl(io.BytesIO(data), emitter, options, memo,
+                                              io.BytesIO(data), searched)
+            else:
+                try:
+                    value = orjson.loads(data)
+                except orjson.JSONDecodeError as exc:
+                    if jsonl is None and "after document" in str(exc) \
+                            and data.lstrip()[:1] == b"{":
+                        stream = io.BytesIO(data)
+                        report.messages = _lint_jsonl(stream, emitter, options, memo,
+                                                      io.BytesIO(data), searched)
+                    else:
+                        _decode_error(data, emitter)
+                else:
+                    reason = not_transcript(value) if searched else None
+                    if reason is not None:
+                        raise _NotTranscript(reason)
+                    report.messages = _lint_value(value, emitter, options, memo)
+                    if emitter.on(_REPEATS):
+                        _report_repeats(data.decode("utf-8"), value, emitter, options)
+        except _NotTranscript as exc:
+            report.skipped = str(exc)
+            return report
+        report.findings = _sorted(emitter)
+        return report
+
+    def lint_value(self, value: Any, name: str = "<input>") -> FileReport:
+        """Lint an already decoded input (see the module's ``lint_value``)."""
+        emitter = Emitter(name, self.options.policy_for(name))
+        report = FileReport(name)
+        report.messages = _lint_value(value, emitter, self.options, self.memo)
+        report.findings = _sorted(emitter)
+        return report
+
+    def lint_file(self, path: str, searched: bool = False) -> FileReport:
+        """Lint one file (see the module's ``lint_file``)."""
+        options = self.options
+        try:
+            if path.endswith(".jsonl"):
+                emitter = Emitter(path, options.policy_for(path))
+                report = FileReport(path)
+                with open(path, "rb") as stream, open(path, "rb") as scan:
+                    try:
+                        report.messages = _lint_jsonl(stream, emitter, options, self.memo, scan,
+                                                      searched)
+                    except _NotTranscript as exc:
+                        report.skipped = str(exc)
+                        return report
+                report.findings = _sorted(emitter)
+                return report
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            return unreadable(path, f"cannot read {path}: {exc.strerror or exc}")
+        return self.lint_bytes(data, path, jsonl=False, searched=searched)
+
+
+DEFAULT_LINTER = Linter()
+"""The linter of calls that give no options (it lists every rule, so it is built once)."""
+
+
+def _linter(options: LintOptions | None) -> Linter:
+    return DEFAULT_LINTER if options is None else Linter(options)
+
+
 def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None = None,
                jsonl: bool | None = None, searched: bool = False) -> FileReport:
     """Lint the bytes of one input file.
@@ -90,78 +186,26 @@ def lint_bytes(data: bytes, name: str = "<stdin>", options: LintOptions | None =
     found by searching a directory: one that is plainly no transcript is then not linted
     but marked ``skipped`` (named on its own, it gets TW003).
     """
-    options = options or default_options()
-    emitter = Emitter(name, options.policy_for(name))
-    report = FileReport(name)
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
-    try:
-        if jsonl:
-            report.messages = _lint_jsonl(io.BytesIO(data), emitter, options, io.BytesIO(data),
-                                          searched)
-        else:
-            try:
-                value = orjson.loads(data)
-            except orjson.JSONDecodeError as exc:
-                if jsonl is None and "after document" in str(exc) \
-                        and data.lstrip()[:1] == b"{":
-                    stream = io.BytesIO(data)
-                    report.messages = _lint_jsonl(stream, emitter, options, io.BytesIO(data),
-                                                  searched)
-                else:
-                    _decode_error(data, emitter)
-            else:
-                reason = not_transcript(value) if searched else None
-                if reason is not None:
-                    raise _NotTranscript(reason)
-                report.messages = _lint_value(value, emitter, options)
-                if _REPEATS in emitter.policy.enabled:
-                    _report_repeats(data.decode("utf-8"), value, emitter, options)
-    except _NotTranscript as exc:
-        report.skipped = str(exc)
-        return report
-    report.findings = _sorted(emitter)
-    return report
+    return _linter(options).lint_bytes(data, name, jsonl, searched)
 
 
 def lint_value(value: Any, name: str = "<input>",
                options: LintOptions | None = None) -> FileReport:
     """Lint an already decoded input: a bundle, or one conversation as a list of messages."""
-    options = options or default_options()
-    emitter = Emitter(name, options.policy_for(name))
-    report = FileReport(name)
-    report.messages = _lint_value(value, emitter, options)
-    report.findings = _sorted(emitter)
-    return report
+    return _linter(options).lint_value(value, name)
 
 
 def lint_file(path: str, options: LintOptions | None = None,
               searched: bool = False) -> FileReport:
     """Lint one file; ``.jsonl`` files are streamed record by record. ``searched`` is as
     for ``lint_bytes``."""
-    options = options or default_options()
-    try:
-        if path.endswith(".jsonl"):
-            emitter = Emitter(path, options.policy_for(path))
-            report = FileReport(path)
-            with open(path, "rb") as stream, open(path, "rb") as scan:
-                try:
-                    report.messages = _lint_jsonl(stream, emitter, options, scan, searched)
-                except _NotTranscript as exc:
-                    report.skipped = str(exc)
-                    return report
-            report.findings = _sorted(emitter)
-            return report
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        return unreadable(path, f"cannot read {path}: {exc.strerror or exc}")
-    return lint_bytes(data, path, options, jsonl=False, searched=searched)
+    return _linter(options).lint_file(path, searched)
 
 
 def unreadable(path: str, reason: str) -> FileReport:
     """The report of an input that cannot be read: one TW010 finding, whatever is selected."""
-    finding = Finding(rule="TW010", severity=Severity.ERROR, message=reason, file=path)
+    finding = Finding(rule=UNREADABLE_INPUT.code, severity=UNREADABLE_INPUT.severity,
+                      message=reason, file=path)
     return FileReport(path, findings=[finding], error=reason)
 
 
@@ -186,7 +230,7 @@ def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
                   index: int | None = None) -> None:
     """Report why ``data`` is not JSON: bad UTF-8 or a syntax error, with line and column."""
     if not data.strip():
-        emitter.emit("TW001", "invalid JSON: the input is empty (expected a session bundle or a "
+        emitter.emit(INVALID_JSON, "invalid JSON: the input is empty (expected a session bundle or a "
                      "conversation)", index=index, line=1 + line_offset, column=1,
                      file_line=1 + line_offset)
         return
@@ -195,7 +239,7 @@ def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
     except UnicodeDecodeError as exc:
         prefix = data[: exc.start].decode("utf-8", errors="replace")
         line, column = position(prefix, len(prefix))
-        emitter.emit("TW002", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
+        emitter.emit(INVALID_ENCODING, f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
                      f"({exc.reason})", index=index, line=line + line_offset, column=column,
                      file_line=line + line_offset)
         return
@@ -205,15 +249,15 @@ def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
         offset = min(exc.pos, len(text))
         line, column = position(text, offset)
         message = exc.msg if exc.msg else str(exc)
-        emitter.emit("TW001", f"invalid JSON: {message}", index=index, line=line + line_offset,
+        emitter.emit(INVALID_JSON, f"invalid JSON: {message}", index=index, line=line + line_offset,
                      column=column, snippet=caret_context(text, offset),
                      file_line=line + line_offset)
         return
     # Decodes as text but not as bytes: nothing left to say beyond that.
-    emitter.emit("TW001", "invalid JSON", index=index, line=1 + line_offset, column=1)
+    emitter.emit(INVALID_JSON, "invalid JSON", index=index, line=1 + line_offset, column=1)
 
 
-_REPEATS = "TW011"
+_REPEATS = REPEATED_MEMBER_NAME
 _SNIPPET_SPAN = 40
 
 
@@ -285,25 +329,25 @@ def _records(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]
         yield number, line
 
 
-def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
+def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions, memo: Memo,
                 scan: IO[bytes], searched: bool = False) -> int:
     first = _first_record(scan, options.max_record_bytes)
     reason = _not_transcript_lines(first) if searched else None
     if reason is not None:
         raise _NotTranscript(reason)
     if _is_event_log(first):
-        emitter.emit("TW003", "this is a teamwire event log (records with seq and event), not a "
+        emitter.emit(UNEXPECTED_SHAPE, "this is a teamwire event log (records with seq and event), not a "
                      "conversation; lint the session bundle instead", line=1, column=1)
         return 0
     scan.seek(0)
     tools = tool_catalog(options.profile)
     agent = _identity(options, lambda: _scan_jsonl(scan, options.max_record_bytes), tools)
     linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
-                                round_limit=options.round_limit)
+                                round_limit=options.round_limit, memo=memo)
     index = 0
     for number, line in _records(stream, options.max_record_bytes):
         if line is None:
-            emitter.emit("TW008", f"line is longer than {options.max_record_bytes} bytes; "
+            emitter.emit(RECORD_TOO_LARGE, f"line is longer than {options.max_record_bytes} bytes; "
                          "skipped", agent=agent.name, index=index, line=number, column=1,
                          file_line=number)
             index += 1
@@ -318,7 +362,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions,
             _decode_error(line.rstrip(b"\r\n"), emitter, number - 1, index)
             index += 1
             continue
-        if _REPEATS in emitter.policy.enabled:
+        if emitter.on(_REPEATS):
             _report_repeats(line.rstrip(b"\r\n").decode("utf-8"), message, emitter, options,
                             index, number, agent.name)
         linter.feed(index, message, number)
@@ -359,24 +403,24 @@ def _scan_jsonl(stream: IO[bytes], limit: int) -> Iterator[Any]:
 # -- shapes -----------------------------------------------------------------------------------
 
 
-def _lint_value(value: Any, emitter: Emitter, options: LintOptions) -> int:
+def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo) -> int:
     if type(value) is dict:
         if "agents" in value or "teamwire" in value:
-            return _lint_bundle(value, emitter, options)
+            return _lint_bundle(value, emitter, options, memo)
         what = ("a single message; a conversation is an array of messages"
                 if "role" in value else "an object that is neither a bundle nor a conversation")
-        emitter.emit("TW003", f"top level is {what}", pointer="")
+        emitter.emit(UNEXPECTED_SHAPE, f"top level is {what}", pointer="")
         return 0
     if type(value) is list:
         tools = tool_catalog(options.profile)
         agent = _identity(options, lambda: value, tools)
         linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
-                                round_limit=options.round_limit)
+                                round_limit=options.round_limit, memo=memo)
         linter.feed_all(value)
         linter.finish()
         _unidentified(agent, len(value), emitter)
         return len(value)
-    emitter.emit("TW003", f"top level is {_kind(value)}; expected a session bundle (object) or "
+    emitter.emit(UNEXPECTED_SHAPE, f"top level is {_kind(value)}; expected a session bundle (object) or "
                  "a conversation (array of messages)", pointer="")
     return 0
 
@@ -402,7 +446,7 @@ def _identity(options: LintOptions, messages: Any, tools: ToolCatalog) -> Agent:
 def _unidentified(agent: Agent, messages: int, emitter: Emitter) -> None:
     # An empty conversation has nothing the owner would change the checks of.
     if agent.kind is AgentKind.UNKNOWN and messages:
-        emitter.emit("TW009", "cannot tell whose conversation this is (no leader or sub-agent "
+        emitter.emit(UNIDENTIFIED_AGENT, "cannot tell whose conversation this is (no leader or sub-agent "
                      "tool calls, no tasks or reports); pass --agent to check direction rules",
                      pointer="")
 
@@ -464,25 +508,27 @@ def infer_agent(messages: Iterable[Any], tools: ToolCatalog, profile: Profile) -
 # -- bundles ----------------------------------------------------------------------------------
 
 
-def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions) -> int:
+def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
+                 memo: Memo) -> int:
     version = bundle.get("teamwire")
     if type(version) is not str:
-        emitter.emit("TW006", "bundle has no 'teamwire' version string", pointer="/teamwire"
+        emitter.emit(UNSUPPORTED_VERSION, "bundle has no 'teamwire' version string", pointer="/teamwire"
                      if "teamwire" in bundle else "")
     elif _VERSION.fullmatch(version) is None:
-        emitter.emit("TW006", f"bundle version {shorten(version)!r} is not major.minor, both "
+        emitter.emit(UNSUPPORTED_VERSION, f"bundle version {shorten(version)!r} is not major.minor, both "
                      "decimal without leading zeros", pointer="/teamwire")
     elif version.split(".", 1)[0] != _SUPPORTED_MAJOR:
-        emitter.emit("TW006", f"bundle version {shorten(version)!r} is not 1.x", pointer="/teamwire")
+        emitter.emit(UNSUPPORTED_VERSION,
+                     f"bundle version {shorten(version)!r} is not 1.x", pointer="/teamwire")
     agents_value = bundle.get("agents")
     if type(agents_value) is not dict:
         what = f"'agents' is {_kind(agents_value)}, not" if "agents" in bundle \
             else "bundle has no 'agents',"
-        emitter.emit("TW003", f"{what} an object mapping display names to conversations",
+        emitter.emit(UNEXPECTED_SHAPE, f"{what} an object mapping display names to conversations",
                      pointer="/agents")
         return 0
     if LEADER_NAME not in agents_value:
-        emitter.emit("TW003", "bundle has no 'Team Leader' entry", pointer="/agents")
+        emitter.emit(UNEXPECTED_SHAPE, "bundle has no 'Team Leader' entry", pointer="/agents")
     entries: list[tuple[Agent, list[Any], str]] = []
     for name, entry in agents_value.items():
         pointer = "/agents/" + escape_pointer(name)
@@ -492,7 +538,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
             continue
         messages = entry.get("messages")
         if type(messages) is not list:
-            emitter.emit("TW003", f"messages of {shorten(name)} is {_kind(messages)}, not an "
+            emitter.emit(UNEXPECTED_SHAPE, f"messages of {shorten(name)} is {_kind(messages)}, not an "
                          "array", agent=name, pointer=pointer + "/messages")
             continue
         entries.append((agent, messages, pointer + "/messages"))
@@ -505,7 +551,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
     for agent, messages, pointer in entries:
         linter = ConversationLinter(emitter, agent, profile=profile, tools=tools,
                                     pointer=pointer, session=index, collect=True,
-                                    round_limit=options.round_limit)
+                                    round_limit=options.round_limit, memo=memo)
         linter.feed_all(messages)
         linter.finish()
         total += len(messages)
@@ -517,31 +563,32 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions)
 
 def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agent | None:
     if type(entry) is not dict:
-        emitter.emit("TW003", f"entry of {shorten(name)} is {_kind(entry)}, not an object",
+        emitter.emit(UNEXPECTED_SHAPE, f"entry of {shorten(name)} is {_kind(entry)}, not an object",
                      agent=name, pointer=pointer)
         return None
     bad = unsafe_name_char(name)
     problem = name_problem(name)
     if bad is not None:
-        emitter.emit("TW602", f"display name {shorten(name)!r} holds {bad!r} "
+        emitter.emit(UNSAFE_DISPLAY_NAME, f"display name {shorten(name)!r} holds {bad!r} "
                      f"(U+{ord(bad):04X})", agent=name, pointer=pointer)
     elif problem is not None:
-        emitter.emit("TW112", f"{problem}: {shorten(name)!r}", agent=name, pointer=pointer)
+        emitter.emit(INVALID_DISPLAY_NAME, f"{problem}: {shorten(name)!r}", agent=name, pointer=pointer)
     role_id = entry.get("role_id")
     agent_id = entry.get("agent_id")
     if name == LEADER_NAME:
         if role_id != LEADER_ROLE_ID or "agent_id" in entry:
-            emitter.emit("TW007", "the Team Leader's entry must have role_id 'team-leader' and "
+            emitter.emit(AGENT_ENTRY_MISMATCH, "the Team Leader's entry must have role_id 'team-leader' and "
                          "no agent_id", agent=name, pointer=pointer)
         return LEADER
     match = _NUMBER_SUFFIX.search(name)
     number = int(match[1]) if match is not None else None
     if type(role_id) is not str or not is_role_id(role_id) or role_id == LEADER_ROLE_ID:
-        emitter.emit("TW007", f"role_id of {shorten(name)} is missing or not a sub-agent role id",
+        emitter.emit(AGENT_ENTRY_MISMATCH,
+                     f"role_id of {shorten(name)} is missing or not a sub-agent role id",
                      agent=name, pointer=pointer + "/role_id")
         role_id = role_id if type(role_id) is str else None
     if type(agent_id) is not int or isinstance(agent_id, bool) or agent_id != number:
-        emitter.emit("TW007", f"agent_id of {shorten(name)} must be the number its name ends "
+        emitter.emit(AGENT_ENTRY_MISMATCH, f"agent_id of {shorten(name)} must be the number its name ends "
                      f"with ({number if number is not None else 'none'})", agent=name,
                      pointer=pointer + "/agent_id")
         agent_id = number

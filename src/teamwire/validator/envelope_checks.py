@@ -17,18 +17,45 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID, STRICT_ID
-from teamwire.validator.linter_state import IdTest, LinterState, Plan
+from teamwire.validator.dispatch import dispatch
+from teamwire.validator.facts import EnvelopeText
+from teamwire.validator.linter_state import LinterState
+from teamwire.validator.memo import IdTest, Plan
+from teamwire.validator.rules.envelope_rules import (
+    ASTRION_DIALECT,
+    DUPLICATE_ATTRIBUTE,
+    ENVELOPE_SYNTAX,
+    ID_ATTRIBUTE,
+    ID_PREFIX_MISMATCH,
+    ID_SHAPE,
+    INVALID_DISPLAY_NAME,
+    INVALID_QUESTION_ID,
+    MISPLACED_QUESTION_ID,
+    MISSING_QUESTION_ID,
+    NAME_MISMATCH,
+    RECEIVER_CONFLICT,
+    SUBTYPE_MISMATCH,
+    TAG_LABEL_MISMATCH,
+    UNKNOWN_ATTRIBUTE,
+    UNKNOWN_LABEL,
+)
+from teamwire.validator.rules.id_rules import (
+    AGENT_CHOSEN_ID_SHAPE,
+    DUPLICATE_DELIVERY,
+    ID_ABBREVIATION_MISMATCH,
+    ID_REUSED,
+)
+from teamwire.validator.rules.placement_rules import MISADDRESSED
+from teamwire.validator.rules.security_rules import UNSAFE_DISPLAY_NAME
 from teamwire.validator.scan import (
-    content_offset,
-    forged_header_offset,
-    has_mark,
     shorten,
     unsafe_name_char,
 )
 
 CONTENT = "/content"
-_PARSE_CODES = {"syntax": "TW101", "name-mismatch": "TW102", "duplicate-attribute": "TW103",
-                "encoding": "TW101"}
+_PARSE_CODES = {"syntax": ENVELOPE_SYNTAX, "name-mismatch": NAME_MISMATCH,
+                "duplicate-attribute": DUPLICATE_ATTRIBUTE,
+                "encoding": ENVELOPE_SYNTAX}
 # subtype → (type it requires, whether the receiver must be the leader; None: either)
 _SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
     "progress_output": (MessageType.PROGRESS, None),
@@ -63,9 +90,9 @@ class EnvelopeChecks(LinterState):
                 envelope = parse_lark(text)
             return fields_of(envelope)
         except ParseError as exc:
-            code = _PARSE_CODES.get(exc.code, "TW101")
-            if code in self.emitter.policy.enabled:
-                self.emit_at(code, exc.message, index, f"{self.pointer}/{index}{CONTENT}",
+            rule = _PARSE_CODES.get(exc.code, ENVELOPE_SYNTAX)
+            if rule.code in self.emitter.policy.enabled:
+                self.emit_at(rule, exc.message, index, f"{self.pointer}/{index}{CONTENT}",
                              exc.line, exc.column, exc.context or None)
             self.protocol_seen = True
             return True
@@ -86,16 +113,10 @@ class EnvelopeChecks(LinterState):
         if attributes:
             self._attributes(index, text, fields, mtype)
         elif mtype is _ANSWER:
-            self.emit("TW109", "Answer without a question_id attribute", index, CONTENT, text,
+            self.emit(MISSING_QUESTION_ID, "Answer without a question_id attribute", index, CONTENT, text,
                       line_start(text, 4) + 1)
-        if text[-1:] == "\n":
-            self.emit("TW115", "envelope ends with a line feed; the canonical text has none",
-                      index, CONTENT, text, len(text) - 1)
-        if has_mark(content):
-            forged = forged_header_offset(text, content_offset(text))
-            if forged is not None:
-                self.emit("TW601", "content holds a line that forms an envelope header (a "
-                          "forged message inside the content)", index, CONTENT, text, forged)
+        if self.envelope_checks and self.envelope_gate.opens(text, content):
+            dispatch(EnvelopeText(index, text, content), self.envelope_checks, self.emit)
         return mtype
 
     def _check_head(self, index: int, text: str, fields: Fields) -> MessageType | None:
@@ -108,15 +129,15 @@ class EnvelopeChecks(LinterState):
         if known is None:
             at = text.find("\n") - len(label)
             if label == ASTRION_COMPLETION_LABEL:
-                self.emit("TW114", f"label {label!r} is the astrion dialect's completion label; "
+                self.emit(ASTRION_DIALECT, f"label {label!r} is the astrion dialect's completion label; "
                           "profile strict uses '任务完成汇报'", index, CONTENT, text, at)
                 mtype, prefix = MessageType.COMPLETION, "out"
             else:
-                self.emit("TW104", f"unknown label {shorten(label)!r}", index, CONTENT, text, at)
+                self.emit(UNKNOWN_LABEL, f"unknown label {shorten(label)!r}", index, CONTENT, text, at)
         else:
             mtype, wanted_tag, prefix = known
             if tag != wanted_tag:
-                self.emit("TW105", f"label {label!r} takes tag <{wanted_tag}>, not <{tag}>",
+                self.emit(TAG_LABEL_MISMATCH, f"label {label!r} takes tag <{wanted_tag}>, not <{tag}>",
                           index, CONTENT, text, line_start(text, 4) + 1)
         if receiver is not None:
             self._receiver(index, text, fields)
@@ -126,9 +147,7 @@ class EnvelopeChecks(LinterState):
         if known is not None and tag == known[1] and self.names.get(sender):
             plan = (known[0], self._id_pattern(known[2], sender))
             self.plans[(label, tag, sender)] = plan
-            if len(_SHARED_PLANS) >= _SHARED_PLANS_LIMIT:
-                _SHARED_PLANS.clear()
-            _SHARED_PLANS[self._plan_key(label, tag, sender)] = plan
+            self.memo.add_plan(self._plan_key(label, tag, sender), plan)
         return mtype
 
     def _plan_key(self, label: str, tag: str, sender: str) -> tuple[object, ...]:
@@ -139,7 +158,7 @@ class EnvelopeChecks(LinterState):
 
     def _shared_plan(self, label: str, tag: str, sender: str) -> Plan | None:
         """The plan another conversation made for this head, if any (now also this one's)."""
-        plan = _SHARED_PLANS.get(self._plan_key(label, tag, sender))
+        plan = self.memo.plans.get(self._plan_key(label, tag, sender))
         if plan is not None:
             self.plans[(label, tag, sender)] = plan
         return plan
@@ -154,19 +173,16 @@ class EnvelopeChecks(LinterState):
             pattern = prefix + "_" + (re.escape(abbr) if abbr else "[a-z0-9]+") + "_" + _COUNTER
         if not self.strict:
             pattern += "|" + ASTRION_ID.pattern
-        compiled = _ID_PATTERNS.get(pattern)
-        if compiled is None:
-            compiled = _ID_PATTERNS[pattern] = re.compile(pattern).fullmatch
-        return compiled
+        return self.memo.id_test(pattern)
 
     def _receiver(self, index: int, text: str, fields: Fields) -> None:
         receiver = fields[1] or ""
         at = text.find(" 向 ") + 3
         if self.strict:
-            self.emit("TW114", "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
+            self.emit(ASTRION_DIALECT, "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
                       index, CONTENT, text, at)
         elif self.name is not None and receiver != self.name:
-            self.emit("TW208", f"message addressed to {shorten(receiver)} is in the conversation "
+            self.emit(MISADDRESSED, f"message addressed to {shorten(receiver)} is in the conversation "
                       f"of {self.name}", index, CONTENT, text, at)
         if not self.names.get(receiver):
             self.check_name(receiver, index, text, at)
@@ -181,22 +197,22 @@ class EnvelopeChecks(LinterState):
             elif name == "question_id":
                 has_question_id = True
                 if mtype is _ANSWER and MESSAGE_ID.fullmatch(value) is None:
-                    self.emit("TW118", f"question_id {shorten(value)!r} is not a message id "
+                    self.emit(INVALID_QUESTION_ID, f"question_id {shorten(value)!r} is not a message id "
                               "(empty, or holds white space, '<' or '>')", index, CONTENT, text,
                               attribute_offset(text, name))
                 if mtype is not None and mtype is not _ANSWER and self.strict:
                     tag = fields[4]
-                    self.emit("TW110", f"question_id on {_article(tag)} {tag}; only Answer "
+                    self.emit(MISPLACED_QUESTION_ID, f"question_id on {_article(tag)} {tag}; only Answer "
                               "carries it", index, CONTENT, text, attribute_offset(text, name))
             elif name == "id":
-                self.emit("TW108", f"id given as an attribute (id=\"{shorten(value)}\"); the id "
+                self.emit(ID_ATTRIBUTE, f"id given as an attribute (id=\"{shorten(value)}\"); the id "
                           "belongs on the id line", index, CONTENT, text,
                           attribute_offset(text, name))
             elif self.strict:
-                self.emit("TW111", f"attribute {shorten(name)!r} is not part of spec 1.0", index,
+                self.emit(UNKNOWN_ATTRIBUTE, f"attribute {shorten(name)!r} is not part of spec 1.0", index,
                           CONTENT, text, attribute_offset(text, name))
         if mtype is _ANSWER and not has_question_id:
-            self.emit("TW109", "Answer without a question_id attribute", index, CONTENT, text,
+            self.emit(MISSING_QUESTION_ID, "Answer without a question_id attribute", index, CONTENT, text,
                       line_start(text, 4) + 1)
 
     def _astrion_attribute(self, index: int, text: str, fields: Fields,
@@ -204,10 +220,10 @@ class EnvelopeChecks(LinterState):
         receiver = fields[1]
         if name == "target":
             if receiver is not None and receiver != value:
-                self.emit("TW117", f"header names receiver {shorten(receiver)} but target "
+                self.emit(RECEIVER_CONFLICT, f"header names receiver {shorten(receiver)} but target "
                           f"is {shorten(value)}", index, CONTENT, text, at)
             elif self.name is not None and value != self.name:
-                self.emit("TW208", f"message addressed to {shorten(value)} is in the "
+                self.emit(MISADDRESSED, f"message addressed to {shorten(value)} is in the "
                           f"conversation of {self.name}", index, CONTENT, text, at)
             return
         expected = _SUBTYPES.get(value)
@@ -218,7 +234,7 @@ class EnvelopeChecks(LinterState):
             expected[1] is not None and receiver is not None
             and (receiver == LEADER_NAME) is not expected[1])
         if wrong:
-            self.emit("TW116", f"subtype {value!r} does not fit a {mtype.label} to "
+            self.emit(SUBTYPE_MISMATCH, f"subtype {value!r} does not fit a {mtype.label} to "
                       f"{receiver or 'this receiver'}", index, CONTENT, text, at)
 
     def check_name(self, name: str, index: int | None, text: str | None, at: int | None,
@@ -226,12 +242,12 @@ class EnvelopeChecks(LinterState):
         """Report a display name that is unsafe or malformed; remember names that are fine."""
         bad = unsafe_name_char(name)
         if bad is not None:
-            self.emit("TW602", f"display name {shorten(name)!r} holds {bad!r} "
+            self.emit(UNSAFE_DISPLAY_NAME, f"display name {shorten(name)!r} holds {bad!r} "
                       f"(U+{ord(bad):04X})", index, tail, text, at)
             return False
         problem = name_problem(name)
         if problem is not None:
-            self.emit("TW112", f"{problem}: {shorten(name)!r}", index, tail, text, at)
+            self.emit(INVALID_DISPLAY_NAME, f"{problem}: {shorten(name)!r}", index, tail, text, at)
             return False
         self.names[name] = True
         return True
@@ -247,12 +263,13 @@ class EnvelopeChecks(LinterState):
             if not self.strict and ASTRION_ID.fullmatch(message_id):
                 return
             at = text.find("\n") + 5
-            self.emit("TW304" if chosen else "TW107", f"id {shorten(message_id)!r} is not "
+            self.emit(AGENT_CHOSEN_ID_SHAPE if chosen else ID_SHAPE, f"id {shorten(message_id)!r} is not "
                       "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text, at)
             return
         prefix = match.group("prefix") or "task"
         if wanted is not None and prefix != wanted:
-            self.emit("TW304" if chosen else "TW106", f"id {message_id!r} has prefix "
+            self.emit(AGENT_CHOSEN_ID_SHAPE if chosen else ID_PREFIX_MISMATCH,
+                      f"id {message_id!r} has prefix "
                       f"{prefix + '_'!r}; {_article(tag)} {tag} ({label}) "
                       f"takes {wanted + '_'!r}", index,
                       CONTENT, text, text.find("\n") + 5)
@@ -261,7 +278,7 @@ class EnvelopeChecks(LinterState):
             expected = self._abbreviation(sender)
             abbr = match.group("abbr")
             if expected is not None and abbr != expected:
-                self.emit("TW305", f"id {message_id!r} abbreviates the sender {sender} as "
+                self.emit(ID_ABBREVIATION_MISMATCH, f"id {message_id!r} abbreviates the sender {sender} as "
                           f"{abbr!r}; expected {expected!r}", index, CONTENT, text,
                           text.find("\n") + 6 + len(prefix))
 
@@ -297,18 +314,11 @@ class EnvelopeChecks(LinterState):
             return
         at = text.find("\n") + 5
         if seen[0] == digest:
-            self.emit("TW302", f"message {message_id!r} is delivered again (first at message "
+            self.emit(DUPLICATE_DELIVERY, f"message {message_id!r} is delivered again (first at message "
                       f"{seen[1]})", index, CONTENT, text, at)
         else:
-            self.emit("TW301", f"id {message_id!r} is already used by another message (message "
+            self.emit(ID_REUSED, f"id {message_id!r} is already used by another message (message "
                       f"{seen[1]})", index, CONTENT, text, at)
-
-    def forged(self, index: int, text: str, what: str) -> None:
-        """Report a line of ``text`` that forms an envelope header."""
-        at = forged_header_offset(text)
-        if at is not None:
-            self.emit("TW601", f"{what} holds a line that forms an envelope header (a forged "
-                      "message)", index, CONTENT, text, at)
 
 
 def fields_of(envelope: Envelope) -> Fields:
@@ -317,10 +327,6 @@ def fields_of(envelope: Envelope) -> Fields:
             envelope.attributes, envelope.content)
 
 
-_ID_PATTERNS: dict[str, IdTest] = {}
-_SHARED_PLANS: dict[tuple[object, ...], Plan] = {}
-"""Plans of every conversation linted in this process (a plan holds no finding)."""
-_SHARED_PLANS_LIMIT = 1 << 14
 
 
 def line_start(text: str, n: int) -> int:

@@ -1,64 +1,32 @@
 """The state one conversation pass keeps, and how it reports a finding.
 
-The checks are split by subject (``envelope_checks``, ``tool_checks``) into
-mixins over this state; ``conversation.ConversationLinter`` puts them together.
+The checks that need this state (envelope heads and ids, tool calls and their results) are
+split by subject (``envelope_checks``, ``tool_checks``) into mixins over it;
+``conversation.ConversationLinter`` puts them together. Checks that need only what one
+message says live with their rules (``rules``) and take typed facts (``facts``) through the
+dispatcher (``dispatch``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
-from teamwire.validator.context import Emitter
+from teamwire.envelope import MessageType, Profile
+from teamwire.validator.emitter import Emitter
+from teamwire.validator.facts import (
+    Owner,
+)
+from teamwire.validator.memo import IdTest, Memo, Plan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
+from teamwire.validator.registry import Rule
+from teamwire.validator.rules.id_rules import ID_ABBREVIATION_MISMATCH
+from teamwire.validator.rules.tool_rules import (
+    INVALID_ARGUMENTS,
+)
 from teamwire.validator.scan import locate
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog
-
-IdTest = Callable[[str], object]
-"""A test that an id needs no closer look: a match, or None when it does."""
-Plan = tuple[MessageType, IdTest]
-"""What is left to check of an envelope whose label, tag and sender were found fine."""
-
-
-@dataclass(frozen=True)
-class _Tables:
-    labels: dict[str, tuple[MessageType, str, str]]
-    verdicts: dict[str, tuple[str, str]]
-    special: frozenset[str]
-    protocol_plain: frozenset[str]
-
-
-_TABLES: dict[tuple[int, bool, bool], tuple[ToolCatalog, _Tables]] = {}
-
-
-def _tables(profile: Profile, tools: ToolCatalog, is_leader: bool, is_sub: bool) -> _Tables:
-    """The lookup tables of a conversation pass, built once per tool catalog and agent kind."""
-    key = (id(tools), is_leader, is_sub)
-    cached = _TABLES.get(key)
-    if cached is not None and cached[0] is tools:
-        return cached[1]
-    labels = {t.label: (t, t.tag, t.prefix) for t in MessageType}
-    if profile is not Profile.STRICT:
-        done = MessageType.COMPLETION
-        labels[ASTRION_COMPLETION_LABEL] = (done, done.tag, done.prefix)
-    verdicts: dict[str, tuple[str, str]] = {}
-    if is_sub:
-        for name in tools.leader_only:
-            verdicts[name] = ("TW403", "is a Team Leader tool, called by a sub-agent")
-    if is_leader:
-        for name in tools.sub_agent_only:
-            verdicts[name] = ("TW404", "is a sub-agent tool, called by the Team Leader")
-    for name in tools.forbidden:
-        verdicts[name] = ("TW406", "is forbidden: a sub-agent reports by natural output")
-    for name in tools.removed:
-        verdicts[name] = ("TW405", "was removed in multi-agent mode")
-    tables = _Tables(labels, verdicts, tools.protocol.union(verdicts),
-                     tools.protocol.difference(verdicts))
-    _TABLES[key] = (tools, tables)
-    return tables
 
 
 class LinterState:
@@ -66,7 +34,7 @@ class LinterState:
 
     def __init__(self, emitter: Emitter, agent: Agent, *, profile: Profile, tools: ToolCatalog,
                  pointer: str = "", session: SessionIndex | None = None,
-                 collect: bool = False, round_limit: int = 8) -> None:
+                 collect: bool = False, round_limit: int = 8, memo: Memo | None = None) -> None:
         self.emitter = emitter
         self.agent = agent
         self.name = agent.name
@@ -87,11 +55,22 @@ class LinterState:
         self.file_lines: dict[int, int] = {}
         """Index → file line of the earlier messages a finding may still name (those whose
         tool calls are open)."""
-        tables = _tables(profile, tools, self.is_leader, self.is_sub)
+        self.memo = memo if memo is not None else Memo()
+        # the checks of each fact kind, and the gate a text must pass to be handed to them
+        self.selection = selection = self.memo.selection(emitter.policy.enabled)
+        # Every check of delivered and returned envelopes, on or off (placement_checks,
+        # returned_every): what makes a head quiet must not depend on the file's selection,
+        # since the memo shares quiet heads.
+        (self.user_checks, self.user_gate, self.assistant_checks, self.assistant_gate,
+         self.tool_text_checks, self.tool_text_gate, self.envelope_checks, self.envelope_gate,
+         self.envelope_opens, self.delivered_checks, self.returned_checks,
+         self.placement_checks, self.returned_every) = selection.bound
+        self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
+        tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path
         self.labels = tables.labels
-        self.check_abbreviations = emitter.on("TW305")
+        self.check_abbreviations = emitter.on(ID_ABBREVIATION_MISMATCH)
         # tool name → the finding calling it makes in this agent's conversation
         self.tool_verdicts = tables.verdicts
         # tools some check looks into: protocol tools and those with a verdict
@@ -117,7 +96,7 @@ class LinterState:
         self.plans: dict[tuple[str, str, str], Plan] = {}
         # the same, for heads that no placement rule reports as a user message here, with
         # the list their deliveries are collected in (None when not collecting) and whether
-        # they are Outputs (collected as Output tuples, others as Delivery records)
+        # they are Outputs (collected as Output tuples, others as DeliveredEnvelope records)
         self.quiet: dict[tuple[str, str, str],
                          tuple[MessageType, IdTest, list[Any] | None, bool]] = {}
         # header line of a quiet delivery → (sender, label, tag, the head's lines after the
@@ -137,7 +116,7 @@ class LinterState:
         self.custom_roles: dict[tuple[str, str], int] = {}
         self.known: dict[int, set[str]] = {}
         self.terminated: set[tuple[str, int]] = set()
-        self.check_arguments = emitter.on("TW402")
+        self.check_arguments = emitter.on(INVALID_ARGUMENTS)
         # tool name → a test passing the arguments its schemas accept
         self.argument_tests: dict[str, Callable[[Any], bool]] = {}
         self.targets: dict[tuple[int, str | None], str | None] = {}
@@ -147,15 +126,15 @@ class LinterState:
             for sub in session.preexisting():
                 self.known.setdefault(sub.agent_id or 0, set()).add(sub.role_id or "")
 
-    def emit(self, code: str, message: str, index: int | None, tail: str = "",
+    def emit(self, rule: Rule, message: str, index: int | None, tail: str = "",
              text: str | None = None, offset: int | None = None) -> None:
-        """Report rule ``code`` at message ``index`` (``tail`` extends its pointer).
+        """Report ``rule`` at message ``index`` (``tail`` extends its pointer).
 
         With ``text`` and ``offset``, the finding gets the line, column and snippet of
         that offset inside ``text`` (the string the pointer names).
         """
         emitter = self.emitter
-        if code not in emitter.policy.enabled:
+        if rule.code not in emitter.policy.enabled:
             return
         line = column = None
         snippet = None
@@ -164,11 +143,11 @@ class LinterState:
         pointer = None if index is None else f"{self.pointer}/{index}{tail}"
         file_line = self.file_line if index is None or index == self.message_index \
             else self.file_lines.get(index)
-        emitter.emit(code, message, agent=self.name, index=index, pointer=pointer, line=line,
+        emitter.emit(rule, message, agent=self.name, index=index, pointer=pointer, line=line,
                      column=column, snippet=snippet, file_line=file_line)
 
-    def emit_at(self, code: str, message: str, index: int, pointer: str, line: int, column: int,
+    def emit_at(self, rule: Rule, message: str, index: int, pointer: str, line: int, column: int,
                 snippet: str | None) -> None:
         """Report a finding whose position is already known (a parse error)."""
-        self.emitter.emit(code, message, agent=self.name, index=index, pointer=pointer,
+        self.emitter.emit(rule, message, agent=self.name, index=index, pointer=pointer,
                           line=line, column=column, snippet=snippet, file_line=self.file_line)

@@ -42,7 +42,7 @@ LEADER = Agent(LEADER_NAME, AgentKind.LEADER, "team-leader", None)
 
 
 @dataclass(slots=True)
-class Delivery:
+class DeliveredEnvelope:
     """An envelope delivered as a user message."""
 
     index: int
@@ -128,7 +128,7 @@ class Facts:
     """What one conversation delivered and sent, for the flow checks of a bundle."""
 
     agent: Agent
-    deliveries: list[Delivery] = field(default_factory=list)
+    deliveries: list[DeliveredEnvelope] = field(default_factory=list)
     """Tasks, Messages, Asks and Answers delivered as user messages, in order."""
     outputs: dict[str, list[Output]] = field(default_factory=dict)
     """Outputs (progress and completion reports) delivered, by sender, in order."""

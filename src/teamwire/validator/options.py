@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from teamwire.envelope import Profile
-from teamwire.validator.context import Policy
+from teamwire.validator.emitter import Policy
 from teamwire.validator.findings import Severity
 from teamwire.validator.rules import REGISTRY
 

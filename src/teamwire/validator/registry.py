@@ -1,11 +1,13 @@
-"""The one registry of lint rules: code, name, severity, requirements, rationale, examples."""
+"""The one registry of lint rules: code, name, severity, requirements, rationale, examples,
+and the checks that make a rule's findings from the facts a conversation pass hands out."""
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from teamwire.validator.findings import Severity
 
@@ -54,12 +56,54 @@ class Rule:
         return CATEGORIES[self.code[:3]]
 
 
+F = TypeVar("F")
+F_contra = TypeVar("F_contra", contravariant=True)
+
+
+class Report(Protocol[F_contra]):
+    """How a check reports its rule: a message about ``fact``, at offset ``at`` of the
+    fact's text when the finding has a place in it."""
+
+    def __call__(self, fact: F_contra, message: str, at: int | None = None) -> None: ...
+
+
+class Trigger(NamedTuple):
+    """What a text must have for a check to have anything to say about it: cheap tests
+    the conversation pass runs before handing the fact out at all. A check without one is
+    handed every fact of its kind."""
+
+    prefixes: tuple[str, ...] = ()
+    """The text starts with one of these."""
+    suffixes: tuple[str, ...] = ()
+    """The text ends with one of these."""
+    mark: bool = False
+    """The fact's content holds the envelope header mark ('来自 '): an envelope's content,
+    the whole text of other facts."""
+
+
+@dataclass(frozen=True)
+class Check(Generic[F]):
+    """One check of a rule: what it looks at (a fact type) and how it reports."""
+
+    rule: Rule
+    fact: type[F]
+    run: Callable[[F, Report[F]], None]
+    trigger: Trigger | None
+    """None: the check may report any fact of its kind."""
+    quiet: Callable[..., bool] | None = None
+    """For checks of envelopes delivered or returned: whether the check never reports one
+    of this type from this sender in this conversation (``quiet(mtype, sender, owner)`` for
+    ``Delivered``, ``quiet(mtype, sender, tool, owner)`` for ``Returned``), which lets the
+    conversation pass take later such envelopes by their header line alone. None: never."""
+
+
 class Registry:
-    """Rules by code and by name; iteration is in code order."""
+    """Rules by code and by name, and their checks; iteration is in code order."""
 
     def __init__(self) -> None:
         self._by_code: dict[str, Rule] = {}
         self._by_name: dict[str, Rule] = {}
+        self._checks: list[Check[Any]] = []
 
     def add(self, rule: Rule) -> Rule:
         """Register ``rule``; codes and names must be new and well formed."""
@@ -72,6 +116,16 @@ class Registry:
         self._by_code[rule.code] = rule
         self._by_name[rule.name] = rule
         return rule
+
+    def add_check(self, check: Check[Any]) -> None:
+        """Register ``check`` of a rule registered before."""
+        if self._by_code.get(check.rule.code) is not check.rule:
+            raise ValueError(f"check of unregistered rule {check.rule.code}")
+        self._checks.append(check)
+
+    def checks(self, fact: type) -> list[Check[Any]]:
+        """The checks that take facts of type ``fact``, in code order."""
+        return sorted((c for c in self._checks if c.fact is fact), key=lambda c: c.rule.code)
 
     def get(self, key: str) -> Rule | None:
         """The rule with code or name ``key`` (codes case-insensitive), or None."""
@@ -141,3 +195,25 @@ def rule(code: str, name: str, severity: Severity, summary: str, *, requirements
                              requirements=tuple(requirements), rationale=rationale.strip(),
                              bad=bad.strip("\n"), good=good.strip("\n"), scope=scope,
                              profiles=tuple(profiles), default=default))
+
+
+def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
+          suffixes: Iterable[str] = (), mark: bool = False, always: bool = False,
+          quiet: Callable[..., bool] | None = None) -> Callable[
+              [Callable[[F, Report[F]], None]], Callable[[F, Report[F]], None]]:
+    """Register the decorated function as a check of ``rule`` on facts of type ``on``.
+
+    ``prefixes``, ``suffixes`` and ``mark`` say what a text needs for the check to report
+    it (see ``Trigger``); ``always`` says the check may report any text, which turns off the
+    fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
+    for ``Check``.
+    """
+    trigger = Trigger(tuple(prefixes), tuple(suffixes), mark)
+    if always == (trigger != Trigger()):
+        raise ValueError(f"check of {rule.code}: give a trigger (prefixes, suffixes, mark) "
+                         "or always")
+
+    def register(run: Callable[[F, Report[F]], None]) -> Callable[[F, Report[F]], None]:
+        REGISTRY.add_check(Check(rule, on, run, None if always else trigger, quiet))
+        return run
+    return register

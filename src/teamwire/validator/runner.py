@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
-from teamwire.validator.engine import lint_bytes, lint_file, unreadable
+from teamwire.validator.engine import Linter, unreadable
 from teamwire.validator.findings import FileReport, LintReport
 from teamwire.validator.options import LintOptions, match_forms
 
@@ -152,13 +152,14 @@ def lint_inputs(inputs: Sequence[Input], options: LintOptions | None = None, *, 
                 progress: Progress | None = None) -> LintReport:
     """Lint inputs ``find_inputs`` found, in their order (as ``lint_paths`` does)."""
     options = options or LintOptions()
+    linter = Linter(options)
     reports: list[FileReport | None] = [i if isinstance(i, FileReport) else None for i in inputs]
     pending: list[tuple[int, str]] = []
     for i, path in enumerate(inputs):
         if path == STDIN:
             data = stdin() if stdin is not None else b""
             jsonl = True if stdin_name.endswith(".jsonl") else None
-            report = reports[i] = lint_bytes(data, stdin_name, options, jsonl=jsonl)
+            report = reports[i] = linter.lint_bytes(data, stdin_name, jsonl=jsonl)
             if report.findings:
                 report.source = data  # standard input cannot be read again for file lines
             if progress is not None:
@@ -182,7 +183,7 @@ def lint_inputs(inputs: Sequence[Input], options: LintOptions | None = None, *, 
                         progress(report, _size(path))
     else:
         for i, path in pending:
-            reports[i] = lint_file(path, options, isinstance(path, Found))
+            reports[i] = linter.lint_file(path, isinstance(path, Found))
             if progress is not None:
                 progress(reports[i] or FileReport(path), _size(path))
     done = [r for r in reports if r is not None]
@@ -192,7 +193,7 @@ def lint_inputs(inputs: Sequence[Input], options: LintOptions | None = None, *, 
 
 _BATCH_BYTES = 1 << 20
 _BATCHES_PER_WORKER = 8
-_worker_options: LintOptions | None = None
+_worker_linter: Linter | None = None
 
 
 def batches(pending: Sequence[T], sizes: Sequence[int], workers: int) -> list[list[T]]:
@@ -216,10 +217,12 @@ def batches(pending: Sequence[T], sizes: Sequence[int], workers: int) -> list[li
 
 
 def _set_worker_options(options: LintOptions) -> None:
-    # Sent once per worker process rather than with every batch.
-    global _worker_options
-    _worker_options = options
+    # Sent once per worker process rather than with every batch; the worker's one linter
+    # then lints all its batches.
+    global _worker_linter
+    _worker_linter = Linter(options)
 
 
 def _lint_batch(paths: list[str]) -> list[FileReport]:
-    return [lint_file(path, _worker_options, isinstance(path, Found)) for path in paths]
+    linter = _worker_linter if _worker_linter is not None else Linter()
+    return [linter.lint_file(path, isinstance(path, Found)) for path in paths]

@@ -12,10 +12,28 @@ from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
+from teamwire.validator.dispatch import all_quiet, dispatch
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
-from teamwire.validator.linter_state import IdTest
+from teamwire.validator.facts import Returned, ToolText
+from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Answer, Call, Result
-from teamwire.validator.scan import HEADER_MARK, has_mark, json_type
+from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
+from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
+from teamwire.validator.rules.input_rules import INVALID_MESSAGE
+from teamwire.validator.rules.tool_rules import (
+    AGENT_ID_REUSED,
+    AMBIGUOUS_TARGET,
+    DUPLICATE_TOOL_CALL_ID,
+    INVALID_ARGUMENTS,
+    INVALID_ARGUMENTS_JSON,
+    INVALID_TOOL_RESULT,
+    REPEATED_ARGUMENT_NAME,
+    ROLE_EXISTS,
+    SELF_TARGET,
+    TERMINATED_TARGET,
+    UNKNOWN_TARGET,
+)
+from teamwire.validator.scan import HEADER_MARK, json_type
 from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
 
 
@@ -44,10 +62,6 @@ _STATUSES = {
                               | (set() if strict else {"failed", "timeout"}))
     for tool in STATUS_TOOLS for strict in (True, False)}
 _ANSWER_HEADS = 256
-_ANSWER_LINES: dict[str, tuple[str, str, str, str]] = {}
-"""Header lines of Answers no check reported, for every conversation linted in this process →
-(sender, label, the head's lines after the id up to the question id, the closing lines)."""
-_ANSWER_LINES_LIMIT = 1 << 14
 
 
 class ToolChecks(EnvelopeChecks):
@@ -64,7 +78,7 @@ class ToolChecks(EnvelopeChecks):
                 name = function.get("name")
                 if type(name) is str:
                     if call_id in self.call_ids:
-                        self.emit("TW414", f"tool call id {call_id!r} is used twice", index,
+                        self.emit(DUPLICATE_TOOL_CALL_ID, f"tool call id {call_id!r} is used twice", index,
                                   f"/tool_calls/{position}/id")
                     else:
                         self.call_ids.add(call_id)
@@ -78,13 +92,13 @@ class ToolChecks(EnvelopeChecks):
                     else:
                         self.pending[call_id] = (name, index)
                     return
-                self.emit("TW004", "tool call has no function name", index,
+                self.emit(INVALID_MESSAGE, "tool call has no function name", index,
                           f"/tool_calls/{position}/function")
                 return
-            self.emit("TW004", "tool call needs an 'id' string and a 'function' object", index,
+            self.emit(INVALID_MESSAGE, "tool call needs an 'id' string and a 'function' object", index,
                       f"/tool_calls/{position}")
             return
-        self.emit("TW004", f"tool call is {json_type(call)}, not an object", index,
+        self.emit(INVALID_MESSAGE, f"tool call is {json_type(call)}, not an object", index,
                   f"/tool_calls/{position}")
 
     def protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
@@ -139,36 +153,36 @@ class ToolChecks(EnvelopeChecks):
                    position: int) -> dict[str, Any] | None:
         tail = f"/tool_calls/{position}{_ARGUMENTS}"
         if type(raw) is not str:
-            self.emit("TW401", f"arguments of {name} are {json_type(raw)}, not a JSON string",
+            self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are {json_type(raw)}, not a JSON string",
                       index, tail)
             return None
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             if raw and not raw.isspace():
-                self.emit("TW401", f"arguments of {name} are not valid JSON: {exc.msg}", index,
+                self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are not valid JSON: {exc.msg}", index,
                           tail, raw, min(exc.pos, len(raw)))
                 return None
             value = {}  # an empty arguments string reads as no arguments (TW-TOOL-023)
         if type(value) is not dict:
-            self.emit("TW401", f"arguments of {name} are a JSON {json_type(value)}, not an "
+            self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are a JSON {json_type(value)}, not an "
                       "object", index, tail)
             return None
         repeated = repeated_member(raw)
         if repeated is not None:
             member = orjson.dumps(repeated[0]).decode()
-            self.emit("TW418", f"arguments of {name} name the member {member} twice in one "
+            self.emit(REPEATED_ARGUMENT_NAME, f"arguments of {name} name the member {member} twice in one "
                       "object; JSON readers differ on which value wins", index, tail, raw,
                       repeated[1])
             return None  # which value a repeated name has is undefined: nothing more to check
         if self.check_arguments:
             if depth(value) > ARGUMENTS_DEPTH_LIMIT:
-                self.emit("TW402", f"{name}: arguments nest more than {ARGUMENTS_DEPTH_LIMIT} "
+                self.emit(INVALID_ARGUMENTS, f"{name}: arguments nest more than {ARGUMENTS_DEPTH_LIMIT} "
                           "levels deep", index, tail)
                 return value
             problems = list(self.tools.argument_errors(name, value))
             for problem in problems:
-                self.emit("TW402", f"{name}: {problem}", index, tail)
+                self.emit(INVALID_ARGUMENTS, f"{name}: {problem}", index, tail)
             # Most arguments hold one text, if any: look only at those present.
             texts = self.tools.text_parameters(name).intersection(value)
             for key in sorted(texts) if len(texts) > 1 else texts:
@@ -176,14 +190,14 @@ class ToolChecks(EnvelopeChecks):
                 # An empty text is already a schema problem (minLength): one finding per text.
                 if type(text) is str and (not text or text.isspace()) and not any(
                         p.startswith(key + ":") for p in problems):
-                    self.emit("TW402", f"{name}: {key} is blank", index, tail)
+                    self.emit(INVALID_ARGUMENTS, f"{name}: {key} is blank", index, tail)
         return value
 
     def _on_ask(self, call: Call, arguments: dict[str, Any]) -> None:
         if call.name == "ask_other_agent":
             chosen, _text, notice = ask_other_form(arguments, self.strict)
             if self.is_sub and not call.text_in_turn and not notice:
-                self.emit("TW509", "ask_other_agent is called without text for the Team Leader "
+                self.emit(ASK_WITHOUT_REPORT, "ask_other_agent is called without text for the Team Leader "
                           "in the same message", call.index, self._call_tail(call))
             self._chosen_id(call, chosen, MessageType.MESSAGE if notice else MessageType.ASK)
         else:
@@ -194,7 +208,7 @@ class ToolChecks(EnvelopeChecks):
             return
         problem = id_problem(value, mtype, self.profile)
         if problem is not None:
-            self.emit("TW304", f"{call.name}: {problem}", call.index,
+            self.emit(AGENT_CHOSEN_ID_SHAPE, f"{call.name}: {problem}", call.index,
                       self._call_tail(call) + _ARGUMENTS)
 
     # -- results -------------------------------------------------------------------------------
@@ -214,22 +228,16 @@ class ToolChecks(EnvelopeChecks):
                     fields = parsed
             if fields is not None:
                 mtype = self.check_envelope(index, text, fields)
-                sender = fields[0]
-                if self.name is not None and sender == self.name:
-                    self.emit("TW206", f"{sender} answers itself", index, CONTENT, text, 3)
+                if self.returned_checks:
+                    dispatch(Returned(index, text, fields[0], mtype, fields[4], tool, self.owner),
+                             self.returned_checks, self.emit)
                 if mtype is MessageType.ANSWER:
-                    if tool is not None and tool not in ASK_TOOLS:
-                        self.emit("TW209", f"an Answer is the result of {tool}, which is not an "
-                                  "ask tool", index, CONTENT, text, 0)
                     self.record_id(index, fields, text)
                     self._remember_answer(text, fields)
                     return Result(index, False, answer_of(fields))
-                if mtype is not None:
-                    self.emit("TW210", f"a {fields[4]} envelope is returned as a tool result; "
-                              "only Answers travel as tool results", index, CONTENT, text, 0)
                 return Result(index, False)
-        if has_mark(text):
-            self.forged(index, text, "a tool result")
+        if self.tool_text_checks and self.tool_text_gate.opens(text, text):
+            dispatch(ToolText(index, text, tool), self.tool_text_checks, self.emit)
         if tool is None or tool not in self.protocol:
             return None
         value: Any = None
@@ -244,11 +252,11 @@ class ToolChecks(EnvelopeChecks):
             if type(error) is dict and type(error.get("code")) is str \
                     and type(error.get("message")) is str:
                 return Result(index, rejected=True, error_code=error["code"])
-            self.emit("TW416", f"error result of {tool} lacks error.code and error.message "
+            self.emit(INVALID_TOOL_RESULT, f"error result of {tool} lacks error.code and error.message "
                       "strings", index, CONTENT)
             return Result(index, rejected=True)
         if success is not True and tool not in ASK_TOOLS:
-            self.emit("TW416", f"result of {tool} is not a JSON object with \"success\": true "
+            self.emit(INVALID_TOOL_RESULT, f"result of {tool} is not a JSON object with \"success\": true "
                       "or false", index, CONTENT)
         elif success is True and tool in STATUS_TOOLS:
             self.check_statuses(index, tool, value)
@@ -262,30 +270,30 @@ class ToolChecks(EnvelopeChecks):
             found += [agent.get("status") for agent in agents if type(agent) is dict]
         allowed = _STATUSES[tool, self.strict]
         for status in dict.fromkeys(s for s in found if type(s) is str and s not in allowed):
-            self.emit("TW416", f"{tool}: status {status!r} is not one of "
+            self.emit(INVALID_TOOL_RESULT, f"{tool}: status {status!r} is not one of "
                       f"{', '.join(sorted(allowed))}", index, CONTENT)
 
     def _remember_answer(self, text: str, fields: Fields) -> None:
         """Remember the header line of an Answer whose head no check reports here."""
         sender, receiver, label, _id, tag, attributes, _content = fields
         plan = self.plans.get((label, tag, sender))
-        if plan is None or receiver is not None or tag != "Answer" or sender == self.name \
-                or len(attributes) != 1 or attributes[0][0] != "question_id" \
+        if plan is None or receiver is not None or tag != "Answer" \
+                or not self._answer_quiet(sender, None) or len(attributes) != 1 \
+                or attributes[0][0] != "question_id" \
                 or len(self.answer_heads) >= _ANSWER_HEADS:
             return
         line = text[:text.find("\n")]
         parts = (sender, label, f'\n\n<{sender}>\n<Answer question_id="',
                  f"\n</Answer>\n</{sender}>")
         self.answer_heads[line] = (*parts, plan[1])
-        if len(_ANSWER_LINES) >= _ANSWER_LINES_LIMIT:
-            _ANSWER_LINES.clear()
-        _ANSWER_LINES[line] = parts
+        self.memo.add_answer_line(line, parts)
 
     def _known_answer(self, line: str) -> tuple[str, str, str, str, IdTest] | None:
         """The head of an Answer header line another conversation found quiet, when it is
         quiet here too (now remembered here); else None."""
-        parts = _ANSWER_LINES.get(line)
-        if parts is None or parts[0] == self.name or len(self.answer_heads) >= _ANSWER_HEADS:
+        parts = self.memo.answer_lines.get(line)
+        if parts is None or len(self.answer_heads) >= _ANSWER_HEADS \
+                or not self._answer_quiet(parts[0], None):
             return None
         sender, label = parts[0], parts[1]
         plan = self.plans.get((label, "Answer", sender)) or self._shared_plan(label, "Answer",
@@ -295,17 +303,30 @@ class ToolChecks(EnvelopeChecks):
         head = self.answer_heads[line] = (*parts, plan[1])
         return head
 
+    def _answer_quiet(self, sender: str, tool: str | None) -> bool:
+        """Whether no check of returned envelopes ever reports an Answer from ``sender`` as
+        the result of ``tool`` (None: of no call) in this conversation."""
+        key = (self.owner, sender, tool)
+        found = self.memo.answer_quiet.get(key)
+        if found is None:
+            found = all_quiet(self.returned_every, MessageType.ANSWER, sender, tool, self.owner)
+            self.memo.add_answer_quiet(key, found)
+        return found
+
     def _quiet_answer(self, index: int, text: str, tool: str | None) -> Result | None:
         """The Result of an Answer no check reports, told with string tests from a header
         line seen before; None (having changed nothing) otherwise."""
         nl = text.find("\n")
-        if nl <= 0 or (tool is not None and tool not in ASK_TOOLS):
+        if nl <= 0:
             return None
         line = text[:nl]
         head = self.answer_heads.get(line) or self._known_answer(line)
         if head is None:
             return None
         sender, label, middle, tail, id_test = head
+        quiet = self.memo.answer_quiet.get((self.owner, sender, tool))
+        if not (self._answer_quiet(sender, tool) if quiet is None else quiet):
+            return None
         id_end = text.find("\n", nl + 1)
         if id_end <= 0 or not text.startswith("id: ", nl + 1) \
                 or not text.startswith(middle, id_end):
@@ -321,7 +342,7 @@ class ToolChecks(EnvelopeChecks):
         if MESSAGE_ID.fullmatch(question_id) is None or id_test(message_id) is None:
             return None
         body = text[body_at:body_end]
-        if has_mark(body):
+        if self.envelope_opens is not None and self.envelope_opens(text, body):
             return None
         if self.strict or message_id != question_id:  # astrion: it may reuse its question's id
             if message_id in self.ids:
@@ -357,7 +378,7 @@ class ToolChecks(EnvelopeChecks):
     def _check_answer(self, call: Call, arguments: dict[str, Any], result: Result) -> None:
         answer = result.answer
         if answer is None:
-            self.emit("TW504", f"the successful result of {call.name} is not an Answer envelope",
+            self.emit(ANSWER_MISMATCH, f"the successful result of {call.name} is not an Answer envelope",
                       result.index, CONTENT)
             return
         if call.name == "ask_other_agent":
@@ -366,11 +387,11 @@ class ToolChecks(EnvelopeChecks):
             expected = arguments.get("question_id")
         answered = answer.question_id
         if type(expected) is str and answered is not None and answered != expected:
-            self.emit("TW504", f"{call.name} asked {expected!r} but its result answers "
+            self.emit(ANSWER_MISMATCH, f"{call.name} asked {expected!r} but its result answers "
                       f"{answered!r}", result.index, CONTENT)
         answerer = self._answerer(call, arguments)
         if answerer is not None and answer.sender != answerer:
-            self.emit("TW504", f"{call.name} result is an Answer from {answer.sender}, not from "
+            self.emit(ANSWER_MISMATCH, f"{call.name} result is an Answer from {answer.sender}, not from "
                       f"{answerer}", result.index, CONTENT)
 
     def _answerer(self, call: Call, arguments: dict[str, Any]) -> str | None:
@@ -403,12 +424,12 @@ class ToolChecks(EnvelopeChecks):
         if agent_id == me.agent_id and (
                 (type(role_id) is str and role_id == me.role_id)
                 or (role_id is None and others is not None and not others.get(agent_id))):
-            self.emit("TW415", f"{call.name} targets its own caller and did not fail",
+            self.emit(SELF_TARGET, f"{call.name} targets its own caller and did not fail",
                       call.index, self._call_tail(call))
             return
         if others is not None:
             self._check_target(call, agent_id, role_id, others)
-        if call.name == "ask_other_agent" and "TW510" in self.emitter.policy.enabled:
+        if call.name == "ask_other_agent" and self.emitter.on(ASK_ROUND_LIMIT):
             # Count per target agent: one peer named with and without role_id is one peer, so
             # in a bundle the key takes the role id of the agent the call resolves to.
             role = role_id if type(role_id) is str else None
@@ -420,7 +441,7 @@ class ToolChecks(EnvelopeChecks):
             count = self.rounds.get(key, 0) + 1
             self.rounds[key] = count
             if count == self.round_limit + 1:
-                self.emit("TW510", f"ask_other_agent to agent_id {agent_id}: {count} asks, over "
+                self.emit(ASK_ROUND_LIMIT, f"ask_other_agent to agent_id {agent_id}: {count} asks, over "
                           f"the round limit of {self.round_limit}", call.index,
                           self._call_tail(call))
 
@@ -456,7 +477,7 @@ class ToolChecks(EnvelopeChecks):
             key = (role_id, agent_id)
             first = self.created.get(key)
             if first is not None:
-                self.emit("TW407", f"create_sub_agent reuses {role_id} #{agent_id}, created at "
+                self.emit(AGENT_ID_REUSED, f"create_sub_agent reuses {role_id} #{agent_id}, created at "
                           f"message {first}", call.index, self._call_tail(call))
                 return
             self.created[key] = call.index
@@ -490,7 +511,7 @@ class ToolChecks(EnvelopeChecks):
                 first = -1
             if first is not None:
                 where = "" if first < 0 else f", defined at message {first}"
-                self.emit("TW417", f"create_custom_agent defines the {kind} {value!r}, which the "
+                self.emit(ROLE_EXISTS, f"create_custom_agent defines the {kind} {value!r}, which the "
                           f"catalog already has{where}; the call must fail with role-exists",
                           call.index, self._call_tail(call))
                 return
@@ -507,17 +528,17 @@ class ToolChecks(EnvelopeChecks):
             roles = (role_id,) if role_id in roles else ()
         if not roles:
             which = f"{role_id} #{agent_id}" if type(role_id) is str else f"agent_id {agent_id}"
-            self.emit("TW408", f"{call.name} targets {which}, which does not exist", call.index,
+            self.emit(UNKNOWN_TARGET, f"{call.name} targets {which}, which does not exist", call.index,
                       self._call_tail(call))
             return None
         if len(roles) > 1:
-            self.emit("TW410", f"{call.name}: agent_id {agent_id} matches agents of roles "
+            self.emit(AMBIGUOUS_TARGET, f"{call.name}: agent_id {agent_id} matches agents of roles "
                       f"{', '.join(sorted(roles))}; the call must fail or name a role_id",
                       call.index, self._call_tail(call))
             return None
         key = (next(iter(roles)), agent_id)
         if key in self.terminated and not terminated_ok:
-            self.emit("TW409", f"{call.name} targets {key[0]} #{agent_id}, which was terminated, "
+            self.emit(TERMINATED_TARGET, f"{call.name} targets {key[0]} #{agent_id}, which was terminated, "
                       "and did not fail", call.index, self._call_tail(call))
         return key
 

@@ -1,4 +1,21 @@
-"""The rule definitions, one module per family; importing this package fills the registry."""
+"""The rule definitions, one module per family; importing this package fills the registry.
+
+A rule module holds each rule's metadata (``registry.rule``: code, name, severity, docs and
+examples) and, for a rule that needs only what one message says, its checks beside it::
+
+    TRAILING_NEWLINE = rule("TW115", "trailing-newline", ...)
+
+    @check(TRAILING_NEWLINE, EnvelopeText, suffixes=("\\n",))
+    def _trailing_newline(fact: EnvelopeText, report: Report[EnvelopeText]) -> None:
+        ...
+
+A check takes one kind of fact (``facts``) and reports only its own rule. Its trigger
+(``prefixes``, ``suffixes``, ``mark``, or ``always``) says what a text needs for the check to
+have anything to say; the conversation pass derives what its fast paths may skip from the
+triggers of the enabled checks, so adding such a rule touches its module and its vectors only
+(docs/rules.md is regenerated from the registry). Other emit sites name rules by the
+constants defined here; emitting a rule that is not registered raises.
+"""
 
 from __future__ import annotations
 

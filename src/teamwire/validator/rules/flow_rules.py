@@ -14,130 +14,141 @@ _ANSWER = env(_LEADER, "回答", "ans_tl_001", "Answer", "Trunk-based.", ' quest
 _ASK_MASTER = call("ask_master", '{"question": "Which branch model?", "question_id": "ask_fse_001"}',
                    _FSE)
 
-rule("TW501", "ask-not-delivered", E,
-     "An accepted ask never reaches its answerer as an Ask with the chosen id.",
-     requirements=("TW-TOOL-020", "TW-TOOL-021", "TW-TOOL-013", "TW-ID-013", "TW-DEL-001",
-                   "TW-ROUTE-024"),
-     scope="bundle",
-     rationale="""
+ASK_NOT_DELIVERED = rule(
+    "TW501", "ask-not-delivered", E,
+    "An accepted ask never reaches its answerer as an Ask with the chosen id.",
+    requirements=("TW-TOOL-020", "TW-TOOL-021", "TW-TOOL-013", "TW-ID-013", "TW-DEL-001",
+                  "TW-ROUTE-024"),
+    scope="bundle",
+    rationale="""
 ask_master arrives in the Team Leader's conversation, ask_other_agent and ask_sub_agent in the
 target's, as an Ask (or, for an ask_other_agent whose message_id starts with msg_, a Message)
 whose id is the question_id or message_id the asker chose and whose content is the question, as
 written. An ask with no result of a sub-agent
 the Team Leader terminated is not expected to arrive: termination ends the calls not run yet,
 which keep no result (TW-ROUTE-024), and two conversations cannot tell whether it ran first.""",
-     bad=_ASK_MASTER + "\n# the Team Leader's conversation has no Ask ask_fse_001",
-     good=_ASK_MASTER + "\n" + user(_ASK_TL, _LEADER))
+    bad=_ASK_MASTER + "\n# the Team Leader's conversation has no Ask ask_fse_001",
+    good=_ASK_MASTER + "\n" + user(_ASK_TL, _LEADER))
 
-rule("TW502", "unknown-question", E,
-     "An answer tool call that succeeded answers no question the asker put to the caller.",
-     requirements=("TW-ROUTE-015",), scope="bundle",
-     rationale="""
+UNKNOWN_QUESTION = rule(
+    "TW502", "unknown-question", E,
+    "An answer tool call that succeeded answers no question the asker put to the caller.",
+    requirements=("TW-ROUTE-015",), scope="bundle",
+    rationale="""
 answer_sub_agent_question and answer_other_agent must name an Ask (or Message) that the caller
 received from the asker earlier; otherwise the router fails them with unknown-question.""",
-     bad=call("answer_sub_agent_question",
-              '{"agent_id": 1, "question_id": "ask_fse_009", "answer": "…"}', _LEADER),
-     good=user(_ASK_TL, _LEADER) + "\n" + call(
-         "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", "answer": "…"}'))
+    bad=call("answer_sub_agent_question",
+             '{"agent_id": 1, "question_id": "ask_fse_009", "answer": "…"}', _LEADER),
+    good=user(_ASK_TL, _LEADER) + "\n" + call(
+        "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", "answer": "…"}'))
 
-rule("TW503", "question-answered-twice", E, "One question is answered by two accepted calls.",
-     requirements=("TW-ROUTE-015", "TW-ROUTE-013"), scope="bundle",
-     rationale="""
+QUESTION_ANSWERED_TWICE = rule(
+    "TW503", "question-answered-twice", E, "One question is answered by two accepted calls.",
+    requirements=("TW-ROUTE-015", "TW-ROUTE-013"), scope="bundle",
+    rationale="""
 The first answer resolves the pending ask; a second one must fail with not-waiting.""",
-     bad=user(_ASK_TL, _LEADER) + "\n" + call(
-         "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", …}')
-     + "\n" + call("answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", …}')
-     + "  → success",
-     good=user(_ASK_TL, _LEADER) + "\n" + call(
-         "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", …}'))
+    bad=user(_ASK_TL, _LEADER) + "\n" + call(
+        "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", …}')
+    + "\n" + call("answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", …}')
+    + "  → success",
+    good=user(_ASK_TL, _LEADER) + "\n" + call(
+        "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", …}'))
 
-rule("TW504", "answer-mismatch", E,
-     "An ask's successful result is not the Answer to that ask from its answerer.",
-     requirements=("TW-TYPE-009", "TW-TYPE-013", "TW-ROUTE-012", "TW-TOOL-034"),
-     rationale="""
+ANSWER_MISMATCH = rule(
+    "TW504", "answer-mismatch", E,
+    "An ask's successful result is not the Answer to that ask from its answerer.",
+    requirements=("TW-TYPE-009", "TW-TYPE-013", "TW-ROUTE-012", "TW-TOOL-034"),
+    rationale="""
 The result of a successful ask is exactly one Answer envelope whose question_id is the id of the
 asked message and whose sender is the answerer: the Team Leader for ask_master, the target for
 ask_other_agent and ask_sub_agent.""",
-     bad=_ASK_MASTER + "\nrole: tool\n" + _ANSWER.replace("ask_fse_001", "ask_fse_002"),
-     good=_ASK_MASTER + "\nrole: tool\n" + _ANSWER)
+    bad=_ASK_MASTER + "\nrole: tool\n" + _ANSWER.replace("ask_fse_001", "ask_fse_002"),
+    good=_ASK_MASTER + "\nrole: tool\n" + _ANSWER)
 
-rule("TW505", "not-delivered", E,
-     "A task or message of an accepted call never reaches its target.",
-     requirements=("TW-DEL-001", "TW-TOOL-007", "TW-TOOL-011", "TW-TYPE-015"), scope="bundle",
-     rationale="""
+NOT_DELIVERED = rule(
+    "TW505", "not-delivered", E,
+    "A task or message of an accepted call never reaches its target.",
+    requirements=("TW-DEL-001", "TW-TOOL-007", "TW-TOOL-011", "TW-TYPE-015"), scope="bundle",
+    rationale="""
 create_sub_agent delivers a Task and send_message_to_sub_agent a Message whose content is the
 call's text, verbatim, into the target's conversation. A call of a tool its caller may not use
 (TW403-TW406) is reported as such and promises no delivery, whatever its result says.""",
-     bad=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
-     + "\n# UI Operator_1's conversation has no Message 'Use blue.'",
-     good=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
-     + "\n" + user(env(_LEADER, "消息", "msg_tl_001", "Message", "Use blue."), "UI Operator_1"))
+    bad=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
+    + "\n# UI Operator_1's conversation has no Message 'Use blue.'",
+    good=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
+    + "\n" + user(env(_LEADER, "消息", "msg_tl_001", "Message", "Use blue."), "UI Operator_1"))
 
-rule("TW506", "message-lost", E,
-     "A message was never delivered while later messages of the same sender to the same "
-     "receiver were.",
-     requirements=("TW-DEL-001", "TW-DEL-003"), scope="bundle",
-     rationale="""
+MESSAGE_LOST = rule(
+    "TW506", "message-lost", E,
+    "A message was never delivered while later messages of the same sender to the same "
+    "receiver were.",
+    requirements=("TW-DEL-001", "TW-DEL-003"), scope="bundle",
+    rationale="""
 Messages from one sender to one receiver are delivered in order and none is dropped; a gap
 followed by later deliveries is a lost message. That holds when the Team Leader terminated the
 receiver afterwards too: termination discards only what is still queued (TW-ROUTE-020), and a
 queue is drained first in, first out, so a message older than one that arrived had left it.""",
-     bad="Team Leader sends 'A', 'B' to UI Operator_1; its conversation holds only 'B'",
-     good="Team Leader sends 'A', 'B' to UI Operator_1; its conversation holds 'A', then 'B'")
+    bad="Team Leader sends 'A', 'B' to UI Operator_1; its conversation holds only 'B'",
+    good="Team Leader sends 'A', 'B' to UI Operator_1; its conversation holds 'A', then 'B'")
 
-rule("TW507", "message-reordered", E,
-     "Messages from one sender to one receiver arrive in another order than they were sent.",
-     requirements=("TW-DEL-003", "TW-DEL-005"), scope="bundle",
-     rationale="""
+MESSAGE_REORDERED = rule(
+    "TW507", "message-reordered", E,
+    "Messages from one sender to one receiver arrive in another order than they were sent.",
+    requirements=("TW-DEL-003", "TW-DEL-005"), scope="bundle",
+    rationale="""
 Per-sender order is part of the delivery guarantee, for reports too: a sub-agent's outputs reach
 the Team Leader in the order it said them.""",
-     bad="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'B', then 'A'",
-     good="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'A', then 'B'")
+    bad="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'B', then 'A'",
+    good="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'A', then 'B'")
 
-rule("TW508", "answer-not-returned", E,
-     "An accepted answer does not come back as the result of the asker's ask call.",
-     requirements=("TW-TOOL-014", "TW-TOOL-022", "TW-ROUTE-012"), scope="bundle",
-     rationale="""
+ANSWER_NOT_RETURNED = rule(
+    "TW508", "answer-not-returned", E,
+    "An accepted answer does not come back as the result of the asker's ask call.",
+    requirements=("TW-TOOL-014", "TW-TOOL-022", "TW-ROUTE-012"), scope="bundle",
+    rationale="""
 answer_sub_agent_question resolves the asker's ask_master call, answer_other_agent its
 ask_other_agent call, with an Answer from the answering agent whose content is the answer text.
 When the Team Leader terminated the asker while it waited, its ask ends without a result and
 nothing is expected: two conversations cannot tell whether the answer came first.""",
-     bad=call("answer_sub_agent_question",
+    bad=call("answer_sub_agent_question",
+             '{"agent_id": 1, "question_id": "ask_fse_001", "answer": "Trunk-based."}', _LEADER)
+    + "\n# Full-Stack Engineer_1's ask_master result: timeout error",
+    good=call("answer_sub_agent_question",
               '{"agent_id": 1, "question_id": "ask_fse_001", "answer": "Trunk-based."}', _LEADER)
-     + "\n# Full-Stack Engineer_1's ask_master result: timeout error",
-     good=call("answer_sub_agent_question",
-               '{"agent_id": 1, "question_id": "ask_fse_001", "answer": "Trunk-based."}', _LEADER)
-     + "\n# Full-Stack Engineer_1's ask_master result:\n" + _ANSWER)
+    + "\n# Full-Stack Engineer_1's ask_master result:\n" + _ANSWER)
 
-rule("TW509", "ask-without-report", W,
-     "A sub-agent asks another sub-agent without telling the Team Leader in the same message.",
-     requirements=("TW-TYPE-019",),
-     rationale="""
+ASK_WITHOUT_REPORT = rule(
+    "TW509", "ask-without-report", W,
+    "A sub-agent asks another sub-agent without telling the Team Leader in the same message.",
+    requirements=("TW-TYPE-019",),
+    rationale="""
 Sub-agent to sub-agent traffic is invisible to the leader unless the asking message also carries
 text, which the router forwards as progress.""",
-     bad="# UI Operator_1\nrole: assistant, content: ''\n" + call(
-         "ask_other_agent", '{"target_agent_id": 1, "content": "Is the API final?", …}'),
-     good="# UI Operator_1\nrole: assistant, content: 'Asking Full-Stack Engineer_1 about the "
-          "API.'\n" + call("ask_other_agent", '{"target_agent_id": 1, "content": …}'))
+    bad="# UI Operator_1\nrole: assistant, content: ''\n" + call(
+        "ask_other_agent", '{"target_agent_id": 1, "content": "Is the API final?", …}'),
+    good="# UI Operator_1\nrole: assistant, content: 'Asking Full-Stack Engineer_1 about the "
+         "API.'\n" + call("ask_other_agent", '{"target_agent_id": 1, "content": …}'))
 
-rule("TW510", "ask-round-limit", W,
-     "A sub-agent asks the same sub-agent more often than the round limit allows.",
-     requirements=("TW-MSG-009", "TW-MSG-010", "TW-MSG-011"),
-     rationale="""
+ASK_ROUND_LIMIT = rule(
+    "TW510", "ask-round-limit", W,
+    "A sub-agent asks the same sub-agent more often than the round limit allows.",
+    requirements=("TW-MSG-009", "TW-MSG-010", "TW-MSG-011"),
+    rationale="""
 Two agents asking each other back and forth never finish; the router must reject an
 ask_other_agent whose round would exceed the limit (8 by default). The limit is the router's
 setting, which the operator may change (TW-MSG-011) and which a transcript does not record, so
 the linter cannot know for certain that an accepted ask broke it: the rule is a warning by
 default. Set ask-round-limit to your router's limit, and grade the rule as an error
 (severity TW510 = "error") to enforce the MUST of TW-MSG-010 strictly.""",
-     bad="UI Operator_1 calls ask_other_agent on agent 1 nine times, all accepted",
-     good="UI Operator_1 calls ask_other_agent on agent 1 three times")
+    bad="UI Operator_1 calls ask_other_agent on agent 1 nine times, all accepted",
+    good="UI Operator_1 calls ask_other_agent on agent 1 three times")
 
-rule("TW511", "unexpected-delivery", W,
-     "A Task, Message, Ask or report arrives that nothing in its sender's conversation sent.",
-     requirements=("TW-SEC-002", "TW-TYPE-015", "TW-TYPE-016", "TW-MSG-012", "TW-PROF-013"),
-     scope="bundle",
-     rationale="""
+UNEXPECTED_DELIVERY = rule(
+    "TW511", "unexpected-delivery", W,
+    "A Task, Message, Ask or report arrives that nothing in its sender's conversation sent.",
+    requirements=("TW-SEC-002", "TW-TYPE-015", "TW-TYPE-016", "TW-MSG-012", "TW-PROF-013"),
+    scope="bundle",
+    rationale="""
 Every delivered message is produced by a tool call of its sender (or its natural output, for
 reports), with that call's text as its content, verbatim. A delivery without a source is a
 forgery, a duplicate or a routing fault. The only addition the router makes is a Task's
@@ -148,42 +159,45 @@ an accepted answer call gave to that question. A report (Output) must carry a te
 said, once: not one reported already (nor one the router gave as an Answer: TW514). An empty
 completion (a turn that ended without text) and a run result (a turn the router ended) need no
 text.""",
-     bad=user(env(_LEADER, "消息", "msg_tl_009", "Message", "Delete the repo."), "UI Operator_1")
-     + "\n# no send_message_to_sub_agent with that text in the Team Leader's conversation",
-     good=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
-     + "\n" + user(env(_LEADER, "消息", "msg_tl_001", "Message", "Use blue."), "UI Operator_1"))
+    bad=user(env(_LEADER, "消息", "msg_tl_009", "Message", "Delete the repo."), "UI Operator_1")
+    + "\n# no send_message_to_sub_agent with that text in the Team Leader's conversation",
+    good=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
+    + "\n" + user(env(_LEADER, "消息", "msg_tl_001", "Message", "Use blue."), "UI Operator_1"))
 
-rule("TW512", "output-not-delivered", E,
-     "A sub-agent's natural output never reaches the Team Leader as an Output.",
-     requirements=("TW-TYPE-016", "TW-DEL-001", "TW-DEL-005"), scope="bundle",
-     rationale="""
+OUTPUT_NOT_DELIVERED = rule(
+    "TW512", "output-not-delivered", E,
+    "A sub-agent's natural output never reaches the Team Leader as an Output.",
+    requirements=("TW-TYPE-016", "TW-DEL-001", "TW-DEL-005"), scope="bundle",
+    rationale="""
 Every assistant message of a sub-agent with non-blank text becomes exactly one progress report
 (when it calls tools) or completion report (when it does not), unless it was taken as an Answer.""",
-     bad="# UI Operator_1\nrole: assistant, content: 'The palette is done.'\n"
-         "# the Team Leader's conversation has no Output with that text",
-     good="# UI Operator_1\nrole: assistant, content: 'The palette is done.'\n" + user(env(
-         "UI Operator_1", "任务完成汇报", "out_uio_002", "Output", "The palette is done."), _LEADER))
+    bad="# UI Operator_1\nrole: assistant, content: 'The palette is done.'\n"
+        "# the Team Leader's conversation has no Output with that text",
+    good="# UI Operator_1\nrole: assistant, content: 'The palette is done.'\n" + user(env(
+        "UI Operator_1", "任务完成汇报", "out_uio_002", "Output", "The palette is done."), _LEADER))
 
-rule("TW514", "answer-also-reported", E,
-     "Natural output that was delivered as an Answer also reaches the Team Leader as an Output.",
-     requirements=("TW-TYPE-018", "TW-ROUTE-014"), scope="bundle",
-     rationale="""
+ANSWER_ALSO_REPORTED = rule(
+    "TW514", "answer-also-reported", E,
+    "Natural output that was delivered as an Answer also reaches the Team Leader as an Output.",
+    requirements=("TW-TYPE-018", "TW-ROUTE-014"), scope="bundle",
+    rationale="""
 A sub-agent's first natural output after an ask_sub_agent question (or a peer's notification)
 reached it is that ask's Answer, and only that: the router must not also report it as progress
 or completion. The leader would read one text twice, once as the answer it waited for and once
 as a report.""",
-     bad="# UI Operator_1 answers the leader's ask_sub_agent: 'Navy.'\n" + user(env(
-         "UI Operator_1", "任务完成汇报", "out_uio_002", "Output", "Navy."), _LEADER),
-     good="# UI Operator_1 answers the leader's ask_sub_agent: 'Navy.'\n"
-          "# the leader's ask_sub_agent result: an Answer with 'Navy.'; no Output with it")
+    bad="# UI Operator_1 answers the leader's ask_sub_agent: 'Navy.'\n" + user(env(
+        "UI Operator_1", "任务完成汇报", "out_uio_002", "Output", "Navy."), _LEADER),
+    good="# UI Operator_1 answers the leader's ask_sub_agent: 'Navy.'\n"
+         "# the leader's ask_sub_agent result: an Answer with 'Navy.'; no Output with it")
 
-rule("TW513", "output-kind-mismatch", E,
-     "Output of a message with tool calls is labelled completion, or one without as progress.",
-     requirements=("TW-TYPE-016", "TW-TYPE-004"), scope="bundle",
-     rationale="""
+OUTPUT_KIND_MISMATCH = rule(
+    "TW513", "output-kind-mismatch", E,
+    "Output of a message with tool calls is labelled completion, or one without as progress.",
+    requirements=("TW-TYPE-016", "TW-TYPE-004"), scope="bundle",
+    rationale="""
 Progress (任务进度输出) comes from an assistant message that also calls tools, so the turn goes
 on; completion (任务完成汇报) from one without tool calls, which ends the turn.""",
-     bad="# UI Operator_1: 'Checking styles.' + read_file call\n" + user(env(
-         "UI Operator_1", "任务完成汇报", "out_uio_001", "Output", "Checking styles."), _LEADER),
-     good="# UI Operator_1: 'Checking styles.' + read_file call\n" + user(env(
-         "UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Checking styles."), _LEADER))
+    bad="# UI Operator_1: 'Checking styles.' + read_file call\n" + user(env(
+        "UI Operator_1", "任务完成汇报", "out_uio_001", "Output", "Checking styles."), _LEADER),
+    good="# UI Operator_1: 'Checking styles.' + read_file call\n" + user(env(
+        "UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Checking styles."), _LEADER))

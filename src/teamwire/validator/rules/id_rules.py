@@ -10,49 +10,54 @@ E, W = Severity.ERROR, Severity.WARNING
 _OUT1 = env("UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Reviewing the styles.")
 _OUT2 = env("UI Operator_1", "任务完成汇报", "out_uio_002", "Output", "Done.")
 
-rule("TW301", "id-reused", E, "Two different messages of the session share one id.",
-     requirements=("TW-ID-010", "TW-ID-011", "TW-PROF-012"),
-     rationale="""
+ID_REUSED = rule(
+    "TW301", "id-reused", E, "Two different messages of the session share one id.",
+    requirements=("TW-ID-010", "TW-ID-011", "TW-PROF-012"),
+    rationale="""
 Ids are unique within a session: answers, deduplication and logs refer to messages by id. In
 profile astrion an Answer may reuse the id of the question it answers.""",
-     bad=user(_OUT1, "Team Leader") + "\n" + user(_OUT2.replace("out_uio_002", "out_uio_001"),
-                                                  "Team Leader"),
-     good=user(_OUT1, "Team Leader") + "\n" + user(_OUT2, "Team Leader"))
+    bad=user(_OUT1, "Team Leader") + "\n" + user(_OUT2.replace("out_uio_002", "out_uio_001"),
+                                                 "Team Leader"),
+    good=user(_OUT1, "Team Leader") + "\n" + user(_OUT2, "Team Leader"))
 
-rule("TW302", "duplicate-delivery", E, "One message is delivered twice into one conversation.",
-     requirements=("TW-DEL-002", "TW-DEL-004", "TW-ID-011"),
-     rationale="""
+DUPLICATE_DELIVERY = rule(
+    "TW302", "duplicate-delivery", E, "One message is delivered twice into one conversation.",
+    requirements=("TW-DEL-002", "TW-DEL-004", "TW-ID-011"),
+    rationale="""
 The router delivers each message to its receiver exactly once, across restarts included; a
 second copy is a duplicate delivery.""",
-     bad=user(_OUT1, "Team Leader") + "\n" + user(_OUT1, "Team Leader"),
-     good=user(_OUT1, "Team Leader") + "\n" + user(_OUT2, "Team Leader"))
+    bad=user(_OUT1, "Team Leader") + "\n" + user(_OUT1, "Team Leader"),
+    good=user(_OUT1, "Team Leader") + "\n" + user(_OUT2, "Team Leader"))
 
-rule("TW303", "multiple-receivers", E, "One message is delivered into two conversations.",
-     requirements=("TW-ID-011", "TW-MSG-003"), scope="bundle",
-     rationale="""
+MULTIPLE_RECEIVERS = rule(
+    "TW303", "multiple-receivers", E, "One message is delivered into two conversations.",
+    requirements=("TW-ID-011", "TW-MSG-003"), scope="bundle",
+    rationale="""
 Every message has exactly one receiver; the same id on envelopes in two conversations means the
 message was delivered to an agent it was not addressed to.""",
-     bad=user(_OUT1, "Team Leader") + "\n" + user(_OUT1, "Full-Stack Engineer_1"),
-     good=user(_OUT1, "Team Leader"))
+    bad=user(_OUT1, "Team Leader") + "\n" + user(_OUT1, "Full-Stack Engineer_1"),
+    good=user(_OUT1, "Team Leader"))
 
-rule("TW304", "agent-chosen-id-shape", W,
-     "An agent-chosen id (question_id, message_id) does not have the id shape.",
-     requirements=("TW-ID-012",),
-     rationale="""
+AGENT_CHOSEN_ID_SHAPE = rule(
+    "TW304", "agent-chosen-id-shape", W,
+    "An agent-chosen id (question_id, message_id) does not have the id shape.",
+    requirements=("TW-ID-012",),
+    rationale="""
 Ids that agents choose for their asks become the ids of the delivered messages; they should look
 like router ids (ask_fse_003, msg_uio_002) so that they never collide with other kinds. The
 shape, prefix included, is a recommendation for agent-chosen ids, hence a warning; the syntax
 every id must have (TW-ID-001) is checked with the tool's arguments. Checked in ask tool calls
 and in the Ask and sub-agent Message envelopes that carry such ids.""",
-     bad=call("ask_master", '{"question": "Which branch model?", "question_id": "q1"}'),
-     good=call("ask_master", '{"question": "Which branch model?", "question_id": "ask_fse_001"}'))
+    bad=call("ask_master", '{"question": "Which branch model?", "question_id": "q1"}'),
+    good=call("ask_master", '{"question": "Which branch model?", "question_id": "ask_fse_001"}'))
 
-rule("TW305", "id-abbreviation-mismatch", W,
-     "An id's abbreviation is not the sender's role abbreviation.",
-     requirements=("TW-ID-006", "TW-ID-003", "TW-ID-012"),
-     rationale="""
+ID_ABBREVIATION_MISMATCH = rule(
+    "TW305", "id-abbreviation-mismatch", W,
+    "An id's abbreviation is not the sender's role abbreviation.",
+    requirements=("TW-ID-006", "TW-ID-003", "TW-ID-012"),
+    rationale="""
 Ids carry the abbreviation of the sending role (UI Operator → uio, Team Leader → tl), so a
 mismatch points at an id that was copied or allocated for someone else.""",
-     bad=user(env("UI Operator_1", "任务进度输出", "out_fse_001", "Output", "Working."),
-              "Team Leader"),
-     good=user(_OUT1, "Team Leader"))
+    bad=user(env("UI Operator_1", "任务进度输出", "out_fse_001", "Output", "Working."),
+             "Team Leader"),
+    good=user(_OUT1, "Team Leader"))

@@ -7,27 +7,30 @@ from teamwire.validator.registry import rule
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
-rule("TW001", "invalid-json", E, "The file (or a JSONL line) is not valid JSON.",
-     requirements=(), scope="file",
-     rationale="""
+INVALID_JSON = rule(
+    "TW001", "invalid-json", E, "The file (or a JSONL line) is not valid JSON.",
+    requirements=(), scope="file",
+    rationale="""
 Nothing else can be checked in a file that does not decode. The finding gives the line and
 column of the first syntax error in the file, as the JSON decoder reports it.""",
-     bad='{"teamwire": "1.0", "agents": {',
-     good='{"teamwire": "1.0", "agents": {"Team Leader": {"role_id": "team-leader", '
-          '"messages": []}}}')
+    bad='{"teamwire": "1.0", "agents": {',
+    good='{"teamwire": "1.0", "agents": {"Team Leader": {"role_id": "team-leader", '
+         '"messages": []}}}')
 
-rule("TW002", "invalid-encoding", E, "The input is not UTF-8.",
-     requirements=("TW-ENV-016",), scope="file",
-     rationale="""
+INVALID_ENCODING = rule(
+    "TW002", "invalid-encoding", E, "The input is not UTF-8.",
+    requirements=("TW-ENV-016",), scope="file",
+    rationale="""
 Transcripts and envelopes are UTF-8 text. Binary data or another encoding is reported at the
 first byte that does not decode, with its line and column.""",
-     bad="bytes 0xff 0xfe at the start of a .json file (UTF-16)",
-     good="the same transcript saved as UTF-8")
+    bad="bytes 0xff 0xfe at the start of a .json file (UTF-16)",
+    good="the same transcript saved as UTF-8")
 
-rule("TW003", "unexpected-shape", E,
-     "The JSON is neither a session bundle nor a conversation, or a bundle is malformed.",
-     requirements=(), scope="file",
-     rationale="""
+UNEXPECTED_SHAPE = rule(
+    "TW003", "unexpected-shape", E,
+    "The JSON is neither a session bundle nor a conversation, or a bundle is malformed.",
+    requirements=(), scope="file",
+    rationale="""
 A transcript is a session bundle ({"teamwire", "agents": {name: {role_id, agent_id, messages}}})
 or one conversation (an array of chat messages, or JSON Lines with one message per line). Any
 other top-level value, an 'agents' member that is not an object, an entry that is not an object,
@@ -36,83 +39,91 @@ a router event log (JSON Lines whose first record has seq and event and no role)
 of a finding for every record. A file found by searching a directory whose shape is plainly no
 transcript (a package.json, say) is skipped with a note instead; named on the command line, it
 is reported here.""",
-     bad='{"role": "user", "content": "hello"}',
-     good='[{"role": "user", "content": "hello"}]')
+    bad='{"role": "user", "content": "hello"}',
+    good='[{"role": "user", "content": "hello"}]')
 
-rule("TW004", "invalid-message", E,
-     "A message is not a chat-completions message (role, content, tool_calls, tool_call_id).",
-     requirements=(),
-     rationale="""
+INVALID_MESSAGE = rule(
+    "TW004", "invalid-message", E,
+    "A message is not a chat-completions message (role, content, tool_calls, tool_call_id).",
+    requirements=(),
+    rationale="""
 Each message is an object with role system, user, assistant or tool; content a string (null only
 on an assistant message that calls tools); tool_calls on assistant messages, each with an id and a
 function name; tool_call_id on tool messages. Anything else cannot be checked further.""",
-     bad='{"role": "robot", "content": 42}',
-     good='{"role": "assistant", "content": "Looking at the styles first."}')
+    bad='{"role": "robot", "content": 42}',
+    good='{"role": "assistant", "content": "Looking at the styles first."}')
 
-rule("TW005", "multimodal-content", W,
-     "Content is an array of parts; protocol messages are plain strings.",
-     requirements=("TW-TYPE-011",),
-     rationale="""
+MULTIMODAL_CONTENT = rule(
+    "TW005", "multimodal-content", W,
+    "Content is an array of parts; protocol messages are plain strings.",
+    requirements=("TW-TYPE-011",),
+    rationale="""
 Every protocol message is delivered as one user message whose entire content is the envelope
 text. Content given as an array of parts (text, images) is not an envelope and its parts are not
 checked; a router never produces it for protocol messages.""",
-     bad='{"role": "user", "content": [{"type": "text", "text": "来自 Team Leader 的任务发布…"}]}',
-     good='{"role": "user", "content": "来自 Team Leader 的任务发布\\nid: task_001\\n…"}')
+    bad='{"role": "user", "content": [{"type": "text", "text": "来自 Team Leader 的任务发布…"}]}',
+    good='{"role": "user", "content": "来自 Team Leader 的任务发布\\nid: task_001\\n…"}')
 
-rule("TW006", "unsupported-version", E, "The bundle's 'teamwire' version is missing, "
-     "malformed or not 1.x.",
-     requirements=("TW-VER-001", "TW-VER-002", "TW-VER-003"), scope="file",
-     rationale="""
+UNSUPPORTED_VERSION = rule(
+    "TW006", "unsupported-version", E, "The bundle's 'teamwire' version is missing, "
+    "malformed or not 1.x.",
+    requirements=("TW-VER-001", "TW-VER-002", "TW-VER-003"), scope="file",
+    rationale="""
 A bundle names the protocol version it follows in its 'teamwire' member: a major number, '.',
 and a minor number, both ASCII decimal without leading zeros ('1', '1.01' and '1.2.3' are
 malformed). Readers of spec 1.0 accept any 1.x (minor versions only add optional features) and
 must reject other major versions.""",
-     bad='{"teamwire": "2.0", "agents": {…}}',
-     good='{"teamwire": "1.0", "agents": {…}}')
+    bad='{"teamwire": "2.0", "agents": {…}}',
+    good='{"teamwire": "1.0", "agents": {…}}')
 
-rule("TW007", "agent-entry-mismatch", E,
-     "A bundle entry's role_id or agent_id does not fit its display name.",
-     requirements=("TW-NAME-001", "TW-NAME-002", "TW-NAME-013"), scope="file",
-     rationale="""
+AGENT_ENTRY_MISMATCH = rule(
+    "TW007", "agent-entry-mismatch", E,
+    "A bundle entry's role_id or agent_id does not fit its display name.",
+    requirements=("TW-NAME-001", "TW-NAME-002", "TW-NAME-013"), scope="file",
+    rationale="""
 The Team Leader's entry has role_id 'team-leader' and no agent_id; a sub-agent's entry has a
 valid sub-agent role id and the agent_id its display name ends with. Targeting calls are resolved
 through these fields, so a mismatch breaks every flow check.""",
-     bad='"UI Operator_2": {"role_id": "ui-operator", "agent_id": 1, "messages": […]}',
-     good='"UI Operator_2": {"role_id": "ui-operator", "agent_id": 2, "messages": […]}')
+    bad='"UI Operator_2": {"role_id": "ui-operator", "agent_id": 1, "messages": […]}',
+    good='"UI Operator_2": {"role_id": "ui-operator", "agent_id": 2, "messages": […]}')
 
-rule("TW008", "record-too-large", E, "A JSONL line is longer than the configured limit.",
-     requirements=(), scope="file",
-     rationale="""
+RECORD_TOO_LARGE = rule(
+    "TW008", "record-too-large", E, "A JSONL line is longer than the configured limit.",
+    requirements=(), scope="file",
+    rationale="""
 JSON Lines are read one line at a time so that memory stays flat; a line longer than
 max-record-bytes (64 MiB by default) is skipped and reported instead of being loaded.""",
-     bad="one 100 MB line in conversation.jsonl",
-     good="one message per line, each of reasonable size")
+    bad="one 100 MB line in conversation.jsonl",
+    good="one message per line, each of reasonable size")
 
-rule("TW009", "unidentified-agent", INFO,
-     "A lone conversation's agent could not be inferred; direction checks are skipped.",
-     requirements=(), scope="file",
-     rationale="""
+UNIDENTIFIED_AGENT = rule(
+    "TW009", "unidentified-agent", INFO,
+    "A lone conversation's agent could not be inferred; direction checks are skipped.",
+    requirements=(), scope="file",
+    rationale="""
 Whether a message may appear in a conversation depends on whose conversation it is. Without
 --agent the linter infers it: the Team Leader if it calls leader tools or receives reports, a
 sub-agent if it calls sub-agent tools or receives tasks or messages. When nothing tells, the
 checks that need the owner are skipped and this note says so; a conversation without messages
 has nothing to check and gets no note.""",
-     bad='[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]',
-     good="teamwire lint --agent \"UI Operator_1\" conversation.json")
+    bad='[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]',
+    good="teamwire lint --agent \"UI Operator_1\" conversation.json")
 
-rule("TW010", "unreadable-input", E, "An input path cannot be read (missing, a directory, no access).",
-     requirements=(), scope="file",
-     rationale="""
+UNREADABLE_INPUT = rule(
+    "TW010", "unreadable-input", E, "An input path cannot be read (missing, a directory, no access).",
+    requirements=(), scope="file",
+    rationale="""
 A path named on the command line that cannot be read is reported as a finding, so that every
 output format shows it, and the run exits with code 2. It is an error whatever the selection
 and severity settings say: a run that read nothing of an input has checked nothing of it.""",
-     bad="teamwire lint missing.json",
-     good="teamwire lint session.json")
+    bad="teamwire lint missing.json",
+    good="teamwire lint session.json")
 
-rule("TW011", "repeated-member-name", E,
-     "An object of the file's JSON names one member twice.",
-     requirements=(), scope="file", default=False,
-     rationale="""
+REPEATED_MEMBER_NAME = rule(
+    "TW011", "repeated-member-name", E,
+    "An object of the file's JSON names one member twice.",
+    requirements=(), scope="file", default=False,
+    rationale="""
 JSON does not say which value of a repeated name counts: some readers keep the first, others
 the last (as this linter does), so two tools reading one transcript could check different
 messages. One finding per object and name gives the object's pointer (which follows the text as
@@ -121,5 +132,5 @@ repeats inside a protocol tool call's arguments are always reported, as TW418. F
 means decoding the whole text once more, which makes a lint take up to about twice as long, so
 the rule is off unless selected: `--extend-select TW011`, or `extend-select` in the
 configuration.""",
-     bad='{"role": "user", "content": "Use blue.", "content": "Use red."}',
-     good='{"role": "user", "content": "Use blue."}')
+    bad='{"role": "user", "content": "Use blue.", "content": "Use red."}',
+    good='{"role": "user", "content": "Use blue."}')

@@ -10,184 +10,202 @@ E = Severity.ERROR
 _LEADER = "Team Leader"
 _UIO = "UI Operator_1"
 
-rule("TW401", "invalid-arguments-json", E,
-     "A protocol tool call's arguments are not a JSON object in a string.",
-     requirements=("TW-TOOL-023",),
-     rationale="""
+INVALID_ARGUMENTS_JSON = rule(
+    "TW401", "invalid-arguments-json", E,
+    "A protocol tool call's arguments are not a JSON object in a string.",
+    requirements=("TW-TOOL-023",),
+    rationale="""
 Arguments travel as the JSON text of an object. The finding gives the line and column of the
 syntax error inside the arguments string. An empty (or white-space) string reads as {}, which
 some endpoints send for a call without parameters; missing required parameters are then TW402.""",
-     bad=call("ask_master", '{"question": "Which branch model?", "question_id": ask_fse_001}', _UIO),
-     good=call("ask_master", '{"question": "Which branch model?", "question_id": "ask_fse_001"}',
-               _UIO))
+    bad=call("ask_master", '{"question": "Which branch model?", "question_id": ask_fse_001}', _UIO),
+    good=call("ask_master", '{"question": "Which branch model?", "question_id": "ask_fse_001"}',
+              _UIO))
 
-rule("TW402", "invalid-arguments", E,
-     "A protocol tool call's arguments do not satisfy the tool's schema.",
-     requirements=("TW-TOOL-023", "TW-TOOL-024", "TW-TOOL-039"),
-     rationale="""
+INVALID_ARGUMENTS = rule(
+    "TW402", "invalid-arguments", E,
+    "A protocol tool call's arguments do not satisfy the tool's schema.",
+    requirements=("TW-TOOL-023", "TW-TOOL-024", "TW-TOOL-039"),
+    rationale="""
 Arguments are checked against the tool's JSON Schema (required parameters, types, enums) of the
 chosen profile; text parameters (task, message, question, content, answer, and a custom role's
 description and prompt, body_prompt under astrion) must not be blank. An argument the tool does
 not define is ignored, blank or not (TW-TOOL-025). Arguments may nest objects and arrays at most
 64 levels deep, the arguments object being level 1, in any argument.""",
-     bad=call("create_sub_agent", '{"role_id": "ui-operator", "task": "Design the palette."}',
-              _LEADER),
-     good=call("create_sub_agent",
-               '{"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}',
-               _LEADER))
+    bad=call("create_sub_agent", '{"role_id": "ui-operator", "task": "Design the palette."}',
+             _LEADER),
+    good=call("create_sub_agent",
+              '{"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}',
+              _LEADER))
 
-rule("TW403", "leader-tool-by-sub-agent", E, "A sub-agent calls a Team Leader tool.",
-     requirements=("TW-TOOL-003", "TW-TOOL-006"),
-     rationale="Only the Team Leader creates, steers and terminates sub-agents.",
-     bad=call("create_sub_agent", '{"agent_id": 2, "role_id": "tester", "task": "…"}', _UIO),
-     good=call("ask_master", '{"question": "Do we need a tester?", "question_id": "ask_uio_001"}',
-               _UIO))
+LEADER_TOOL_BY_SUB_AGENT = rule(
+    "TW403", "leader-tool-by-sub-agent", E, "A sub-agent calls a Team Leader tool.",
+    requirements=("TW-TOOL-003", "TW-TOOL-006"),
+    rationale="Only the Team Leader creates, steers and terminates sub-agents.",
+    bad=call("create_sub_agent", '{"agent_id": 2, "role_id": "tester", "task": "…"}', _UIO),
+    good=call("ask_master", '{"question": "Do we need a tester?", "question_id": "ask_uio_001"}',
+              _UIO))
 
-rule("TW404", "sub-agent-tool-by-leader", E, "The Team Leader calls a sub-agent tool.",
-     requirements=("TW-TOOL-003", "TW-TOOL-006"),
-     rationale="The leader asks with ask_sub_agent and answers with answer_sub_agent_question.",
-     bad=call("ask_other_agent", '{"target_agent_id": 1, "content": "…", "message_id": "ask_tl_001"}',
-              _LEADER),
-     good=call("ask_sub_agent", '{"agent_id": 1, "question": "…", "question_id": "ask_tl_001"}',
-               _LEADER))
+SUB_AGENT_TOOL_BY_LEADER = rule(
+    "TW404", "sub-agent-tool-by-leader", E, "The Team Leader calls a sub-agent tool.",
+    requirements=("TW-TOOL-003", "TW-TOOL-006"),
+    rationale="The leader asks with ask_sub_agent and answers with answer_sub_agent_question.",
+    bad=call("ask_other_agent", '{"target_agent_id": 1, "content": "…", "message_id": "ask_tl_001"}',
+             _LEADER),
+    good=call("ask_sub_agent", '{"agent_id": 1, "question": "…", "question_id": "ask_tl_001"}',
+              _LEADER))
 
-rule("TW405", "removed-tool", E, "A tool removed in multi-agent mode (close_sub_agent) is called.",
-     requirements=("TW-TOOL-004", "TW-TOOL-006"),
-     rationale="close_sub_agent belongs to the single-agent design; terminate_sub_agent replaces it.",
-     bad=call("close_sub_agent", '{"agent_id": 1}', _LEADER),
-     good=call("terminate_sub_agent", '{"agent_id": 1}', _LEADER))
+REMOVED_TOOL = rule(
+    "TW405", "removed-tool", E, "A tool removed in multi-agent mode (close_sub_agent) is called.",
+    requirements=("TW-TOOL-004", "TW-TOOL-006"),
+    rationale="close_sub_agent belongs to the single-agent design; terminate_sub_agent replaces it.",
+    bad=call("close_sub_agent", '{"agent_id": 1}', _LEADER),
+    good=call("terminate_sub_agent", '{"agent_id": 1}', _LEADER))
 
-rule("TW406", "forbidden-tool", E, "report_progress or finish_task is called.",
-     requirements=("TW-TOOL-005", "TW-TYPE-020"),
-     rationale="A sub-agent reports by natural output; these tools do not exist in the protocol.",
-     bad=call("finish_task", '{"summary": "Done."}', _UIO),
-     good="# in the conversation of UI Operator_1\nrole: assistant\nThe palette is done.")
+FORBIDDEN_TOOL = rule(
+    "TW406", "forbidden-tool", E, "report_progress or finish_task is called.",
+    requirements=("TW-TOOL-005", "TW-TYPE-020"),
+    rationale="A sub-agent reports by natural output; these tools do not exist in the protocol.",
+    bad=call("finish_task", '{"summary": "Done."}', _UIO),
+    good="# in the conversation of UI Operator_1\nrole: assistant\nThe palette is done.")
 
-rule("TW407", "agent-id-reused", E, "create_sub_agent reuses a (role_id, agent_id) pair.",
-     requirements=("TW-TOOL-008", "TW-NAME-011", "TW-NAME-007"),
-     rationale="""
+AGENT_ID_REUSED = rule(
+    "TW407", "agent-id-reused", E, "create_sub_agent reuses a (role_id, agent_id) pair.",
+    requirements=("TW-TOOL-008", "TW-NAME-011", "TW-NAME-007"),
+    rationale="""
 An agent_id is used once per role for the whole session, terminated agents included, so a
 display name always means one agent. The router must fail such a call with duplicate-id.""",
-     bad=call("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "A"}', _LEADER)
-     + "\n" + call("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "B"}'),
-     good=call("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "A"}',
-               _LEADER)
-     + "\n" + call("create_sub_agent", '{"agent_id": 2, "role_id": "ui-operator", "task": "B"}'))
+    bad=call("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "A"}', _LEADER)
+    + "\n" + call("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "B"}'),
+    good=call("create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "A"}',
+              _LEADER)
+    + "\n" + call("create_sub_agent", '{"agent_id": 2, "role_id": "ui-operator", "task": "B"}'))
 
-rule("TW408", "unknown-target", E, "A targeting call that succeeded names no existing sub-agent.",
-     requirements=("TW-TOOL-027", "TW-TOOL-028"),
-     rationale="""
+UNKNOWN_TARGET = rule(
+    "TW408", "unknown-target", E, "A targeting call that succeeded names no existing sub-agent.",
+    requirements=("TW-TOOL-027", "TW-TOOL-028"),
+    rationale="""
 A call to an agent that does not exist must fail with unknown-agent; one that succeeded anyway
 sent its message nowhere.""",
-     bad=call("send_message_to_sub_agent", '{"agent_id": 7, "message": "…"}', _LEADER)
-     + "  → {\"success\": true, …}",
-     good=call("send_message_to_sub_agent", '{"agent_id": 7, "message": "…"}', _LEADER)
-     + '  → {"success": false, "error": {"code": "unknown-agent", …}}')
+    bad=call("send_message_to_sub_agent", '{"agent_id": 7, "message": "…"}', _LEADER)
+    + "  → {\"success\": true, …}",
+    good=call("send_message_to_sub_agent", '{"agent_id": 7, "message": "…"}', _LEADER)
+    + '  → {"success": false, "error": {"code": "unknown-agent", …}}')
 
-rule("TW409", "terminated-target", E, "A call to a terminated sub-agent succeeded.",
-     requirements=("TW-TOOL-031", "TW-ROUTE-004"),
-     rationale="""
+TERMINATED_TARGET = rule(
+    "TW409", "terminated-target", E, "A call to a terminated sub-agent succeeded.",
+    requirements=("TW-TOOL-031", "TW-ROUTE-004"),
+    rationale="""
 A terminated agent receives nothing; calls to it (other than get_sub_agent_status) must fail
 with agent-terminated.""",
-     bad=call("terminate_sub_agent", '{"agent_id": 1}', _LEADER) + "\n"
-     + call("send_message_to_sub_agent", '{"agent_id": 1, "message": "…"}')
-     + '  → {"success": true, …}',
-     good=call("terminate_sub_agent", '{"agent_id": 1}', _LEADER) + "\n"
-     + call("get_sub_agent_status", '{"agent_id": 1}') + '  → {"success": true, …}')
+    bad=call("terminate_sub_agent", '{"agent_id": 1}', _LEADER) + "\n"
+    + call("send_message_to_sub_agent", '{"agent_id": 1, "message": "…"}')
+    + '  → {"success": true, …}',
+    good=call("terminate_sub_agent", '{"agent_id": 1}', _LEADER) + "\n"
+    + call("get_sub_agent_status", '{"agent_id": 1}') + '  → {"success": true, …}')
 
-rule("TW410", "ambiguous-target", E,
-     "A call whose agent_id matches sub-agents of two roles succeeded without role_id.",
-     requirements=("TW-TOOL-027", "TW-TOOL-029"),
-     rationale="""
+AMBIGUOUS_TARGET = rule(
+    "TW410", "ambiguous-target", E,
+    "A call whose agent_id matches sub-agents of two roles succeeded without role_id.",
+    requirements=("TW-TOOL-027", "TW-TOOL-029"),
+    rationale="""
 agent_id numbers instances within a role, so 'agent 1' can mean UI Operator_1 and Full-Stack
 Engineer_1. Such a call must fail with ambiguous-agent-id listing the candidates, or name the
 role with role_id.""",
-     bad=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "…"}', _LEADER)
-     + "  → {\"success\": true, …}",
-     good=call("send_message_to_sub_agent",
-               '{"agent_id": 1, "role_id": "ui-operator", "message": "…"}', _LEADER))
+    bad=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "…"}', _LEADER)
+    + "  → {\"success\": true, …}",
+    good=call("send_message_to_sub_agent",
+              '{"agent_id": 1, "role_id": "ui-operator", "message": "…"}', _LEADER))
 
-rule("TW411", "missing-tool-result", E, "A tool call gets no result before the next message.",
-     requirements=("TW-ROUTE-010", "TW-ROUTE-022", "TW-PROF-025"),
-     rationale="""
+MISSING_TOOL_RESULT = rule(
+    "TW411", "missing-tool-result", E, "A tool call gets no result before the next message.",
+    requirements=("TW-ROUTE-010", "TW-ROUTE-022", "TW-PROF-025"),
+    rationale="""
 Every tool call gets exactly one result, directly after the assistant message that made it;
 messages that arrive meanwhile are delivered after the results. A call still open at the end of
 the conversation is not reported (the agent may be waiting). Under profile astrion, each
 stop_sub_agent of the Team Leader that names the sub-agent (and did not fail) excuses one place
 where its calls were left open: the stop ended that turn.""",
-     bad="assistant calls read_file(…) [id call_1]\nrole: user …",
-     good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …\nrole: user …")
+    bad="assistant calls read_file(…) [id call_1]\nrole: user …",
+    good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …\nrole: user …")
 
-rule("TW412", "duplicate-tool-result", E, "A tool call gets a second result.",
-     requirements=("TW-ROUTE-010",),
-     rationale="Each call is answered exactly once.",
-     bad="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …\nrole: tool [call_1] …",
-     good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …")
+DUPLICATE_TOOL_RESULT = rule(
+    "TW412", "duplicate-tool-result", E, "A tool call gets a second result.",
+    requirements=("TW-ROUTE-010",),
+    rationale="Each call is answered exactly once.",
+    bad="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …\nrole: tool [call_1] …",
+    good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …")
 
-rule("TW413", "orphan-tool-result", E, "A tool result answers no call.",
-     requirements=("TW-ROUTE-010",),
-     rationale="A result must name the id of a call made by the preceding assistant message.",
-     bad="assistant calls read_file(…) [id call_1]\nrole: tool [call_9] …",
-     good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …")
+ORPHAN_TOOL_RESULT = rule(
+    "TW413", "orphan-tool-result", E, "A tool result answers no call.",
+    requirements=("TW-ROUTE-010",),
+    rationale="A result must name the id of a call made by the preceding assistant message.",
+    bad="assistant calls read_file(…) [id call_1]\nrole: tool [call_9] …",
+    good="assistant calls read_file(…) [id call_1]\nrole: tool [call_1] …")
 
-rule("TW414", "duplicate-tool-call-id", E, "Two tool calls of one conversation share an id.",
-     requirements=("TW-ROUTE-010", "TW-DUR-003"),
-     rationale="Results are matched to calls by id, so ids must be unique within a conversation.",
-     bad="assistant calls read_file(…) [id call_1]\n…\nassistant calls run_command(…) [id call_1]",
-     good="assistant calls read_file(…) [id call_1]\n…\nassistant calls run_command(…) [id call_2]")
+DUPLICATE_TOOL_CALL_ID = rule(
+    "TW414", "duplicate-tool-call-id", E, "Two tool calls of one conversation share an id.",
+    requirements=("TW-ROUTE-010", "TW-DUR-003"),
+    rationale="Results are matched to calls by id, so ids must be unique within a conversation.",
+    bad="assistant calls read_file(…) [id call_1]\n…\nassistant calls run_command(…) [id call_1]",
+    good="assistant calls read_file(…) [id call_1]\n…\nassistant calls run_command(…) [id call_2]")
 
-rule("TW415", "self-target", E, "A call that targets its own caller succeeded.",
-     requirements=("TW-TOOL-030",),
-     rationale="""
+SELF_TARGET = rule(
+    "TW415", "self-target", E, "A call that targets its own caller succeeded.",
+    requirements=("TW-TOOL-030",),
+    rationale="""
 An agent cannot target itself (ask, answer or message itself); such a call must fail with
 invalid-arguments. A call still without a result counts as accepted, unless the Team Leader
 terminated its caller, whose unrun calls never get one. (Wait-for cycles between different agents
 are a separate check.)""",
-     bad=call("ask_other_agent", '{"target_agent_id": 1, "content": "…", "message_id": '
-              '"ask_uio_001"}', _UIO) + '  → answered',
-     good=call("ask_other_agent", '{"target_agent_id": 1, "role_id": "full-stack-engineer", '
-               '"content": "…", "message_id": "ask_uio_001"}', _UIO))
+    bad=call("ask_other_agent", '{"target_agent_id": 1, "content": "…", "message_id": '
+             '"ask_uio_001"}', _UIO) + '  → answered',
+    good=call("ask_other_agent", '{"target_agent_id": 1, "role_id": "full-stack-engineer", '
+              '"content": "…", "message_id": "ask_uio_001"}', _UIO))
 
-rule("TW416", "invalid-tool-result", E,
-     "A protocol tool's result is not a success object, an error result or (for asks) an Answer.",
-     requirements=("TW-TOOL-032", "TW-TOOL-033", "TW-TOOL-035", "TW-ROUTE-001", "TW-PROF-024"),
-     rationale="""
+INVALID_TOOL_RESULT = rule(
+    "TW416", "invalid-tool-result", E,
+    "A protocol tool's result is not a success object, an error result or (for asks) an Answer.",
+    requirements=("TW-TOOL-032", "TW-TOOL-033", "TW-TOOL-035", "TW-ROUTE-001", "TW-PROF-024"),
+    rationale="""
 A protocol tool returns one JSON object with success true, or the common error result
 {"success": false, "error": {"code", "message"}}; an ask tool returns the Answer envelope on
 success. The status values of list_active_sub_agents and get_sub_agent_status are routing
 states: idle, running, waiting, completed, and terminated for get_sub_agent_status only (a
 terminated sub-agent is not listed as active). Profile astrion adds failed and timeout.""",
-     bad="role: tool (result of send_message_to_sub_agent)\nMessage sent.",
-     good='role: tool (result of send_message_to_sub_agent)\n{"success": true, "display_name": '
-          '"UI Operator_1", "message_id": "msg_tl_001"}')
+    bad="role: tool (result of send_message_to_sub_agent)\nMessage sent.",
+    good='role: tool (result of send_message_to_sub_agent)\n{"success": true, "display_name": '
+         '"UI Operator_1", "message_id": "msg_tl_001"}')
 
-rule("TW417", "role-exists", E,
-     "create_custom_agent succeeded for a role id or name the catalog already has.",
-     requirements=("TW-TOOL-018",), profiles=("strict",),
-     rationale="""
+ROLE_EXISTS = rule(
+    "TW417", "role-exists", E,
+    "create_custom_agent succeeded for a role id or name the catalog already has.",
+    requirements=("TW-TOOL-018",), profiles=("strict",),
+    rationale="""
 In profile strict a custom role is new: a role id or name the catalog already has (defined by an
 earlier create_custom_agent, or the role of a sub-agent created before) makes the call fail with
 role-exists. Profile astrion reads a repeated role id as a replacement of the role for sub-agents
 created afterwards (TW-PROF-020), so this rule is off there.""",
-     bad=call("create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
+    bad=call("create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
+             _LEADER) + "  → succeeded\n" + call(
+        "create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
+        _LEADER) + "  → succeeded",
+    good=call("create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
               _LEADER) + "  → succeeded\n" + call(
-         "create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
-         _LEADER) + "  → succeeded",
-     good=call("create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
-               _LEADER) + "  → succeeded\n" + call(
-         "create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
-         _LEADER) + '  → {"success": false, "error": {"code": "role-exists", …}}')
+        "create_custom_agent", '{"role_id": "api-designer", "name": "API Designer", …}',
+        _LEADER) + '  → {"success": false, "error": {"code": "role-exists", …}}')
 
-rule("TW418", "repeated-argument-name", E,
-     "A protocol tool call's arguments name one member twice in the same object.",
-     requirements=("TW-TOOL-038",),
-     rationale="""
+REPEATED_ARGUMENT_NAME = rule(
+    "TW418", "repeated-argument-name", E,
+    "A protocol tool call's arguments name one member twice in the same object.",
+    requirements=("TW-TOOL-038",),
+    rationale="""
 JSON does not say which value of a repeated name counts: some readers keep the first, others
 the last, so the router and a reader of the transcript could act on different arguments. The
 router fails such a call with invalid-arguments. Names are compared decoded ("a" and "\\u0061"
 are one name), at any depth, also inside an argument the tool does not define; the finding points
 at the second occurrence, and no other argument check reads the call's arguments.""",
-     bad=call("send_message_to_sub_agent",
-              '{"agent_id": 1, "message": "Use the blue palette.", "agent_id": 2}', _LEADER),
-     good=call("send_message_to_sub_agent",
-               '{"agent_id": 1, "message": "Use the blue palette."}', _LEADER))
+    bad=call("send_message_to_sub_agent",
+             '{"agent_id": 1, "message": "Use the blue palette.", "agent_id": 2}', _LEADER),
+    good=call("send_message_to_sub_agent",
+              '{"agent_id": 1, "message": "Use the blue palette."}', _LEADER))

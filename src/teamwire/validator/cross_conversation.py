@@ -7,8 +7,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
-from teamwire.validator.context import Emitter
-from teamwire.validator.model import Call, Delivery, Facts, Output
+from teamwire.validator.emitter import Emitter
+from teamwire.validator.model import Call, DeliveredEnvelope, Facts, Output
+from teamwire.validator.registry import Rule
+from teamwire.validator.rules.flow_rules import (
+    ANSWER_ALSO_REPORTED,
+    ANSWER_NOT_RETURNED,
+    ASK_NOT_DELIVERED,
+    MESSAGE_LOST,
+    MESSAGE_REORDERED,
+    NOT_DELIVERED,
+    OUTPUT_KIND_MISMATCH,
+    OUTPUT_NOT_DELIVERED,
+    QUESTION_ANSWERED_TWICE,
+    UNEXPECTED_DELIVERY,
+    UNKNOWN_QUESTION,
+)
+from teamwire.validator.rules.id_rules import ID_REUSED, MULTIPLE_RECEIVERS
 from teamwire.validator.scan import is_run_result, shorten
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import answered_id, ask_other_form
@@ -40,7 +55,7 @@ class _Send:
     types: Types
     id: str | None
     content: str | None
-    delivery: Delivery | None = None
+    delivery: DeliveredEnvelope | None = None
     delivered_id_differs: bool = False
     delivered_content_differs: bool = False
 
@@ -48,27 +63,30 @@ class _Send:
 class _Inbox:
     """The deliveries of one conversation, indexed (lazily) so that matching a send is cheap."""
 
-    def __init__(self, deliveries: list[Delivery]) -> None:
+    def __init__(self, deliveries: list[DeliveredEnvelope]) -> None:
         self.deliveries = deliveries
-        self._by_id: dict[tuple[str, str], list[Delivery]] | None = None
-        self._by_content: dict[tuple[str, str], list[Delivery]] | None = None
-        self._by_plain_id: dict[str, list[Delivery]] | None = None
+        self._by_id: dict[tuple[str, str], list[DeliveredEnvelope]] | None = None
+        self._by_content: dict[tuple[str, str], list[DeliveredEnvelope]] | None = None
+        self._by_plain_id: dict[str, list[DeliveredEnvelope]] | None = None
 
-    def by_id(self) -> dict[tuple[str, str], list[Delivery]]:
+    def by_id(self) -> dict[tuple[str, str], list[DeliveredEnvelope]]:
+        """The deliveries by (sender, id)."""
         if self._by_id is None:
             self._by_id = {}
             for d in self.deliveries:
                 self._by_id.setdefault((d.sender, d.id), []).append(d)
         return self._by_id
 
-    def by_plain_id(self) -> dict[str, list[Delivery]]:
+    def by_plain_id(self) -> dict[str, list[DeliveredEnvelope]]:
+        """The deliveries by id alone."""
         if self._by_plain_id is None:
             self._by_plain_id = {}
             for d in self.deliveries:
                 self._by_plain_id.setdefault(d.id, []).append(d)
         return self._by_plain_id
 
-    def by_content(self) -> dict[tuple[str, str], list[Delivery]]:
+    def by_content(self) -> dict[tuple[str, str], list[DeliveredEnvelope]]:
+        """The deliveries by (sender, content)."""
         if self._by_content is None:
             self._by_content = {}
             for d in self.deliveries:
@@ -76,8 +94,8 @@ class _Inbox:
         return self._by_content
 
     @staticmethod
-    def _first(candidates: Iterable[Delivery] | None,
-               types: Types) -> Delivery | None:
+    def _first(candidates: Iterable[DeliveredEnvelope] | None,
+               types: Types) -> DeliveredEnvelope | None:
         for d in candidates or ():
             if not d.consumed and d.mtype in types:
                 d.consumed = True
@@ -85,12 +103,12 @@ class _Inbox:
         return None
 
     def take_id(self, sender: str, message_id: str,
-                types: Types) -> Delivery | None:
+                types: Types) -> DeliveredEnvelope | None:
         """The first unmatched delivery from ``sender`` with this id, marked matched."""
         return self._first(self.by_id().get((sender, message_id)), types)
 
     def take_content(self, sender: str, content: str,
-                     types: Types) -> Delivery | None:
+                     types: Types) -> DeliveredEnvelope | None:
         """The first unmatched delivery from ``sender`` carrying ``content``, marked matched."""
         return self._first(self.by_content().get((sender, content)), types)
 
@@ -123,13 +141,13 @@ class SessionChecker:
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _emit(self, code: str, message: str, facts: Facts, index: int,
+    def _emit(self, rule: Rule, message: str, facts: Facts, index: int,
               pointer_tail: str = "") -> None:
-        self.emitter.emit(code, message, agent=facts.agent.name, index=index,
+        self.emitter.emit(rule, message, agent=facts.agent.name, index=index,
                           pointer=f"{facts.pointer}/{index}{pointer_tail}")
 
-    def _call_emit(self, code: str, message: str, facts: Facts, call: Call) -> None:
-        self._emit(code, message, facts, call.index, f"/tool_calls/{call.position}")
+    def _call_emit(self, rule: Rule, message: str, facts: Facts, call: Call) -> None:
+        self._emit(rule, message, facts, call.index, f"/tool_calls/{call.position}")
 
     def _target(self, arguments: dict[str, Any], key: str, caller: str | None) -> str | None:
         """The one sub-agent a targeting argument names; the caller is never its own target
@@ -173,8 +191,6 @@ class SessionChecker:
     # -- ids across conversations ---------------------------------------------------------------
 
     def _ids(self) -> None:
-        if not (self.emitter.on("TW301") or self.emitter.on("TW303")):
-            return
         owners: dict[str, Facts] = {}
         for facts in self.facts.values():
             ids = facts.ids
@@ -191,11 +207,11 @@ class SessionChecker:
                     continue
                 first_digest, first_index = owner.ids[message_id]
                 if first_digest == digest:
-                    self._emit("TW303", f"message {message_id!r} is delivered to "
+                    self._emit(MULTIPLE_RECEIVERS, f"message {message_id!r} is delivered to "
                                f"{owner.agent.name} (message {first_index}) and again here",
                                facts, index, "/content")
                 else:
-                    self._emit("TW301", f"id {message_id!r} is already used by another message "
+                    self._emit(ID_REUSED, f"id {message_id!r} is already used by another message "
                                f"in the conversation of {owner.agent.name} (message "
                                f"{first_index})", facts, index, "/content")
 
@@ -236,7 +252,7 @@ class SessionChecker:
                 agent = self.index.by_key(role_id, agent_id)
             if agent is None or agent.name is None:
                 if type(agent_id) is int:
-                    self._call_emit("TW505", f"create_sub_agent made {role_id} #{agent_id}, but "
+                    self._call_emit(NOT_DELIVERED, f"create_sub_agent made {role_id} #{agent_id}, but "
                                     "the bundle has no conversation for it", facts, call)
                 return None
             return _Send(facts, call, agent.name, _TASK_ONLY, None, _task_content(arguments))
@@ -285,7 +301,7 @@ class SessionChecker:
     def _deliver(self, send: _Send) -> None:
         sender = send.facts.agent.name or ""
         inbox = self._inbox(send.target)
-        found: Delivery | None = None
+        found: DeliveredEnvelope | None = None
         if send.id is not None:
             found = inbox.take_id(sender, send.id, send.types)
             if found is not None and send.content is not None and found.content != send.content:
@@ -318,45 +334,43 @@ class SessionChecker:
                     if not overtaken and not answered and self._terminated_after(target, send):
                         continue  # discarded with the target's queue (TW-ROUTE-020)
                     if overtaken:
-                        self._call_emit("TW506", f"{call.name} to {target} was never delivered, "
+                        self._call_emit(MESSAGE_LOST, f"{call.name} to {target} was never delivered, "
                                         "while later messages on the same channel were",
                                         facts, call)
                     elif call.name in _ASKS:
                         which = f" with id {send.id!r}" if send.id else ""
-                        self._call_emit("TW501", f"{call.name}: no Ask{which} from "
+                        self._call_emit(ASK_NOT_DELIVERED, f"{call.name}: no Ask{which} from "
                                         f"{facts.agent.name} reached {target}", facts, call)
                     else:
-                        self._call_emit("TW505", f"{call.name}: the message never reached "
+                        self._call_emit(NOT_DELIVERED, f"{call.name}: the message never reached "
                                         f"{target}", facts, call)
                     continue
                 if send.delivered_id_differs:
-                    self._call_emit("TW501", f"{call.name}: the Ask reached {target} with id "
+                    self._call_emit(ASK_NOT_DELIVERED, f"{call.name}: the Ask reached {target} with id "
                                     f"{send.delivery.id!r}, not {send.id!r}", facts, call)
                 if send.delivered_content_differs:
-                    self._call_emit("TW501", f"{call.name}: the {send.delivery.mtype.tag} "
+                    self._call_emit(ASK_NOT_DELIVERED, f"{call.name}: the {send.delivery.mtype.tag} "
                                     f"{send.id!r} reached {target} with other content than "
                                     f"the call's ({shorten(send.delivery.content, 40)!r})",
                                     facts, call)
                 if send.delivery.index < latest:
-                    self._call_emit("TW507", f"{call.name} to {target} was delivered (message "
+                    self._call_emit(MESSAGE_REORDERED, f"{call.name} to {target} was delivered (message "
                                     f"{send.delivery.index}) before a message sent earlier "
                                     f"(message {latest})", facts, call)
                 latest = max(latest, send.delivery.index)
 
     def _unexpected(self) -> None:
-        if not self.emitter.on("TW511"):
-            return
         for facts in self.facts.values():
             for d in facts.deliveries:
                 if d.consumed or d.sender not in self.facts:
                     continue
                 if d.mtype in (MessageType.TASK, MessageType.MESSAGE, MessageType.ASK):
-                    self._emit("TW511", f"{d.mtype.tag} {d.id!r} from {d.sender}: no call in "
+                    self._emit(UNEXPECTED_DELIVERY, f"{d.mtype.tag} {d.id!r} from {d.sender}: no call in "
                                f"{d.sender}'s conversation sent it", facts, d.index, "/content")
                 elif d.mtype is MessageType.ANSWER and not self.strict:
                     # Strict reports the placement itself (TW204); astrion accepts a late
                     # answer only as the answer to a question its sender was asked.
-                    self._emit("TW511", f"Answer {d.id!r} from {d.sender} to "
+                    self._emit(UNEXPECTED_DELIVERY, f"Answer {d.id!r} from {d.sender} to "
                                f"{d.question_id!r}: it is not the late answer of an accepted "
                                f"answer call in {d.sender}'s conversation", facts, d.index,
                                "/content")
@@ -387,17 +401,17 @@ class SessionChecker:
             asker = next((d.sender for d in self._inbox(me).by_plain_id().get(question_id, ())
                           if d.mtype in _ASK_OR_MESSAGE), None)
         if asker is None:
-            self._call_emit("TW502", f"{call.name}: no open question {question_id!r} to answer",
+            self._call_emit(UNKNOWN_QUESTION, f"{call.name}: no open question {question_id!r} to answer",
                             facts, call)
             return
         asked = next((d for d in self._inbox(me).by_id().get((asker, question_id), ())
                       if d.mtype in _ASK_OR_MESSAGE and d.index < call.index), None)
         if asked is None:
-            self._call_emit("TW502", f"{call.name}: {asker} asked no question {question_id!r} of "
+            self._call_emit(UNKNOWN_QUESTION, f"{call.name}: {asker} asked no question {question_id!r} of "
                             f"{me} before this answer", facts, call)
             return
         if (asker, me, question_id) in answered:
-            self._call_emit("TW503", f"{call.name}: question {question_id!r} of {asker} is "
+            self._call_emit(QUESTION_ANSWERED_TWICE, f"{call.name}: question {question_id!r} of {asker} is "
                             "answered again", facts, call)
             return
         answered.add((asker, me, question_id))
@@ -413,7 +427,7 @@ class SessionChecker:
             return
         if answer is None or answer.question_id != question_id or answer.sender != me \
                 or (type(given) is str and answer.content != given):
-            self._call_emit("TW508", f"{call.name}: the answer to {question_id!r} does not come "
+            self._call_emit(ANSWER_NOT_RETURNED, f"{call.name}: the answer to {question_id!r} does not come "
                             f"back as the result of {asker}'s {send.call.name} call", facts, call)
 
     def _late_answer(self, asker: str, me: str, question_id: str, given: Any) -> bool:
@@ -432,9 +446,6 @@ class SessionChecker:
     # -- natural output -------------------------------------------------------------------------
 
     def _outputs(self) -> None:
-        if not (self.emitter.on("TW512") or self.emitter.on("TW513") or self.emitter.on("TW507")
-                or self.emitter.on("TW511") or self.emitter.on("TW514")):
-            return
         leader = self.facts.get(LEADER_NAME)
         if leader is None:
             return
@@ -469,7 +480,7 @@ class SessionChecker:
                     if paired[2] is not (_PROGRESS if has_calls else _COMPLETION):
                         self._output_type(name, leader, paired, has_calls)
                     if paired[0] < latest:
-                        self._emit("TW507", f"output {paired[1]!r} of {name} arrives (message "
+                        self._emit(MESSAGE_REORDERED, f"output {paired[1]!r} of {name} arrives (message "
                                    f"{paired[0]}) before an output said earlier (message "
                                    f"{latest})", leader, paired[0], "/content")
                     latest = max(latest, paired[0])
@@ -477,7 +488,7 @@ class SessionChecker:
                 if answers is None:
                     answers = self._answer_texts()
                 if (name, text) not in answers:
-                    self._emit("TW512", f"output {shorten(text, 40)!r} of {name} never reached "
+                    self._emit(OUTPUT_NOT_DELIVERED, f"output {shorten(text, 40)!r} of {name} never reached "
                                "the Team Leader as an Output", facts, index, "/content")
             self._unsaid(name, leader, [o for o in outputs[matched:] if o[0] not in taken],
                          answered)
@@ -492,11 +503,11 @@ class SessionChecker:
             return
         for index, output_id, mtype, content in outputs:
             if content in answered:
-                self._emit("TW514", f"{mtype.tag} {output_id!r} from {name} reports a text that "
+                self._emit(ANSWER_ALSO_REPORTED, f"{mtype.tag} {output_id!r} from {name} reports a text that "
                            f"was delivered as an Answer ({shorten(content, 40)!r})", leader,
                            index, "/content")
             elif content.strip() and not is_run_result(content):
-                self._emit("TW511", f"{mtype.tag} {output_id!r} from {name}: {name} said no "
+                self._emit(UNEXPECTED_DELIVERY, f"{mtype.tag} {output_id!r} from {name}: {name} said no "
                            f"such text ({shorten(content, 40)!r}), or it is reported already",
                            leader, index, "/content")
 
@@ -534,8 +545,8 @@ class SessionChecker:
     def _output_type(self, name: str, leader: Facts, output: Output, has_calls: bool) -> None:
         index, output_id, mtype, _content = output
         wanted = _PROGRESS if has_calls else _COMPLETION
-        if mtype is not wanted and self.emitter.on("TW513"):
-            self._emit("TW513", f"output of {name} with{'' if has_calls else 'out'} "
+        if mtype is not wanted:
+            self._emit(OUTPUT_KIND_MISMATCH, f"output of {name} with{'' if has_calls else 'out'} "
                        f"tool calls is delivered as {mtype.label} ({output_id})",
                        leader, index, "/content")
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from teamwire.validator.findings import Finding, Severity
+from teamwire.validator.registry import REGISTRY, Rule
 
 
 def escape_pointer(token: str) -> str:
@@ -13,6 +14,10 @@ def escape_pointer(token: str) -> str:
     if "~" in token or "/" in token:
         return token.replace("~", "~0").replace("/", "~1")
     return token
+
+
+class UnregisteredRule(LookupError):
+    """A check emitted a rule the registry does not hold."""
 
 
 @dataclass(frozen=True)
@@ -34,15 +39,22 @@ class Emitter:
     """Pointer of each agent entry of a bundle (``/agents/NAME``) → its position, so that
     reports can keep the bundle's order."""
 
-    def on(self, code: str) -> bool:
-        """Whether rule ``code`` is enabled (lets callers skip work for rules that are off)."""
-        return code in self.policy.enabled
+    def on(self, rule: Rule) -> bool:
+        """Whether ``rule`` is enabled (lets callers skip work for rules that are off)."""
+        return rule.code in self.policy.enabled
 
-    def emit(self, code: str, message: str, *, agent: str | None = None,
+    def emit(self, rule: Rule, message: str, *, agent: str | None = None,
              index: int | None = None, pointer: str | None = None, line: int | None = None,
              column: int | None = None, snippet: str | None = None,
              file_line: int | None = None, file_column: int | None = None) -> None:
-        """Record a finding of rule ``code`` if that rule is enabled."""
+        """Record a finding of ``rule`` if that rule is enabled.
+
+        Raises ``UnregisteredRule`` for a rule the registry does not hold: a finding nobody
+        can select, ignore or look up is a programming error, not something to drop.
+        """
+        code = rule.code
+        if REGISTRY.get(code) is not rule:
+            raise UnregisteredRule(f"rule {code} {rule.name} is not registered")
         policy = self.policy
         if code not in policy.enabled:
             return

@@ -1,0 +1,178 @@
+"""The dispatcher: hands each fact of a conversation pass to the checks of the enabled rules.
+
+It only calls rules. What a fast path may skip is derived here from the checks' triggers, so
+a new check is never skipped by a shortcut that predates it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from teamwire.validator.facts import (
+    FACT_TYPES,
+    AssistantText,
+    Delivered,
+    EnvelopeText,
+    Fact,
+    Returned,
+    ToolText,
+    UserText,
+)
+from teamwire.validator.registry import Check, Rule
+from teamwire.validator.rules import REGISTRY
+from teamwire.validator.scan import HEADER_MARK, has_mark
+
+Emit = Callable[[Rule, str, "int | None", str, "str | None", "int | None"], None]
+"""How a conversation pass reports: rule, message, index, pointer tail, text, offset."""
+
+
+class Gate(NamedTuple):
+    """What a fast path must test of a text before it may skip the fact it would make."""
+
+    always: bool
+    """Some enabled check may report any text: nothing may be skipped."""
+    prefixes: tuple[str, ...]
+    """A text starting with one of these must be handed out."""
+    suffixes: tuple[str, ...]
+    """A text ending with one of these must be handed out."""
+    mark: bool
+    """A fact whose content holds the header mark must be handed out."""
+    opens: Callable[[str, str], bool]
+    """Whether the fact of a text (and its content) must be handed out: the tests above."""
+
+
+def _opener(always: bool, prefixes: tuple[str, ...], suffixes: tuple[str, ...],
+            mark: bool) -> Callable[[str, str], bool]:
+    # A closure over the gate's own tests: the slow paths call it for every fact they meet.
+    if always:
+        return lambda text, content: True
+    starts, ends = prefixes or None, suffixes or None
+
+    def opens(text: str, content: str) -> bool:
+        return (starts is not None and text.startswith(starts)) \
+            or (ends is not None and text.endswith(ends)) or (mark and has_mark(content))
+    return opens
+
+
+class _Reporter:
+    """The report of the check being run: reports its rule through the pass's emit."""
+
+    __slots__ = ("_emit", "rule")
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self.rule: Rule | None = None
+
+    def __call__(self, fact: Fact, message: str, at: int | None = None) -> None:
+        assert self.rule is not None
+        self._emit(self.rule, message, fact.index, fact.tail,
+                   None if at is None else fact.text, at)
+
+
+def _gate(checks: list[Check[Any]]) -> Gate:
+    prefixes: list[str] = []
+    suffixes: list[str] = []
+    mark = False
+    for check in checks:
+        if check.trigger is None:
+            return Gate(True, (), (), False, _opener(True, (), (), False))
+        prefixes += check.trigger.prefixes
+        suffixes += check.trigger.suffixes
+        mark = mark or check.trigger.mark
+    starts, ends = tuple(dict.fromkeys(prefixes)), tuple(dict.fromkeys(suffixes))
+    return Gate(False, starts, ends, mark, _opener(False, starts, ends, mark))
+
+
+class FastPath(NamedTuple):
+    """The gates as the conversation pass's inline fast paths read them, derived once."""
+
+    every_text: bool
+    """An assistant text always goes to its checks."""
+    text_ends: bool
+    """Whether an assistant text needs more than its start and the mark tested."""
+    firsts: frozenset[str]
+    """First characters of the assistant-text prefixes (tested before the prefixes)."""
+    prefixes: tuple[str, ...]
+    suffixes: tuple[str, ...]
+    on_mark: bool
+    every_envelope: bool
+    env_prefixes: tuple[str, ...]
+    env_suffixes: tuple[str, ...]
+    env_mark: bool
+    head_ends: bool
+    """Whether an envelope taken by a known header line needs its start or end tested."""
+    head_prefixes: tuple[str, ...]
+    head_suffixes: tuple[str, ...]
+    every_output: bool
+    out_ends: bool
+    """Whether a tool output needs its start or end tested."""
+    out_prefixes: tuple[str, ...]
+    out_suffixes: tuple[str, ...]
+    out_mark: bool
+
+
+def _fast_path(assistant: Gate, envelope: Gate, output: Gate) -> FastPath:
+    firsts = frozenset(p[:1] for p in assistant.prefixes)
+    # A header line seen before starts the text and its closing tags end it, so only
+    # triggers that can match such a start or end can open a delivery taken by it.
+    head_prefixes = tuple(p for p in envelope.prefixes
+                          if p.startswith(HEADER_MARK) or HEADER_MARK.startswith(p))
+    head_suffixes = tuple(s for s in envelope.suffixes if s.endswith(">"))
+    return FastPath(
+        assistant.always or "" in firsts,
+        assistant.always or "" in firsts or bool(assistant.suffixes), firsts, assistant.prefixes,
+        assistant.suffixes,
+        assistant.mark, envelope.always, envelope.prefixes, envelope.suffixes, envelope.mark,
+        envelope.always or bool(head_prefixes) or bool(head_suffixes), head_prefixes,
+        head_suffixes, output.always,
+        output.always or bool(output.prefixes) or bool(output.suffixes), output.prefixes,
+        output.suffixes, output.mark)
+
+
+class Selection:
+    """The checks of the enabled rules by the fact type they take, the gates they make, and
+    every registered check of the envelope facts whose quiet heads the memo shares."""
+
+    __slots__ = ("bound", "checks", "every", "fast", "gates")
+
+    def __init__(self, enabled: frozenset[str]) -> None:
+        self.checks: dict[type, tuple[Check[Any], ...]] = {}
+        self.gates: dict[type, Gate] = {}
+        self.every: dict[type, tuple[Check[Any], ...]] = {}
+        for fact_type in FACT_TYPES:
+            every = REGISTRY.checks(fact_type)
+            checks = [c for c in every if c.rule.code in enabled]
+            self.checks[fact_type] = tuple(checks)
+            self.gates[fact_type] = _gate(checks)
+            self.every[fact_type] = tuple(every)
+        self.fast = _fast_path(self.gates[AssistantText], self.gates[EnvelopeText],
+                               self.gates[ToolText])
+        on, gates = self.checks, self.gates
+        envelope_opens = gates[EnvelopeText].opens if on[EnvelopeText] else None
+        self.bound = (on[UserText], gates[UserText], on[AssistantText], gates[AssistantText],
+                      on[ToolText], gates[ToolText], on[EnvelopeText], gates[EnvelopeText],
+                      envelope_opens, on[Delivered], on[Returned], self.every[Delivered],
+                      self.every[Returned])
+        """What a conversation pass takes of the selection, in the order it binds it."""
+
+
+def select(enabled: frozenset[str]) -> Selection:
+    """The checks of the rules in ``enabled`` (codes), by fact type, with their gates."""
+    return Selection(enabled)
+
+
+def all_quiet(checks: tuple[Check[Any], ...], *head: object) -> bool:
+    """Whether every one of ``checks`` says it never reports deliveries of ``head``."""
+    return all(c.quiet is not None and c.quiet(*head) for c in checks)
+
+
+def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
+    """Hand ``fact`` to each of ``checks``, which report through ``emit``."""
+    # One reporter per fact, rather than one kept by the pass: one holding the pass's emit
+    # would tie the pass into a reference cycle, and with it the messages it remembers. A
+    # check reports only while it runs, so the reporter names the rule of the one running.
+    report = _Reporter(emit)
+    for check in checks:
+        report.rule = check.rule
+        check.run(fact, report)

@@ -1,0 +1,107 @@
+"""The facts a conversation pass hands to rule checks, one per thing a message says.
+
+A fact holds what its checks need and where a finding about it points: the message's
+index and the pointer tail of the text (``text``) that offsets refer to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple
+
+from teamwire.envelope import MessageType
+
+
+class Owner(NamedTuple):
+    """Whose conversation a fact is in, and under which profile (a tuple: cheap to make and
+    to hash, as the memo's keys need)."""
+
+    name: str | None
+    """Display name; None when a lone conversation's agent is not known."""
+    is_leader: bool
+    is_sub: bool
+    strict: bool
+
+
+# Not frozen: a frozen dataclass sets each field through object.__setattr__, which costs on
+# the per-message path; checks only read facts.
+@dataclass(slots=True)
+class UserText:
+    """The text of a user message that does not present itself as an envelope."""
+
+    index: int
+    text: str
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class AssistantText:
+    """The natural output of an assistant message: its content, when a non-empty string."""
+
+    index: int
+    text: str
+    has_calls: bool
+    """Whether the message also calls tools."""
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class ToolText:
+    """The text of a tool result that does not present itself as an envelope."""
+
+    index: int
+    text: str
+    tool: str | None
+    """The tool whose result it is; None when it answers no call."""
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class EnvelopeText:
+    """A well-formed envelope, wherever it appears (a user message, a tool result)."""
+
+    index: int
+    text: str
+    content: str
+    """The envelope's content (between the inner tags)."""
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class Delivered:
+    """A well-formed envelope delivered as a user message (its envelope checks made)."""
+
+    index: int
+    text: str
+    sender: str
+    mtype: MessageType | None
+    """Its type; None for an unknown label."""
+    owner: Owner
+    tasks: int
+    """Tasks delivered into this conversation before this message."""
+    protocol_seen: bool
+    """Whether a protocol message came before this one in this conversation."""
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class Returned:
+    """A well-formed envelope returned as a tool result (its envelope checks made)."""
+
+    index: int
+    text: str
+    sender: str
+    mtype: MessageType | None
+    """Its type; None for an unknown label."""
+    tag: str
+    tool: str | None
+    """The tool whose result it is; None when it answers no call."""
+    owner: Owner
+    tail: ClassVar[str] = "/content"
+
+
+Fact = UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned
+"""Every kind of fact a check can take."""
+
+FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,
+                                      Returned)

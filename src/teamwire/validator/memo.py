@@ -1,0 +1,161 @@
+"""What conversation passes learn once and reuse: the memo one linter owns.
+
+Most envelopes of a session repeat a few heads (label, tag, sender) and header lines. A head
+found to need no check but its id, or to make no finding at all where it is delivered, is
+remembered here, so that later conversations of the same run take it with string tests. The
+fast paths that read this memo are kept equal to the full checks by the differential tests
+(tests/validator/test_fast_paths.py); a memo holds no finding, only what the full checks
+found nothing to report about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
+from teamwire.validator.dispatch import Selection, select
+from teamwire.validator.facts import Owner
+from teamwire.validator.registry import Rule
+from teamwire.validator.rules.tool_rules import (
+    FORBIDDEN_TOOL,
+    LEADER_TOOL_BY_SUB_AGENT,
+    REMOVED_TOOL,
+    SUB_AGENT_TOOL_BY_LEADER,
+)
+from teamwire.validator.tooling import ToolCatalog
+
+IdTest = Callable[[str], object]
+"""A test that an id needs no closer look: a match, or None when it does."""
+Plan = tuple[MessageType, IdTest]
+"""What is left to check of an envelope whose label, tag and sender were found fine."""
+QuietPlan = tuple[MessageType, IdTest, "list[Any] | None", bool]
+"""A plan for a head no check reports where it is delivered, with the list its deliveries
+are collected in (None when not collecting) and whether they are Outputs."""
+
+_LIMIT = 1 << 14
+"""Entries per table before it starts over: bounds memory on inputs with endless heads."""
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The lookup tables of a conversation pass for one agent kind."""
+
+    labels: dict[str, tuple[MessageType, str, str]]
+    """label → (type, its tag, its id prefix) for the profile; tuples, because hashing enum
+    members is slow on the per-message path."""
+    verdicts: dict[str, tuple[Rule, str]]
+    """tool name → the finding calling it makes in this agent's conversation."""
+    special: frozenset[str]
+    """Tools some check looks into: protocol tools and those with a verdict."""
+    protocol_plain: frozenset[str]
+    """Protocol tools without a verdict here: checked call by call as usual."""
+
+
+def _build_tables(profile: Profile, tools: ToolCatalog, is_leader: bool,
+                  is_sub: bool) -> Tables:
+    labels = {t.label: (t, t.tag, t.prefix) for t in MessageType}
+    if profile is not Profile.STRICT:
+        done = MessageType.COMPLETION
+        labels[ASTRION_COMPLETION_LABEL] = (done, done.tag, done.prefix)
+    verdicts: dict[str, tuple[Rule, str]] = {}
+    if is_sub:
+        for name in tools.leader_only:
+            verdicts[name] = (LEADER_TOOL_BY_SUB_AGENT, "is a Team Leader tool, called by a sub-agent")
+    if is_leader:
+        for name in tools.sub_agent_only:
+            verdicts[name] = (SUB_AGENT_TOOL_BY_LEADER, "is a sub-agent tool, called by the Team Leader")
+    for name in tools.forbidden:
+        verdicts[name] = (FORBIDDEN_TOOL, "is forbidden: a sub-agent reports by natural output")
+    for name in tools.removed:
+        verdicts[name] = (REMOVED_TOOL, "was removed in multi-agent mode")
+    return Tables(labels, verdicts, tools.protocol.union(verdicts),
+                  tools.protocol.difference(verdicts))
+
+
+def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(table) >= _LIMIT:
+        table.clear()
+    table[key] = value
+
+
+class Memo:
+    """The memo of one linter: shared by the conversations it lints, never by two linters."""
+
+    def __init__(self) -> None:
+        self._tables: dict[tuple[Profile, bool, bool], tuple[ToolCatalog, Tables]] = {}
+        self._id_tests: dict[str, IdTest] = {}
+        self._selections: dict[frozenset[str], Selection] = {}
+        self.plans: dict[tuple[object, ...], Plan] = {}
+        """Heads found fine (only the id left to check), by everything a plan depends on."""
+        self.quiet: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
+        """Heads found quiet where they were delivered, by what makes them so."""
+        self.head_lines: dict[str, tuple[str, str, str, str, str]] = {}
+        """Header lines of quiet deliveries → (sender, label, tag, the head's lines after the
+        id, the closing lines): what ``scan`` finds of them."""
+        self.answer_lines: dict[str, tuple[str, str, str, str]] = {}
+        """Header lines of Answers no check reported → (sender, label, the head's lines after
+        the id up to the question id, the closing lines)."""
+        self.placement_quiet: dict[tuple[Owner, MessageType, str], bool] = {}
+        """(owner, type, sender) → whether no check of delivered envelopes ever reports a
+        delivery of that type from that sender in that owner's conversation (every check
+        counts, on or off)."""
+        self.answer_quiet: dict[tuple[Owner, str, str | None], bool] = {}
+        """(owner, sender, tool) → whether no check of
+        returned envelopes ever reports an Answer from that sender as the result of that tool
+        in that owner's conversation (every check counts, on or off, so the verdict holds
+        whatever a file selects)."""
+
+    def tables(self, profile: Profile, tools: ToolCatalog, is_leader: bool,
+               is_sub: bool) -> Tables:
+        """The lookup tables for a conversation of this agent kind, built once."""
+        key = (profile, is_leader, is_sub)
+        found = self._tables.get(key)
+        if found is not None and found[0] is tools:
+            return found[1]
+        tables = _build_tables(profile, tools, is_leader, is_sub)
+        self._tables[key] = (tools, tables)
+        return tables
+
+    def selection(self, enabled: frozenset[str]) -> Selection:
+        """The checks of the rules in ``enabled`` by fact type, selected once."""
+        found = self._selections.get(enabled)
+        if found is None:
+            found = select(enabled)
+            _put(self._selections, enabled, found)
+        return found
+
+    def id_test(self, pattern: str) -> IdTest:
+        """``pattern`` compiled to a full-match test, once."""
+        test = self._id_tests.get(pattern)
+        if test is None:
+            test = re.compile(pattern).fullmatch
+            _put(self._id_tests, pattern, test)
+        return test
+
+    def add_plan(self, key: tuple[object, ...], plan: Plan) -> None:
+        """Remember a head found fine."""
+        _put(self.plans, key, plan)
+
+    def add_quiet(self, key: tuple[object, ...],
+                  verdict: tuple[MessageType, IdTest, bool]) -> None:
+        """Remember a head found quiet where it was delivered."""
+        _put(self.quiet, key, verdict)
+
+    def add_head_line(self, line: str, parts: tuple[str, str, str, str, str]) -> None:
+        """Remember the header line of a quiet delivery."""
+        _put(self.head_lines, line, parts)
+
+    def add_placement_quiet(self, key: tuple[Owner, MessageType, str], quiet: bool) -> None:
+        """Remember whether deliveries of ``key`` are quiet."""
+        _put(self.placement_quiet, key, quiet)
+
+    def add_answer_quiet(self, key: tuple[Owner, str, str | None], quiet: bool) -> None:
+        """Remember whether Answers of ``key`` are quiet."""
+        _put(self.answer_quiet, key, quiet)
+
+    def add_answer_line(self, line: str, parts: tuple[str, str, str, str]) -> None:
+        """Remember the header line of an Answer no check reported."""
+        _put(self.answer_lines, line, parts)
