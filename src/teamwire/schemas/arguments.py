@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from teamwire import schemas
 from teamwire.json_members import (
     ARGUMENTS_DEPTH_LIMIT,
-    RepeatedMemberError,
     depth,
     json_type,
+    member_count,
     repeated_member,
-    unique_members,
 )
 from teamwire.json_text import json_pointer
 from teamwire.schemas.compiled import Check, compile_check
@@ -89,40 +89,23 @@ class ArgumentReading:
     problem: ArgumentProblem | None = None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value")
-
-
-def _not_json(text: str, exc: ValueError | RecursionError) -> ArgumentProblem:
-    if isinstance(exc, json.JSONDecodeError):
-        constant = _CONSTANT.match(text, exc.pos)
-        detail = f"{constant.group()} is not a JSON value" if constant else exc.msg
-        return ArgumentProblem(ProblemKind.NOT_JSON,
-                               f"arguments are not valid JSON: {detail}: line {exc.lineno} "
-                               f"column {exc.colno} (char {exc.pos})", detail, offset=exc.pos)
-    detail = str(exc) if isinstance(exc, ValueError) else "nested too deep to read"
-    return ArgumentProblem(ProblemKind.NOT_JSON, f"arguments are not valid JSON: {detail}", detail)
-
-
-def _strings(value: Any) -> Iterator[str]:
-    """Every string in a parsed JSON value, object keys included."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+def _not_json(text: str, exc: orjson.JSONDecodeError) -> ArgumentProblem:
+    # The decoder stops at the constant, or just after its sign.
+    constant = _CONSTANT.match(text, exc.pos - 1) if text[exc.pos - 1:exc.pos] == "-" \
+        else _CONSTANT.match(text, exc.pos)
+    detail = f"{constant.group()} is not a JSON value" if constant else exc.msg
+    return ArgumentProblem(ProblemKind.NOT_JSON,
+                           f"arguments are not valid JSON: {detail}: line {exc.lineno} "
+                           f"column {exc.colno} (char {exc.pos})", detail, offset=exc.pos)
 
 
 def read_arguments(text: object) -> ArgumentReading:
     """Read the ``arguments`` text of a tool call (TW-TOOL-023, -038, -039).
 
-    Integers keep every digit; ``NaN`` and ``Infinity`` are not JSON; a string holding a lone
-    surrogate is not Unicode; text that is empty or white space reads as ``{}``.
+    ``NaN`` and ``Infinity`` are not JSON, nor is a string holding a lone surrogate or a
+    number beyond a double's range; text that is empty or white space reads as ``{}``. An
+    integer beyond 2^64 reads as a number that is no integer: TW-TOOL-040 bounds integer
+    arguments to ±(2^53-1) anyway.
     """
     if not isinstance(text, str):
         return ArgumentReading(None, ArgumentProblem(
@@ -130,31 +113,21 @@ def read_arguments(text: object) -> ArgumentReading:
     if not text.strip():
         return ArgumentReading({})
     try:
-        parsed = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_members)
-    except RepeatedMemberError:
-        try:  # the hook runs as objects close: the text may still go wrong after the repeat
-            json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:
-            return ArgumentReading(None, _not_json(text, exc))
-        found = repeated_member(text)
-        name, offset = found if found is not None else ("", None)
-        shown = json.dumps(name) if found is not None else "a member"
-        return ArgumentReading(None, ArgumentProblem(
-            ProblemKind.REPEATED_MEMBER, f"arguments name {shown} twice in one object", name,
-            offset=offset))
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, NaN, huge numbers
+        parsed = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
         return ArgumentReading(None, _not_json(text, exc))
-    if not isinstance(parsed, dict):
+    if type(parsed) is not dict:
         return ArgumentReading(None, ArgumentProblem(
             ProblemKind.NOT_OBJECT, "arguments must be a JSON object", json_type(parsed)))
-    for string in _strings(parsed):
-        try:
-            string.encode("utf-8")
-        except UnicodeEncodeError:
-            detail = "a string is not valid Unicode (a lone surrogate)"
+    # Each member has one colon outside strings: as many colons as members means no name
+    # was dropped as a repeat, which most texts show at once without a scan.
+    if text.count(":") != member_count(parsed):
+        found = repeated_member(text)
+        if found is not None:
+            name, offset = found
             return ArgumentReading(None, ArgumentProblem(
-                ProblemKind.NOT_JSON, "arguments hold a string that is not valid Unicode "
-                "(a lone surrogate)", detail))
+                ProblemKind.REPEATED_MEMBER, f"arguments name {json.dumps(name)} twice in one "
+                "object", name, offset=offset))
     if depth(parsed) > ARGUMENTS_DEPTH_LIMIT:
         return ArgumentReading(parsed, ArgumentProblem(
             ProblemKind.TOO_DEEP, f"arguments nest more than {ARGUMENTS_DEPTH_LIMIT} levels deep",

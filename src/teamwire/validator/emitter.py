@@ -9,13 +9,6 @@ from teamwire.validator.findings import Finding, Severity
 from teamwire.validator.registry import REGISTRY, Rule
 
 
-def escape_pointer(token: str) -> str:
-    """One RFC 6901 reference token (``~`` → ``~0``, ``/`` → ``~1``)."""
-    if "~" in token or "/" in token:
-        return token.replace("~", "~0").replace("/", "~1")
-    return token
-
-
 class UnregisteredRule(LookupError):
     """A check emitted a rule the registry does not hold."""
 

@@ -20,9 +20,10 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.errors import caret_context, position
 from teamwire.json_members import has_repeats, repeats
+from teamwire.json_text import escape_pointer_token, json_pointer
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.cross_conversation import SessionChecker
-from teamwire.validator.emitter import Emitter, escape_pointer
+from teamwire.validator.emitter import Emitter
 from teamwire.validator.findings import FileReport, Finding
 from teamwire.validator.locate import Lines
 from teamwire.validator.memo import Memo
@@ -288,7 +289,7 @@ def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOption
             owner = str(path[1])
             if len(path) >= 4 and path[2] == "messages" and type(path[3]) is int:
                 message_index = path[3]
-        pointer = "".join("/" + escape_pointer(str(p)) for p in path)
+        pointer = json_pointer(path)
         if index is not None:
             pointer = f"/{index}{pointer}"
         offset = offsets[0]
@@ -531,7 +532,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
         emitter.emit(UNEXPECTED_SHAPE, "bundle has no 'Team Leader' entry", pointer="/agents")
     entries: list[tuple[Agent, list[Any], str]] = []
     for name, entry in agents_value.items():
-        pointer = "/agents/" + escape_pointer(name)
+        pointer = "/agents/" + escape_pointer_token(name)
         emitter.agents[pointer] = len(emitter.agents)
         agent = _bundle_agent(name, entry, pointer, emitter)
         if agent is None:

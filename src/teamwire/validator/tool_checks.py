@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection
 from typing import Any
@@ -12,6 +13,7 @@ from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
+from teamwire.schemas.arguments import ProblemKind, read_arguments
 from teamwire.validator.dispatch import all_quiet, dispatch
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
 from teamwire.validator.facts import Returned, ToolText
@@ -152,37 +154,35 @@ class ToolChecks(EnvelopeChecks):
     def _arguments(self, index: int, name: str, raw: Any,
                    position: int) -> dict[str, Any] | None:
         tail = f"/tool_calls/{position}{_ARGUMENTS}"
-        if type(raw) is not str:
-            self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are {json_type(raw)}, not a JSON string",
-                      index, tail)
+        # The one reading of arguments text the router makes too (teamwire.schemas.arguments).
+        reading = read_arguments(raw)
+        problem, value = reading.problem, reading.arguments
+        if problem is not None and problem.kind is not ProblemKind.TOO_DEEP:
+            if problem.kind is ProblemKind.NOT_TEXT:
+                self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are {problem.detail}, "
+                          "not a JSON string", index, tail)
+            elif problem.kind is ProblemKind.NOT_OBJECT:
+                self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are a JSON "
+                          f"{problem.detail}, not an object", index, tail)
+            elif problem.kind is ProblemKind.REPEATED_MEMBER:
+                member = json.dumps(problem.detail, ensure_ascii=False)
+                self.emit(REPEATED_ARGUMENT_NAME, f"arguments of {name} name the member {member} "
+                          "twice in one object; JSON readers differ on which value wins", index,
+                          tail, raw, problem.offset)
+            else:
+                self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are not valid JSON: "
+                          f"{problem.detail}", index, tail, raw,
+                          None if problem.offset is None else min(problem.offset, len(raw)))
+            # which value a repeated name has is undefined: nothing more to check
             return None
-        try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            if raw and not raw.isspace():
-                self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are not valid JSON: {exc.msg}", index,
-                          tail, raw, min(exc.pos, len(raw)))
-                return None
-            value = {}  # an empty arguments string reads as no arguments (TW-TOOL-023)
-        if type(value) is not dict:
-            self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are a JSON {json_type(value)}, not an "
-                      "object", index, tail)
-            return None
-        repeated = repeated_member(raw)
-        if repeated is not None:
-            member = orjson.dumps(repeated[0]).decode()
-            self.emit(REPEATED_ARGUMENT_NAME, f"arguments of {name} name the member {member} twice in one "
-                      "object; JSON readers differ on which value wins", index, tail, raw,
-                      repeated[1])
-            return None  # which value a repeated name has is undefined: nothing more to check
+        assert value is not None
         if self.check_arguments:
-            if depth(value) > ARGUMENTS_DEPTH_LIMIT:
-                self.emit(INVALID_ARGUMENTS, f"{name}: arguments nest more than {ARGUMENTS_DEPTH_LIMIT} "
-                          "levels deep", index, tail)
+            if problem is not None:  # nested too deep (TW-TOOL-039): still read for the rest
+                self.emit(INVALID_ARGUMENTS, f"{name}: {problem.message}", index, tail)
                 return value
             problems = list(self.tools.argument_errors(name, value))
-            for problem in problems:
-                self.emit(INVALID_ARGUMENTS, f"{name}: {problem}", index, tail)
+            for found in problems:
+                self.emit(INVALID_ARGUMENTS, f"{name}: {found}", index, tail)
             # Most arguments hold one text, if any: look only at those present.
             texts = self.tools.text_parameters(name).intersection(value)
             for key in sorted(texts) if len(texts) > 1 else texts:
