@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from itertools import compress, repeat
 from typing import IO, Any, NamedTuple
@@ -151,6 +153,15 @@ class Linter:
         """Lint one file (see the module's ``lint_file``)."""
         options = self.options
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                # A pipe or a device has no end to stream towards: read it whole, bounded,
+                # so that /dev/zero (or a link to it) is an error, not all the memory there is.
+                data = _read_bounded(path, MAX_UNSIZED_BYTES)
+                if data is None:
+                    return unreadable(path, f"cannot read {path}: it is not a regular file and "
+                                      f"holds more than {MAX_UNSIZED_BYTES // 2**20} MiB")
+                return self.lint_bytes(data, path, jsonl=path.endswith(".jsonl"),
+                                       searched=searched)
             if path.endswith(".jsonl"):
                 emitter = Emitter(path, options.policy_for(path))
                 report = FileReport(path)
@@ -168,6 +179,23 @@ class Linter:
         except OSError as exc:
             return unreadable(path, f"cannot read {path}: {exc.strerror or exc}")
         return self.lint_bytes(data, path, jsonl=False, searched=searched)
+
+
+MAX_UNSIZED_BYTES = 256 * 2**20
+"""The most ``lint`` reads from an input that is not a regular file (a pipe, a device)."""
+
+
+def _read_bounded(path: str, limit: int) -> bytes | None:
+    """The bytes at ``path``, or None once there are more than ``limit``."""
+    chunks: list[bytes] = []
+    size = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(min(2**20, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                return None
+    return b"".join(chunks)
 
 
 DEFAULT_LINTER = Linter()

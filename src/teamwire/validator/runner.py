@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+import stat
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
@@ -63,6 +64,7 @@ def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | N
     inputs: list[Input] = []
     seen: dict[str, int] = {}  # real path -> place in inputs
     for path in paths:
+        found: list[Input]
         if path == STDIN:
             found = [STDIN]
         elif os.path.isdir(path):
@@ -73,6 +75,9 @@ def find_inputs(paths: Sequence[str], exclude: Sequence[str] = (), root: str | N
             inputs.append(unreadable(path, f"cannot read {path}: {os.strerror(errno.ENOENT)}"))
             continue
         for file in found:
+            if isinstance(file, FileReport):  # a directory that could not be listed
+                inputs.append(file)
+                continue
             key = file if file == STDIN else os.path.realpath(file)
             place = seen.get(key)
             if place is None:
@@ -89,12 +94,20 @@ def _excluded(path: str, exclude: Sequence[str], root: str | None) -> bool:
 
 
 def _walk(root: str, exclude: Sequence[str], config_root: str | None,
-          skip: Collection[str] = (), gitignore: bool = False) -> list[str]:
-    found: list[str] = []
+          skip: Collection[str] = (), gitignore: bool = False) -> list[Input]:
+    """The transcripts a directory search finds: regular files, and links that stay inside
+    the searched directory; a directory that cannot be listed is an unreadable input."""
+    found: list[Input] = []
+    top = os.path.realpath(root)
+
+    def cannot_list(error: OSError) -> None:
+        where = error.filename or root
+        found.append(unreadable(str(where), f"cannot read {where}: {error.strerror or error}"))
+
     # The work tree each directory belongs to: a directory holding .git starts its own, whose
     # rules alone apply below it.
     trees: dict[str, GitIgnores | None] = {root: _tree(root) if gitignore else None}
-    for directory, dirs, names in os.walk(root):
+    for directory, dirs, names in os.walk(root, onerror=cannot_list):
         tree = trees.pop(directory, None)
         kept = []
         for name in sorted(dirs):
@@ -111,9 +124,23 @@ def _walk(root: str, exclude: Sequence[str], config_root: str | None,
             path = os.path.join(directory, name)
             if name.endswith(SUFFIXES) and not _excluded(path, exclude, config_root) \
                     and not (skip and os.path.realpath(path) in skip) \
-                    and not (tree is not None and tree.ignored(path, False)):
+                    and not (tree is not None and tree.ignored(path, False)) \
+                    and _searchable(path, top):
                 found.append(Found(path))
     return found
+
+
+def _searchable(path: str, top: str) -> bool:
+    """Whether a file a search found may be read: a regular file (not a FIFO, which would
+    block, nor a device), reached by no link that leaves the searched directory (a pull
+    request could otherwise show a runner's files in a CI log)."""
+    real = os.path.realpath(path)
+    if real != top and not real.startswith(top.rstrip(os.sep) + os.sep):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(real).st_mode)
+    except OSError:
+        return True  # gone or unreadable: reading it says why
 
 
 def _tree(directory: str) -> GitIgnores | None:

@@ -1,0 +1,84 @@
+"""Paths a directory search must not trust: a FIFO (reading it would block for ever), a
+device or a link to one (reading it would never end), a link that leaves the searched tree
+(its target's lines would be printed into a CI log), and a directory that cannot be listed
+(which must not pass as "nothing to check"). Each ends in a verdict and an exit code, never
+a hang or a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from teamwire.validator import runner
+
+SECRET = "root:x:0:0:the runner's secret:/root:/bin/bash"
+CLEAN = [{"role": "system", "content": "You are UI Operator_1."}]
+
+
+def _lint(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "teamwire", "lint", "--agent", "UI Operator_1",
+                           *args], capture_output=True, text=True, timeout=timeout,
+                          check=False)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_in_a_searched_directory_is_passed_over(tmp_path: Path) -> None:
+    (tmp_path / "ok.json").write_text(json.dumps(CLEAN), encoding="utf-8")
+    os.mkfifo(tmp_path / "pipe.json")  # nobody ever writes to it
+    result = _lint("-q", str(tmp_path), timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "pipe.json" not in result.stdout + result.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_device_named_on_the_command_line_is_read_bounded(tmp_path: Path) -> None:
+    link = tmp_path / "x.json"
+    link.symlink_to("/dev/zero")
+    for named in ("/dev/zero", str(link)):
+        result = _lint(named)
+        assert result.returncode == 2
+        assert f"cannot read {named}: it is not a regular file and holds more than 256 MiB" \
+            in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_a_link_that_leaves_the_searched_tree_is_not_followed(tmp_path: Path) -> None:
+    outside, tree = tmp_path / "outside", tmp_path / "tree"
+    outside.mkdir()
+    tree.mkdir()
+    (outside / "passwd.jsonl").write_text(SECRET + "\n", encoding="utf-8")
+    (tree / "leak.jsonl").symlink_to(outside / "passwd.jsonl")
+    (tree / "ok.json").write_text(json.dumps(CLEAN), encoding="utf-8")
+    (tree / "again.json").symlink_to(tree / "ok.json")  # inside the tree: the same file
+    for output in ("text", "junit", "json"):
+        result = _lint("-f", output, str(tree))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "the runner's secret" not in result.stdout + result.stderr
+        assert "leak.jsonl" not in result.stdout + result.stderr
+    named = _lint(str(tree / "leak.jsonl"))  # named on the command line: linted as asked
+    assert named.returncode == 1
+
+
+def test_a_directory_that_cannot_be_listed_is_unreadable(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ok.json").write_text(json.dumps(CLEAN), encoding="utf-8")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(locked))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    # Root may list any directory, so the refusal is simulated where os.walk lists.
+    monkeypatch.setattr(os, "scandir", scandir)
+    inputs = runner.find_inputs([str(tmp_path)])
+    reports = [i for i in inputs if not isinstance(i, str)]
+    assert [r.error for r in reports] == [f"cannot read {locked}: Permission denied"]
+    assert [str(i) for i in inputs if isinstance(i, str)] == [str(tmp_path / "ok.json")]
