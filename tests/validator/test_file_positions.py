@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from teamwire.validator import LintOptions, LintReport, lint_file
 from teamwire.validator.locate import with_file_lines
 
@@ -110,3 +112,25 @@ def test_a_file_that_starts_with_a_line_break_counts_it(tmp_path: Path) -> None:
     [(rule, line, column, file_line, file_column)] = [p for p in _placed(flat) if p[0] == "TW102"]
     assert [p for p in _placed(broken) if p[0] == "TW102"] == [
         (rule, line, column, (file_line or 0) + 1, file_column)]
+
+
+def test_many_findings_in_one_string_are_placed_in_one_walk(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Placing k findings inside one string of length n reads the string once (it used to be
+    decoded and walked again for every finding: k times n, minutes for a few thousand)."""
+    attributes = " ".join(f'a{i}="v"' for i in range(300))
+    content = TASK.format(label="").replace("<Task>", f"<Task {attributes}>") + "</Team Leader>"
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(_conversation(content)), encoding="utf-8")
+    from teamwire.validator import locate
+
+    decoded: list[int] = []
+    real_loads = locate.json.loads
+    monkeypatch.setattr(locate.json, "loads",
+                        lambda text, *a, **k: decoded.append(len(text)) or real_loads(text, *a, **k))
+    placed = [p for p in _placed(path) if p[0] == "TW111"]
+    assert len(placed) == 300
+    text = path.read_text(encoding="utf-8")
+    line = text.split("\n")[0]
+    assert all(line[col - 1:].startswith("a") for *_rest, col in placed if col is not None)
+    assert len([n for n in decoded if n > 1000]) == 1  # the long content, decoded once

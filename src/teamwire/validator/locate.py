@@ -50,7 +50,8 @@ def with_file_lines(reports: list[FileReport], stdin_name: str | None = None) ->
         if absent:
             places.update(locate_offsets(text, {p[:i] for p in absent for i in range(len(p))
                                          if p[i] == "/"}))
-        report.findings = [_placed(f, text, place)
+        strings: dict[int, _RawString] = {}
+        report.findings = [_placed(f, text, place, strings)
                            if f.file_line is None and (place := _nearest(places, f.pointer))
                            else f
                            for f in report.findings]
@@ -93,55 +94,88 @@ def _record_columns(report: FileReport) -> None:
     if 1 in records:
         records[1] = records[1].removeprefix("\ufeff")  # the line's columns start after a BOM
     places = {number: locate_offsets(text, wanted[number]) for number, text in records.items()}
+    strings: dict[int, dict[int, _RawString]] = {number: {} for number in records}
     placed = []
     for f in report.findings:
         inner = f.pointer[len(f"/{f.index}"):] if f.pointer and f.index is not None else ""
         place = places.get(f.file_line or 0, {}).get(inner)
         if place is not None and f.file_column is None and f.file_line is not None:
-            f = dataclasses.replace(_placed(f, records[f.file_line], place),
-                                    file_line=f.file_line)
+            f = dataclasses.replace(_placed(f, records[f.file_line], place,
+                                            strings[f.file_line]), file_line=f.file_line)
         placed.append(f)
     report.findings = placed
 
 
-def _placed(finding: Finding, text: str, place: tuple[int, int, int]) -> Finding:
+class _RawString:
+    """One JSON string token of the file: where the raw text of each decoded character
+    starts, counted from the opening quote. The token is decoded once and walked once,
+    forward, as findings come in text order, so that many findings in one string cost one
+    walk, not one each."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        try:
+            value = json.loads(token)
+        except ValueError:
+            value = None
+        self.value: str | None = value if isinstance(value, str) else None
+        self.starts = [0]
+        if self.value is not None:
+            at = self.value.find("\n")
+            while at >= 0:
+                self.starts.append(at + 1)
+                at = self.value.find("\n", at + 1)
+        self.at, self.decoded = 1, 0
+
+    def offset(self, line: int, column: int) -> int | None:
+        """The raw offset of the character at (``line``, ``column``) of the decoded string;
+        None if the token is no string or has no such character."""
+        value = self.value
+        if value is None or line > len(self.starts):
+            return None
+        end = self.starts[line] - 1 if line < len(self.starts) else len(value)
+        if column > end - self.starts[line - 1] + 1:
+            return None
+        wanted = self.starts[line - 1] + column - 1
+        if wanted < self.decoded:  # an earlier position than the last one asked: walk again
+            self.at, self.decoded = 1, 0
+        token, at, decoded, stop = self.token, self.at, self.decoded, len(self.token) - 1
+        while decoded < wanted and at < stop:
+            if token[at] != "\\":
+                # A run without escapes: one raw character each, skipped in one step.
+                run_end = token.find("\\", at, stop)
+                run = (stop if run_end < 0 else run_end) - at
+                step = min(run, wanted - decoded)
+                at += step
+                decoded += step
+                continue
+            if token[at + 1] != "u":
+                at += 2
+            elif (0xD800 <= int(token[at + 2:at + 6], 16) < 0xDC00
+                  and token.startswith("\\u", at + 6)
+                  and 0xDC00 <= int(token[at + 8:at + 12], 16) < 0xE000):
+                at += 12  # a surrogate pair spells one character
+            else:
+                at += 6
+            decoded += 1
+        self.at, self.decoded = at, decoded
+        return at
+
+
+def _placed(finding: Finding, text: str, place: tuple[int, int, int],
+            strings: dict[int, _RawString] | None = None) -> Finding:
     line, column, offset = place
     if finding.line is not None and text.startswith('"', offset):
         # A position inside a string value: the string is one token on one line of the file
         # (JSON escapes line breaks), so the position moves right by the raw characters
         # that spell the decoded ones before it.
-        token = TOKEN.match(text, offset)
-        raw = _raw_offset(token.group(), finding.line, finding.column or 1) if token else None
+        raw_string = strings.get(offset) if strings is not None else None
+        if raw_string is None:
+            token = TOKEN.match(text, offset)
+            raw_string = _RawString(token.group() if token else "")
+            if strings is not None:
+                strings[offset] = raw_string
+        raw = raw_string.offset(finding.line, finding.column or 1)
         if raw is not None:
             column += raw
     return dataclasses.replace(finding, file_line=line, file_column=column)
-
-
-def _raw_offset(token: str, line: int, column: int) -> int | None:
-    """Where, counted from the opening quote of the JSON string ``token``, the raw text of
-    the character at (``line``, ``column``) of the decoded string starts; None if the token
-    is not a string or has no such character."""
-    try:
-        value = json.loads(token)
-    except ValueError:
-        return None
-    if not isinstance(value, str):
-        return None
-    lines = value.split("\n")
-    if line > len(lines) or column > len(lines[line - 1]) + 1:
-        return None
-    wanted = sum(len(part) + 1 for part in lines[:line - 1]) + column - 1
-    at, decoded, end = 1, 0, len(token) - 1
-    while decoded < wanted and at < end:
-        if token[at] != "\\":
-            at += 1
-        elif token[at + 1] != "u":
-            at += 2
-        elif (0xD800 <= int(token[at + 2:at + 6], 16) < 0xDC00
-              and token.startswith("\\u", at + 6)
-              and 0xDC00 <= int(token[at + 8:at + 12], 16) < 0xE000):
-            at += 12  # a surrogate pair spells one character
-        else:
-            at += 6
-        decoded += 1
-    return at
