@@ -147,7 +147,8 @@ def test_file_names_that_are_not_utf8_are_reported_in_every_format(tmp_path: Pat
         handle.write("[1")
     with open(os.path.join(os.fsencode(tmp_path / "d"), b"\xfe.json"), "w") as handle:
         handle.write('[{"role": "robot"}]')
-    os.symlink(os.fsencode(tmp_path / "nowhere"), os.fsencode(tmp_path / "d") + b"/\xfd.json")
+    # A dangling link inside the searched directory (one leaving it is not followed at all).
+    os.symlink(os.fsencode(tmp_path / "d" / "nowhere"), os.fsencode(tmp_path / "d") + b"/\xfd.json")
     for fmt in FORMATS:
         out = tmp_path / f"report.{fmt}"
         assert run("-f", fmt, "-o", str(out), str(tmp_path / "d"))[0] == 2

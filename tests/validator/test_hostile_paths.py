@@ -82,3 +82,23 @@ def test_a_directory_that_cannot_be_listed_is_unreadable(tmp_path: Path,
     reports = [i for i in inputs if not isinstance(i, str)]
     assert [r.error for r in reports] == [f"cannot read {locked}: Permission denied"]
     assert [str(i) for i in inputs if isinstance(i, str)] == [str(tmp_path / "ok.json")]
+
+
+def test_a_create_call_whose_id_is_a_list_gives_findings_not_a_traceback() -> None:
+    """Found by the byte-order-mark fuzz test: the leader pre-scan looked a create call's id up
+    in a set, and an id that is a JSON array is unhashable."""
+    from teamwire.validator import LintOptions, lint_value
+
+    conversation = [
+        {"role": "system", "content": "You are the Team Leader."},
+        {"role": "assistant", "content": None, "tool_calls": [{
+            "id": ["call_1"], "type": "function",
+            "function": {"name": "create_sub_agent",
+                         "arguments": '{"agent_id": 1, "role_id": "ui-operator", "task": "t"}'}}]},
+    ]
+    bundle = {"teamwire": "1.0", "agents": {"Team Leader": {"role_id": "team-leader",
+                                                          "messages": conversation}}}
+    for value, options in ((conversation, LintOptions(agent="Team Leader")),
+                           (bundle, LintOptions())):
+        report = lint_value(value, options=options)
+        assert "TW004" in {f.rule for f in report.findings}

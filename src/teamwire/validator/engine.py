@@ -687,7 +687,7 @@ def _leader_calls(messages: list[Any], profile: Profile) -> LeaderCalls:
     keys: list[tuple[str, int]] = []
     per_role: dict[str, int] = {}
     for call_id, role_id, agent_id in creates:
-        if call_id in failed:
+        if type(call_id) is str and call_id in failed:  # an id that is no string failed nothing
             continue
         if agent_id is None and profile is Profile.ASTRION:
             agent_id = per_role.get(role_id, 0) + 1
