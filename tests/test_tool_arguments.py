@@ -106,7 +106,7 @@ def test_i_json_bounds_integer_arguments() -> None:
     """TW-TOOL-040: beyond ±(2^53-1) an integer is no integer argument, however the reader
     holds it (this one reads past 2^64 as a double)."""
     checker = ArgumentChecker()
-    arguments, problems = checker.check(
+    _arguments, problems = checker.check(
         "create_sub_agent", '{"agent_id": 1, "role_id": "ui-operator", "task": "t", '
                             '"timeout_seconds": 100000000000000000000000000001}')
     assert [(p.kind, p.pointer) for p in problems] == [(ProblemKind.NOT_INTEGER,
