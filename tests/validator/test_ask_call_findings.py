@@ -1,8 +1,8 @@
 """Findings on ask calls and astrion status calls (TW-TOOL-021, TW-TOOL-034, TW-ID-012,
 TW-PROF-019; rules TW304, TW408, TW504).
 
-- an ``ask_other_agent`` whose chosen ``message_id`` has no valid shape is TW304 at its
-  arguments, judged as the id of an Ask;
+- an ``ask_other_agent`` whose chosen ``message_id`` has no valid shape, or the prefix of
+  another type (``ans_``), is TW304 at its arguments, judged as the id of an Ask;
 - the result of an ``ask_other_agent`` that names its target by ``target_agent_id`` and
   ``role_id`` must be an Answer from that target: one from the Team Leader is TW504, also
   when other roles have an instance with the same number;
@@ -46,6 +46,18 @@ def test_a_chosen_ask_id_of_no_valid_shape() -> None:
     assert _findings(messages, UIO, Profile.STRICT) == [
         ("TW304", "ask_other_agent: id 'ask_uio_1' is not 'task_NNN' or '{prefix}_{abbr}_NNN' "
          "with a prefix out, ask, ans or msg", "/2/tool_calls/0/function/arguments")]
+
+
+def test_a_chosen_ask_id_with_the_prefix_of_an_answer() -> None:
+    timeout = {"success": False, "error": {"code": "timeout", "message": "no answer"}}
+    messages = [{"role": "system", "content": "You design."}, {"role": "user", "content": TASK},
+                _call("ask_other_agent", {"target_agent_id": 2, "content": "Which fields?",
+                                          "message_id": "ans_uio_001"}, "Asking."),
+                {"role": "tool", "tool_call_id": "c1", "content": json.dumps(timeout)},
+                {"role": "assistant", "content": "Done."}]
+    assert _findings(messages, UIO, Profile.STRICT) == [
+        ("TW304", "ask_other_agent: id 'ans_uio_001' has prefix 'ans' but a 提问 takes 'ask_'",
+         "/2/tool_calls/0/function/arguments")]
 
 
 def test_an_ask_other_agent_answered_by_the_leader_instead_of_its_target() -> None:
