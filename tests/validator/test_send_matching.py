@@ -10,7 +10,9 @@ TW511).
   (TW501);
 - a ``create_sub_agent`` call without a ``task`` (acceptance criteria only) sends no
   Task text the linter can expect: the delivered Task is one no call sent (TW511) and the
-  call's message never arrived (TW505), and the lint completes.
+  call's message never arrived (TW505), and the lint completes;
+- an ``ask_other_agent`` whose Ask arrived under its id but with other text is TW501 at
+  the call, quoting the text that arrived.
 """
 
 from __future__ import annotations
@@ -82,3 +84,17 @@ def test_a_create_call_with_acceptance_but_no_task_expects_no_task_text() -> Non
         ("TW511", f"Task 'task_001' from {TL}: no call in {TL}'s conversation sent it",
          f"/agents/{UIO}/messages/1/content"),
     ]
+
+
+def test_an_ask_other_agent_delivered_with_other_text_is_reported_at_the_call() -> None:
+    builder = SessionBuilder()
+    uio = builder.create("ui-operator", "UI Operator", 1, "Design the page.")
+    fse = builder.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+    builder.call(fse, "ask_other_agent", {"target_agent_id": 1, "role_id": "ui-operator",
+                                          "content": "Which colour?",
+                                          "message_id": "ask_fse_001"}, "Asking.")
+    builder.deliver(builder.leader, builder._envelope(MessageType.PROGRESS, fse, "Asking."))
+    builder.deliver(uio, builder._envelope(MessageType.ASK, fse, "Which font?", "ask_fse_001"))
+    assert _bundle_findings(builder) == [
+        ("TW501", f"ask_other_agent: the Ask 'ask_fse_001' reached {UIO} with other content "
+         "than the call's ('Which font?')", f"/agents/{FSE}/messages/2/tool_calls/0")]
