@@ -26,7 +26,7 @@ and prints, from one run on one core:
 - the start-up cost: the wall time of ``teamwire lint`` on one small bundle beside a bare
   ``python -c pass``;
 - peak RSS while streaming two generated JSONL conversations, one four times the other's
-  size (memory must stay flat).
+  size (memory may grow with the number of messages, by the ids kept, not with their size).
 
 ``--payload-scale`` multiplies the size of tool outputs and written files (the bulk of a
 transcript's bytes); every other size keeps its range, so a megabyte holds fewer messages.
