@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 import click
 import orjson
 
+from teamwire.bounded_read import read_at_most
 from teamwire.envelope.errors import position
 from teamwire.json_members import RepeatedMemberError, repeated_member, unique_members
 
@@ -69,9 +70,6 @@ MAX_INPUT_BYTES = 256 * 1024 * 1024
 """The largest document ``envelope`` and ``schema`` read: a device such as /dev/zero, or a
 link to one, must end in an error, not in all the memory there is."""
 
-_CHUNK = 1024 * 1024
-
-
 class ClosedStream(io.TextIOBase):
     """Stands in for standard input or output when the process was started with it closed:
     using it raises OSError, which the commands report as an error (exit 2)."""
@@ -113,16 +111,10 @@ def read_input(source: str, limit: int = MAX_INPUT_BYTES) -> bytes:
 
 
 def _bounded(handle: Any, name: str, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = handle.read(min(_CHUNK, limit + 1 - size))
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > limit:
-            fail(f"error: cannot read {name}: it holds more than {limit // (1024 * 1024)} MiB")
+    data = read_at_most(handle, limit)
+    if data is None:
+        fail(f"error: cannot read {name}: it holds more than {limit // (1024 * 1024)} MiB")
+    return data
 
 
 def decode_input(source: str, data: bytes) -> str:

@@ -215,19 +215,13 @@ class ArgumentChecker:
 
     def fits_schema(self, tool: str, arguments: Any) -> bool:
         """Whether ``arguments`` fit a schema of ``tool`` (True for a tool without one)."""
-        rules = self.rules(tool)
-        if not rules.profiles:
-            return True
-        if any(check is not None and check(arguments) for check in rules.checks):
-            return True
-        # The compiled checks only save time: what they refuse, the validators judge.
-        return any(validator.is_valid(arguments) for validator in rules.validators)
+        return _fits(self.rules(tool), arguments)
 
     def passes(self, tool: str, arguments: Any) -> bool:
         """Whether the object ``arguments`` has no problem at all: the cheap verdict that
         ``problems`` returns ``[]``."""
         rules = self.rules(tool)
-        if not self.fits_schema(tool, arguments):
+        if not _fits(rules, arguments):
             return False
         if type(arguments) is not dict:
             return True
@@ -250,7 +244,7 @@ class ArgumentChecker:
             return []
         rules = self.rules(tool)
         found: list[ArgumentProblem] = []
-        if not self.fits_schema(tool, arguments):
+        if not _fits(rules, arguments):
             errors = sorted(rules.validators[0].iter_errors(arguments),
                             key=lambda e: list(e.absolute_path))
             for error in errors[:limit]:
@@ -286,6 +280,15 @@ class ArgumentChecker:
             return reading.arguments, [reading.problem]
         assert reading.arguments is not None
         return reading.arguments, self.problems(tool, reading.arguments, limit)
+
+
+def _fits(rules: _ToolRules, arguments: Any) -> bool:
+    if not rules.profiles:
+        return True
+    if any(check is not None and check(arguments) for check in rules.checks):
+        return True
+    # The compiled checks only save time: what they refuse, the validators judge.
+    return any(validator.is_valid(arguments) for validator in rules.validators)
 
 
 def _integers(value: Any, is_array: bool) -> bool:

@@ -12,6 +12,7 @@ from typing import IO, Any, NamedTuple
 
 import orjson
 
+from teamwire.bounded_read import read_at_most
 from teamwire.envelope import (
     LEADER_NAME,
     LEADER_ROLE_ID,
@@ -156,7 +157,8 @@ class Linter:
             if not stat.S_ISREG(os.stat(path).st_mode):
                 # A pipe or a device has no end to stream towards: read it whole, bounded,
                 # so that /dev/zero (or a link to it) is an error, not all the memory there is.
-                data = _read_bounded(path, MAX_UNSIZED_BYTES)
+                with open(path, "rb") as handle:
+                    data = read_at_most(handle, MAX_UNSIZED_BYTES)
                 if data is None:
                     return unreadable(path, f"cannot read {path}: it is not a regular file and "
                                       f"holds more than {MAX_UNSIZED_BYTES // 2**20} MiB")
@@ -183,19 +185,6 @@ class Linter:
 
 MAX_UNSIZED_BYTES = 256 * 2**20
 """The most ``lint`` reads from an input that is not a regular file (a pipe, a device)."""
-
-
-def _read_bounded(path: str, limit: int) -> bytes | None:
-    """The bytes at ``path``, or None once there are more than ``limit``."""
-    chunks: list[bytes] = []
-    size = 0
-    with open(path, "rb") as handle:
-        while chunk := handle.read(min(2**20, limit + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                return None
-    return b"".join(chunks)
 
 
 DEFAULT_LINTER = Linter()
