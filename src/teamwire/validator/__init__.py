@@ -21,6 +21,7 @@ from teamwire.validator.engine import (
     lint_value,
 )
 from teamwire.validator.findings import FileReport, Finding, LintReport, Severity
+from teamwire.validator.model import Link
 from teamwire.validator.options import LintOptions
 from teamwire.validator.registry import Rule
 from teamwire.validator.rules import REGISTRY
@@ -30,6 +31,7 @@ __all__ = [
     "REGISTRY",
     "FileReport",
     "Finding",
+    "Link",
     "LintOptions",
     "LintReport",
     "Linter",

@@ -8,7 +8,7 @@ from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
 from teamwire.validator.emitter import Emitter
-from teamwire.validator.model import Call, DeliveredEnvelope, Facts, Output
+from teamwire.validator.model import Call, DeliveredEnvelope, Facts, Link, Output
 from teamwire.validator.registry import Rule
 from teamwire.validator.rules.flow_rules import (
     ANSWER_ALSO_REPORTED,
@@ -117,8 +117,10 @@ class SessionChecker:
     """Runs the flow checks over the facts of every conversation of a bundle."""
 
     def __init__(self, facts: Iterable[Facts], index: SessionIndex, emitter: Emitter, *,
-                 profile: Profile) -> None:
+                 profile: Profile, links: list[Link] | None = None) -> None:
         self.facts = {f.agent.name: f for f in facts if f.agent.name is not None}
+        self.links = links
+        """Receives every send matched to its delivery, when given (``teamwire view``)."""
         self.index = index
         self.emitter = emitter
         self.strict = profile is Profile.STRICT
@@ -290,6 +292,10 @@ class SessionChecker:
                     continue
                 self._deliver(send)
                 sends.append(send)
+                if self.links is not None and send.delivery is not None:
+                    self.links.append(Link(facts.agent.name or "", call.index, call.position,
+                                           send.target, send.delivery.index,
+                                           send.delivery.mtype))
         return sends
 
     def _inbox(self, target: str) -> _Inbox:
@@ -423,25 +429,33 @@ class SessionChecker:
             return  # the asker's ask ended with it; two conversations cannot tell which was first
         answer = result.answer if result is not None else None
         given = arguments.get("answer")
-        if answer is None and not self.strict and self._late_answer(asker, me, question_id, given):
-            return
+        if answer is None and not self.strict:
+            late = self._late_answer(asker, me, question_id, given)
+            if late is not None:
+                if self.links is not None:
+                    self.links.append(Link(me, call.index, call.position, asker, late,
+                                           MessageType.ANSWER))
+                return
         if answer is None or answer.question_id != question_id or answer.sender != me \
                 or (type(given) is str and answer.content != given):
             self._call_emit(ANSWER_NOT_RETURNED, f"{call.name}: the answer to {question_id!r} does not come "
                             f"back as the result of {asker}'s {send.call.name} call", facts, call)
+        elif self.links is not None and result is not None:
+            self.links.append(Link(me, call.index, call.position, asker, result.index,
+                                   MessageType.ANSWER, tool_result=True))
 
-    def _late_answer(self, asker: str, me: str, question_id: str, given: Any) -> bool:
-        """Whether an Answer from ``me`` to ``question_id`` reached ``asker`` as a user
-        message, which profile astrion accepts once the ask is no longer waiting
-        (TW-PROF-013); marks that delivery as matched."""
+    def _late_answer(self, asker: str, me: str, question_id: str, given: Any) -> int | None:
+        """The index of the user message in which an Answer from ``me`` to ``question_id``
+        reached ``asker``, which profile astrion accepts once the ask is no longer waiting
+        (TW-PROF-013), marking that delivery as matched; None if there is none."""
         facts = self.facts.get(asker)
         for delivery in facts.deliveries if facts is not None else ():
             if delivery.mtype is MessageType.ANSWER and not delivery.consumed \
                     and delivery.sender == me and delivery.question_id == question_id \
                     and (type(given) is not str or delivery.content == given):
                 delivery.consumed = True
-                return True
-        return False
+                return delivery.index
+        return None
 
     # -- natural output -------------------------------------------------------------------------
 
@@ -462,11 +476,13 @@ class SessionChecker:
             # Outputs mostly arrive in the order they were said: pair them off in step while
             # that holds, and let _paired search for the rest.
             matched = 0
-            for (_index, text, has_calls), output in zip(texts, outputs, strict=False):
+            for (said_at, text, has_calls), output in zip(texts, outputs, strict=False):
                 if output[3] != text:
                     break
                 if output[2] is not (_PROGRESS if has_calls else _COMPLETION):
                     self._output_type(name, leader, output, has_calls)
+                if self.links is not None:
+                    self.links.append(Link(name, said_at, None, LEADER_NAME, output[0], output[2]))
                 matched += 1
             if matched == len(texts):
                 self._unsaid(name, leader, outputs[matched:], answered)
@@ -477,6 +493,9 @@ class SessionChecker:
             for (index, text, has_calls), paired in _paired(texts[matched:], outputs[matched:]):
                 if paired is not None:
                     taken.add(paired[0])
+                    if self.links is not None:
+                        self.links.append(Link(name, index, None, LEADER_NAME, paired[0],
+                                               paired[2]))
                     if paired[2] is not (_PROGRESS if has_calls else _COMPLETION):
                         self._output_type(name, leader, paired, has_calls)
                     if paired[0] < latest:
@@ -527,7 +546,7 @@ class SessionChecker:
         after the Ask or Message reached it, when it is the Answer's content (TW-TOOL-013;
         Routing, answer matching)."""
         found: dict[str, set[int]] = {}
-        for (_asker, target, _id), send in self._asked.items():
+        for (asker, target, _id), send in self._asked.items():
             result = send.call.result
             answer = result.answer if result is not None else None
             facts = self.facts.get(target)
@@ -540,6 +559,9 @@ class SessionChecker:
             first = next((t for t in facts.texts if t[0] > after), None)
             if first is not None and first[1] == answer.content:
                 found.setdefault(target, set()).add(first[0])
+                if self.links is not None and result is not None:
+                    self.links.append(Link(target, first[0], None, asker, result.index,
+                                           MessageType.ANSWER, tool_result=True))
         return found
 
     def _output_type(self, name: str, leader: Facts, output: Output, has_calls: bool) -> None:

@@ -30,7 +30,7 @@ from teamwire.validator.emitter import Emitter
 from teamwire.validator.findings import FileReport, Finding
 from teamwire.validator.locate import Lines
 from teamwire.validator.memo import Memo
-from teamwire.validator.model import LEADER, Agent, AgentKind, Facts
+from teamwire.validator.model import LEADER, Agent, AgentKind, Facts, Link
 from teamwire.validator.options import LintOptions
 from teamwire.validator.rules.envelope_rules import INVALID_DISPLAY_NAME
 from teamwire.validator.rules.input_rules import (
@@ -107,8 +107,9 @@ class Linter:
         self.memo = Memo()
 
     def lint_bytes(self, data: bytes, name: str = "<stdin>", jsonl: bool | None = None,
-                   searched: bool = False) -> FileReport:
-        """Lint the bytes of one input file (see the module's ``lint_bytes``)."""
+                   searched: bool = False, links: list[Link] | None = None) -> FileReport:
+        """Lint the bytes of one input file (see the module's ``lint_bytes``); ``links``,
+        when given, receives each send of a bundle matched to its delivery."""
         options, memo = self.options, self.memo
         emitter = Emitter(name, options.policy_for(name))
         report = FileReport(name)
@@ -133,7 +134,7 @@ class Linter:
                     reason = not_transcript(value) if searched else None
                     if reason is not None:
                         raise _NotTranscript(reason)
-                    report.messages = _lint_value(value, emitter, options, memo)
+                    report.messages = _lint_value(value, emitter, options, memo, links)
                     if emitter.on(_REPEATS):
                         _report_repeats(data.decode("utf-8"), value, emitter, options)
         except _NotTranscript as exc:
@@ -142,11 +143,13 @@ class Linter:
         report.findings = _sorted(emitter)
         return report
 
-    def lint_value(self, value: Any, name: str = "<input>") -> FileReport:
-        """Lint an already decoded input (see the module's ``lint_value``)."""
+    def lint_value(self, value: Any, name: str = "<input>",
+                   links: list[Link] | None = None) -> FileReport:
+        """Lint an already decoded input (see the module's ``lint_value``); ``links`` as
+        for ``lint_bytes``."""
         emitter = Emitter(name, self.options.policy_for(name))
         report = FileReport(name)
-        report.messages = _lint_value(value, emitter, self.options, self.memo)
+        report.messages = _lint_value(value, emitter, self.options, self.memo, links)
         report.findings = _sorted(emitter)
         return report
 
@@ -421,10 +424,11 @@ def _scan_jsonl(stream: IO[bytes], limit: int) -> Iterator[Any]:
 # -- shapes -----------------------------------------------------------------------------------
 
 
-def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo) -> int:
+def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo,
+                links: list[Link] | None = None) -> int:
     if type(value) is dict:
         if "agents" in value or "teamwire" in value:
-            return _lint_bundle(value, emitter, options, memo)
+            return _lint_bundle(value, emitter, options, memo, links)
         what = ("a single message; a conversation is an array of messages"
                 if "role" in value else "an object that is neither a bundle nor a conversation")
         emitter.emit(UNEXPECTED_SHAPE, f"top level is {what}", pointer="")
@@ -527,7 +531,7 @@ def infer_agent(messages: Iterable[Any], tools: ToolCatalog, profile: Profile) -
 
 
 def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
-                 memo: Memo) -> int:
+                 memo: Memo, links: list[Link] | None = None) -> int:
     version = bundle.get("teamwire")
     if type(version) is not str:
         emitter.emit(UNSUPPORTED_VERSION, "bundle has no 'teamwire' version string", pointer="/teamwire"
@@ -575,7 +579,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
         total += len(messages)
         if linter.facts is not None:
             facts.append(linter.facts)
-    SessionChecker(facts, index, emitter, profile=profile).run()
+    SessionChecker(facts, index, emitter, profile=profile, links=links).run()
     return total
 
 

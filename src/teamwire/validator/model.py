@@ -56,6 +56,27 @@ class DeliveredEnvelope:
     """The question an Answer answers (Answers reach a user message only under astrion)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One send matched to its delivery by the cross-conversation checks of a bundle.
+
+    The send is a protocol tool call (``call`` is its position in the message's
+    tool_calls) or, for an Output or an Answer given as natural output, an assistant
+    text (``call`` is None). The delivery is a user message, or the tool result of the
+    asker's call for an Answer (``tool_result``).
+    """
+
+    sender: str
+    sent_at: int
+    """Index of the sending message in the sender's conversation."""
+    call: int | None
+    receiver: str
+    delivered_at: int
+    """Index of the delivering message in the receiver's conversation."""
+    mtype: MessageType
+    tool_result: bool = False
+
+
 Output = tuple[int, str, MessageType, str]
 """An Output delivered as a user message: (index, id, type, content); only ever read."""
 
