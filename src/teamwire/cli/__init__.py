@@ -23,6 +23,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("teamwire.cli.run_cmd", "run", "Run the reference router against a model endpoint."),
     "certify": ("teamwire.cli.certify_cmd", "certify", "Certify a router, black-box."),
     "import": ("teamwire.cli.import_cmd", "import_group", "Import other systems' sessions as bundles."),
+    "view": ("teamwire.cli.view_cmd", "view", "Draw a session: HTML page or terminal bubbles."),
 }
 
 

@@ -14,7 +14,6 @@ from typing import Any, NoReturn
 
 import click
 from rich.console import Console
-from rich.panel import Panel
 from rich.text import Text
 
 from teamwire import schemas
@@ -24,6 +23,7 @@ from teamwire.router.demo import run_demo
 from teamwire.router.records import RoutedMessage
 from teamwire.router.store import SQLiteStore
 from teamwire.validator import LintOptions, Severity, lint_value
+from teamwire.view.terminal import bubble
 
 _COLOURS = {"Team Leader": "magenta", "UI Operator_1": "cyan", "Full-Stack Engineer_1": "green"}
 
@@ -115,12 +115,9 @@ def _printer(console: Console) -> Any:
         if kind == "deliver":
             message: RoutedMessage = data["message"]
             where = "tool result" if data["placement"] == "tool" else "user message"
-            title = Text.assemble((message.sender, f"bold {_COLOURS.get(message.sender, 'white')}"),
-                                  " ", (message.kind.label, "bold"))
-            subtitle = f"to {data['receiver']} · {where} · {message.id}"
-            console.print(Panel(Text(message.content), title=title, title_align="left",
-                                subtitle=subtitle, subtitle_align="right",
-                                border_style=_COLOURS.get(message.sender, "white")))
+            console.print(bubble(message.sender, message.kind.label, message.content,
+                                 data["receiver"], where, message.id,
+                                 _COLOURS.get(message.sender, "white")))
         elif kind == "tool-error":
             error = data["error"]
             console.print(Text(f"  {data['agent']} · {data['tool']} failed: "
