@@ -216,11 +216,16 @@
     draw();
   }
 
-  var drawn = false;
-  function draw() {
+  var drawn = false, drawnFirst = -1, drawnLast = -1;
+  // Draws the rows in sight (and a few more); a scroll that brings no new row into sight
+  // keeps what is drawn.
+  function draw(onScroll) {
     var top = scroller.scrollTop - G.header, h = scroller.clientHeight;
     var first = Math.max(0, Math.floor((top - TOP) / G.row) - 4);
     var lastSlot = Math.min(visible.length - 1, Math.ceil((top + h - TOP) / G.row) + 4);
+    if (onScroll === true && first >= drawnFirst && lastSlot <= drawnLast) return;
+    first = Math.max(0, first - 8); lastSlot = Math.min(visible.length - 1, lastSlot + 8);
+    drawnFirst = first; drawnLast = lastSlot;
     cardLayer.textContent = ""; links.textContent = "";
     var hitSet = state.query ? new Set(state.hits) : null;
     for (var s = first; s <= lastSlot; s++) cardLayer.append(card(visible[s], s, hitSet));
@@ -469,7 +474,7 @@
   scroller.addEventListener("scroll", function () {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(function () { pending = false; draw(); });
+    requestAnimationFrame(function () { pending = false; draw(true); });
   });
   window.addEventListener("resize", function () { relayout(); });
   function fromHash() {
@@ -488,6 +493,6 @@
   window.teamwireView = {
     arrowPath: arrowPath, select: select, state: state, precedes: precedes,
     visible: function () { return visible.slice(); }, brackets: function () { return brackets.map(function (b) { return b.slice(); }); },
-    relayout: relayout
+    relayout: relayout, draw: function () { draw(true); }
   };
 })();
