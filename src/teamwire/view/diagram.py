@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from teamwire.validator import Finding, Severity
+from teamwire.validator import Finding, Link, Severity
 from teamwire.view.order import Order, order
 from teamwire.view.sequence import KINDS, Arrow, Card, Diagram, Gap, Lane, Span, kind_of
 from teamwire.view.session import Row, Session
@@ -40,34 +40,48 @@ def edges(session: Session) -> list[tuple[tuple[int, int], tuple[int, int]]]:
              (lanes.get(link.receiver, -1), link.delivered_at)) for link in session.links]
 
 
+class Describer:
+    """Describes the messages of one session, with the links and calls indexed once."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.sends: dict[tuple[str, int], list[Link]] = {}
+        for link in session.links:
+            self.sends.setdefault((link.sender, link.sent_at), []).append(link)
+        self.calls: list[dict[str, str]] = [
+            {c.call_id: c.name for r in lane.rows for c in r.calls} for lane in session.lanes]
+
+    def __call__(self, row: Row) -> Described:
+        """The kinds, title, peer and text of ``row``'s card."""
+        lane = self.session.lanes[row.lane]
+        sends = self.sends.get((lane.name, row.index), []) if row.role == "assistant" else []
+        envelope = row.envelope
+        if envelope is not None:
+            key = kind_of(envelope.mtype)
+            kind = KINDS[key]
+            title = f"{kind.label} {kind.gloss}" if kind.label else "envelope"
+            return Described((key,), title, f"from {envelope.sender}", envelope.content)
+        if sends:
+            keys = tuple(dict.fromkeys(kind_of(link.mtype) for link in sends))
+            first = KINDS[keys[0]]
+            receivers = list(dict.fromkeys(link.receiver for link in sends))
+            peer = f"to {receivers[0]}" + (f" +{len(receivers) - 1}" if len(receivers) > 1
+                                           else "")
+            return Described(keys, f"{first.label} {first.gloss}", peer,
+                             row.text.strip() or _said(row))
+        if row.role == "assistant":
+            peer = f"calls {', '.join(c.name for c in row.calls)}" if row.calls else ""
+            return Described(("other",), "assistant", peer, row.text.strip() or _said(row))
+        if row.role == "tool":
+            name = self.calls[row.lane].get(row.call_id or "")
+            return Described(("other",), "tool result", f"of {name}" if name else "", row.text)
+        return Described(("other",), {"system": "system prompt", "user": "user"}.get(
+            row.role, f"{row.role} message"), "", row.text)
+
+
 def describe(session: Session, row: Row) -> Described:
-    """The kinds, title, peer and text of ``row``'s card."""
-    lane = session.lanes[row.lane]
-    sends = [link for link in session.links
-             if link.sender == lane.name and link.sent_at == row.index] \
-        if row.role == "assistant" else []
-    envelope = row.envelope
-    if envelope is not None:
-        key = kind_of(envelope.mtype)
-        kind = KINDS[key]
-        title = f"{kind.label} {kind.gloss}" if kind.label else "envelope"
-        return Described((key,), title, f"from {envelope.sender}", envelope.content)
-    if sends:
-        keys = tuple(dict.fromkeys(kind_of(link.mtype) for link in sends))
-        first = KINDS[keys[0]]
-        receivers = list(dict.fromkeys(link.receiver for link in sends))
-        peer = f"to {receivers[0]}" + (f" +{len(receivers) - 1}" if len(receivers) > 1 else "")
-        return Described(keys, f"{first.label} {first.gloss}", peer,
-                         row.text.strip() or _said(row))
-    if row.role == "assistant":
-        peer = f"calls {', '.join(c.name for c in row.calls)}" if row.calls else ""
-        return Described(("other",), "assistant", peer, row.text.strip() or _said(row))
-    if row.role == "tool":
-        name = next((c.name for r in lane.rows[:row.index][::-1] for c in r.calls
-                     if c.call_id == row.call_id), None)
-        return Described(("other",), "tool result", f"of {name}" if name else "", row.text)
-    return Described(("other",), {"system": "system prompt", "user": "user"}.get(
-        row.role, f"{row.role} message"), "", row.text)
+    """The kinds, title, peer and text of ``row``'s card (``Describer`` for many rows)."""
+    return Describer(session)(row)
 
 
 _SAID = ("task", "message", "question", "content", "answer")
@@ -120,10 +134,11 @@ def session_diagram(session: Session, placed: Order | None = None,
     row_of = {placed.sequence[p]: r for r, p in enumerate(positions)}
     lanes = [Lane(str(k), lane.name, lane.role_id or "") for k, lane in enumerate(session.lanes)]
     findings = findings_by_row(session)
+    describe_row = Describer(session)
     cards = []
     for (lane, index), r in row_of.items():
         row = session.lanes[lane].rows[index]
-        shown = describe(session, row)
+        shown = describe_row(row)
         title = f"{shown.title} · {shown.peer}" if shown.peer else shown.title
         cards.append(Card(str(lane), r, title, shown.text, shown.kinds[0],
                           worst(findings.get((lane, index), []))))

@@ -38,14 +38,15 @@ class Order:
     """For each position, what its message knows of other lanes beyond what the message
     before it in its lane knew: (lane, highest index known to precede it) pairs. With these a
     reader can tell, for any two messages, whether one certainly precedes the other."""
-    vectors: list[list[int]]
-    """For each position, the highest index of each lane known to precede it (or be it)."""
+    vectors: list[dict[int, int]]
+    """For each position, the highest index of each lane known to precede it (or be it);
+    a lane left out is one nothing of which is known to precede it."""
 
     def precedes(self, first: int, then: int) -> bool:
         """Whether the message at position ``first`` certainly happened before (or is) the
         one at position ``then``."""
         lane, index = self.sequence[first]
-        return self.vectors[then][lane] >= index
+        return self.vectors[then].get(lane, -1) >= index
 
 
 def order(sizes: Sequence[int], edges: Sequence[tuple[Node, Node]]) -> Order:
@@ -116,27 +117,29 @@ def _valid(node: Node, sizes: Sequence[int]) -> bool:
 def _clocks(lanes: int, sequence: list[Node], edges: Sequence[tuple[Node, Node]],
             incoming: dict[Node, list[int]],
             against: set[int]) -> tuple[list[bool], list[list[tuple[int, int]]],
-                                        list[list[int]]]:
-    """Vector clocks along ``sequence``: component m of a message's clock is the highest
-    index of lane m known to precede it (or be it)."""
-    clock: dict[Node, list[int]] = {}
-    last: list[list[int]] = [[-1] * lanes for _ in range(lanes)]
+                                        list[dict[int, int]]]:
+    """Vector clocks along ``sequence``: entry m of a message's clock is the highest index
+    of lane m known to precede it (or be it); lanes it knows nothing of are left out, so a
+    session of many agents that each hear from few stays small."""
+    clock: dict[Node, dict[int, int]] = {}
+    last: list[dict[int, int]] = [{} for _ in range(lanes)]
     known_after: list[bool] = []
     deltas: list[list[tuple[int, int]]] = []
-    vectors: list[list[int]] = []
+    vectors: list[dict[int, int]] = []
     previous: Node | None = None
     for lane, index in sequence:
-        mine = last[lane][:]
-        before = mine[:]
+        mine = dict(last[lane])
         mine[lane] = index
+        changed: dict[int, int] = {}
         for k in incoming.get((lane, index), ()):
             if k in against:
                 continue
-            theirs = clock[edges[k][0]]
-            mine = [max(a, b) for a, b in zip(mine, theirs, strict=True)]
+            for m, v in clock[edges[k][0]].items():
+                if v > mine.get(m, -1):
+                    mine[m] = changed[m] = v
         clock[(lane, index)] = last[lane] = mine
         vectors.append(mine)
-        deltas.append([(m, v) for m, v in enumerate(mine) if m != lane and v != before[m]])
-        known_after.append(previous is None or mine[previous[0]] >= previous[1])
+        deltas.append(sorted((m, v) for m, v in changed.items() if m != lane))
+        known_after.append(previous is None or mine.get(previous[0], -1) >= previous[1])
         previous = (lane, index)
     return known_after, deltas, vectors

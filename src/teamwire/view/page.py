@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from teamwire._version import __version__
-from teamwire.view.diagram import describe, edges, findings_by_row, session_order
+from teamwire.view.diagram import Describer, edges, findings_by_row, session_order
 from teamwire.view.order import Order
 from teamwire.view.sequence import HOWS, KINDS, Geometry, kind_of, marker_defs, stylesheet
 from teamwire.view.session import Session
@@ -55,10 +55,11 @@ def page_data(session: Session, placed: Order | None = None) -> dict[str, Any]:
     placed = placed if placed is not None else session_order(session)
     position = placed.position
     findings = findings_by_row(session)
+    describe = Describer(session)
     rows: list[dict[str, Any]] = []
     for at, (lane, index) in enumerate(placed.sequence):
         row = session.lanes[lane].rows[index]
-        shown = describe(session, row)
+        shown = describe(row)
         entry: dict[str, Any] = {"l": lane, "i": index, "r": row.role, "k": list(shown.kinds),
                                  "t": shown.title, "p": shown.peer,
                                  "v": shown.text[:PREVIEW_CHARS]}

@@ -17,6 +17,7 @@ import orjson
 from teamwire.envelope import LEADER_NAME, MessageType, ParseError, Profile, is_envelope, parse
 from teamwire.envelope.errors import position
 from teamwire.validator import Finding, Link, Linter, LintOptions, infer_agent
+from teamwire.validator.model import AgentKind
 from teamwire.validator.tooling import tool_catalog
 
 _BOM = b"\xef\xbb\xbf"
@@ -138,9 +139,9 @@ def load_session(data: bytes, name: str, options: LintOptions | None = None) -> 
         title = str(value["session"]) if type(value.get("session")) is str else name
         bundle = True
     elif type(value) is list:
-        agent = options.agent or infer_agent(value, tool_catalog(options.profile),
-                                             options.profile).name
-        lanes = [Lane(agent or "conversation")]
+        owner = infer_agent(value, tool_catalog(options.profile), options.profile)
+        unnamed = "sub-agent" if owner.kind is AgentKind.SUB_AGENT else "conversation"
+        lanes = [Lane(options.agent or owner.name or unnamed)]
         conversations = [value]
         title, bundle = name, False
     else:

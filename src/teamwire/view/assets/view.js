@@ -261,7 +261,10 @@
       path.dataset.from = String(a[0]); path.dataset.to = String(a[1]);
       links.append(path);
     });
-    if (!drawn) { drawn = true; document.body.dataset.ready = "1"; }
+    if (!drawn) {
+      drawn = true; document.body.dataset.ready = "1";
+      if (window.performance && performance.mark) performance.mark("teamwire-drawn");
+    }
   }
 
   function card(p, slot, hitSet) {
