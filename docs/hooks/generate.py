@@ -1,7 +1,8 @@
 """mkdocs hook: build pages from the normative sources so the site never drifts from them.
 
 Spec chapters are taken from spec/*.md as they are; the grammar, the
-requirement index, the traceability matrix and every JSON Schema get a generated page.
+requirement index, the traceability matrix and every JSON Schema get a generated page, and
+the demo session is drawn by ``teamwire view`` (a figure and the interactive page).
 """
 
 from __future__ import annotations
@@ -70,8 +71,35 @@ def _schemas_pages() -> dict[str, str]:
     return pages
 
 
+_FIGURE = "<!-- teamwire-view: demo sequence -->"
+
+
+def _demo_session() -> Any:
+    """The session of ``teamwire demo`` (in memory, on virtual time), loaded for drawing."""
+    import asyncio
+
+    from teamwire.router.demo import run_demo
+    from teamwire.router.store import MemoryStore
+    from teamwire.view.session import load_session
+
+    bundle = asyncio.run(run_demo(MemoryStore())).bundle()
+    return load_session(json.dumps(bundle, ensure_ascii=False).encode(), "bundle.json")
+
+
+def _demo_figure() -> str:
+    """The demo drawn by ``teamwire.view.sequence``, the renderer of the view itself."""
+    from teamwire.view.diagram import session_diagram
+    from teamwire.view.sequence import render_svg
+
+    svg = render_svg(session_diagram(_demo_session(), protocol_only=True))
+    return f'<div class="tw-figure" style="overflow-x:auto">{svg}</div>'
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    """Give every requirement statement a stable anchor, ``#TW-ENV-001``."""
+    """Give every requirement statement a stable anchor, ``#TW-ENV-001``; draw the demo
+    session where the view's page asks for it."""
+    if _FIGURE in markdown:
+        return markdown.replace(_FIGURE, _demo_figure())
     if not page.file.src_uri.startswith("spec/"):
         return markdown
     return _REQUIREMENT.sub(
@@ -87,4 +115,7 @@ def on_files(files: Files, config: Any) -> Files:
     files.append(_page(config, "grammar.md", _grammar_page()))
     for uri, content in _schemas_pages().items():
         files.append(_page(config, uri, content))
+    from teamwire.view.page import render_page
+
+    files.append(_page(config, "view-demo.html", render_page(_demo_session())))
     return files
