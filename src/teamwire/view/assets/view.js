@@ -285,7 +285,7 @@
       topLine.append(pin);
     }
     if (r.h && (into.has(p) || r.h !== "tool result")) {
-      var how = el("span", "how", r.h === "new turn" ? "▶ new turn" : r.h === "inline" ? "↳ inline" : "⮐ tool result");
+      var how = el("span", "how", r.h === "new turn" ? "▶ new turn" : r.h === "inline" ? "↳ inline" : "↩ tool result");
       how.title = data.hows[r.h];
       topLine.append(how);
     }
