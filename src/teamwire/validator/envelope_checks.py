@@ -18,7 +18,7 @@ from teamwire.envelope import (
 from teamwire.envelope.fast_parser import Fields, parse_fast
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID, STRICT_ID
 from teamwire.validator.dispatch import dispatch
-from teamwire.validator.facts import EnvelopeText
+from teamwire.validator.facts import EnvelopeId, EnvelopeText, IdRepeated
 from teamwire.validator.linter_state import LinterState
 from teamwire.validator.memo import IdTest, Plan
 from teamwire.validator.rules.envelope_rules import (
@@ -26,8 +26,6 @@ from teamwire.validator.rules.envelope_rules import (
     DUPLICATE_ATTRIBUTE,
     ENVELOPE_SYNTAX,
     ID_ATTRIBUTE,
-    ID_PREFIX_MISMATCH,
-    ID_SHAPE,
     INVALID_DISPLAY_NAME,
     INVALID_QUESTION_ID,
     MISPLACED_QUESTION_ID,
@@ -39,12 +37,7 @@ from teamwire.validator.rules.envelope_rules import (
     UNKNOWN_ATTRIBUTE,
     UNKNOWN_LABEL,
 )
-from teamwire.validator.rules.id_rules import (
-    AGENT_CHOSEN_ID_SHAPE,
-    DUPLICATE_DELIVERY,
-    ID_ABBREVIATION_MISMATCH,
-    ID_REUSED,
-)
+from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
 from teamwire.validator.rules.placement_rules import MISADDRESSED
 from teamwire.validator.rules.security_rules import UNSAFE_DISPLAY_NAME
 from teamwire.validator.scan import (
@@ -151,10 +144,10 @@ class EnvelopeChecks(LinterState):
         return mtype
 
     def _plan_key(self, label: str, tag: str, sender: str) -> tuple[object, ...]:
-        # Everything a plan depends on: the profile, whether ids abbreviate their sender
-        # (TW305 on), and the sender's role id, which its abbreviation may come from.
+        # Everything a plan depends on: the profile and the sender's role id, which its
+        # abbreviation may come from.
         role_id = self.session.role_id(sender) if self.session is not None else None
-        return (self.strict, self.check_abbreviations, role_id, label, tag, sender)
+        return (self.strict, role_id, label, tag, sender)
 
     def _shared_plan(self, label: str, tag: str, sender: str) -> Plan | None:
         """The plan another conversation made for this head, if any (now also this one's)."""
@@ -169,7 +162,9 @@ class EnvelopeChecks(LinterState):
         if prefix == "task":
             pattern = "task_" + _COUNTER
         else:
-            abbr = self._abbreviation(sender) if self.check_abbreviations else None
+            # The abbreviation the sender's role takes, whether a rule on checks it or not:
+            # an id the test refuses only takes the full id checks.
+            abbr = self._abbreviation(sender)
             pattern = prefix + "_" + (re.escape(abbr) if abbr else "[a-z0-9]+") + "_" + _COUNTER
         if not self.strict:
             pattern += "|" + ASTRION_ID.pattern
@@ -260,27 +255,26 @@ class EnvelopeChecks(LinterState):
         # (TW-ID-012); the MUST of TW-ID-003 binds the ids the router allocates.
         chosen = mtype is _ASK or (mtype is _MESSAGE and sender != LEADER_NAME)
         if match is None:
-            if not self.strict and ASTRION_ID.fullmatch(message_id):
+            if chosen and (self.strict or not ASTRION_ID.fullmatch(message_id)):
+                self.emit(AGENT_CHOSEN_ID_SHAPE, f"id {shorten(message_id)!r} is not "
+                          "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text,
+                          text.find("\n") + 5)
                 return
-            at = text.find("\n") + 5
-            self.emit(AGENT_CHOSEN_ID_SHAPE if chosen else ID_SHAPE, f"id {shorten(message_id)!r} is not "
-                      "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text, at)
-            return
-        prefix = match.group("prefix") or "task"
-        if wanted is not None and prefix != wanted:
-            self.emit(AGENT_CHOSEN_ID_SHAPE if chosen else ID_PREFIX_MISMATCH,
-                      f"id {message_id!r} has prefix "
-                      f"{prefix + '_'!r}; {_article(tag)} {tag} ({label}) "
-                      f"takes {wanted + '_'!r}", index,
-                      CONTENT, text, text.find("\n") + 5)
-            return
-        if self.check_abbreviations and prefix != "task":
-            expected = self._abbreviation(sender)
-            abbr = match.group("abbr")
-            if expected is not None and abbr != expected:
-                self.emit(ID_ABBREVIATION_MISMATCH, f"id {message_id!r} abbreviates the sender {sender} as "
-                          f"{abbr!r}; expected {expected!r}", index, CONTENT, text,
-                          text.find("\n") + 6 + len(prefix))
+            prefix = None
+        else:
+            prefix = match.group("prefix") or "task"
+            if chosen and wanted is not None and prefix != wanted:
+                self.emit(AGENT_CHOSEN_ID_SHAPE,
+                          f"id {message_id!r} has prefix "
+                          f"{prefix + '_'!r}; {_article(tag)} {tag} ({label}) "
+                          f"takes {wanted + '_'!r}", index,
+                          CONTENT, text, text.find("\n") + 5)
+                return
+        if self.id_checks:
+            abbreviation = self._abbreviation(sender) \
+                if prefix is not None and prefix != "task" else None
+            dispatch(EnvelopeId(index, text, sender, message_id, label, tag, mtype, wanted, chosen,
+                                match, self.strict, abbreviation), self.id_checks, self.emit)
 
     def _abbreviation(self, sender: str) -> str | None:
         cache = self.abbreviations
@@ -312,13 +306,9 @@ class EnvelopeChecks(LinterState):
         if seen is None:
             ids[message_id] = (digest, index)
             return
-        at = text.find("\n") + 5
-        if seen[0] == digest:
-            self.emit(DUPLICATE_DELIVERY, f"message {message_id!r} is delivered again (first at message "
-                      f"{seen[1]})", index, CONTENT, text, at)
-        else:
-            self.emit(ID_REUSED, f"id {message_id!r} is already used by another message (message "
-                      f"{seen[1]})", index, CONTENT, text, at)
+        if self.repeat_checks:
+            dispatch(IdRepeated(index, text, message_id, seen[1], seen[0] == digest),
+                     self.repeat_checks, self.emit)
 
 
 def fields_of(envelope: Envelope) -> Fields:

@@ -6,6 +6,7 @@ index and the pointer tail of the text (``text``) that offsets refer to.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -100,8 +101,48 @@ class Returned:
     tail: ClassVar[str] = "/content"
 
 
-Fact = UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned
+@dataclass(slots=True)
+class EnvelopeId:
+    """The id line of a well-formed envelope whose id the head's quick test did not pass."""
+
+    index: int
+    text: str
+    sender: str
+    message_id: str
+    label: str
+    tag: str
+    mtype: MessageType | None
+    """Its type; None for an unknown label."""
+    wanted: str | None
+    """The id prefix its label's type takes; None for an unknown label."""
+    chosen: bool
+    """Whether the id is one an agent chose (an Ask, a sub-agent's Message)."""
+    match: re.Match[str] | None
+    """The id against the strict id shape (``envelope.ids.STRICT_ID``)."""
+    strict: bool
+    abbreviation: str | None
+    """The abbreviation the sender's role takes in ids; None when it cannot be told."""
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class IdRepeated:
+    """A delivered envelope (or returned Answer) whose id an earlier one in this conversation
+    carried."""
+
+    index: int
+    text: str
+    message_id: str
+    first: int
+    """Index of the message that carried the id first."""
+    same: bool
+    """Whether that message was this one (same sender, label, tag and content)."""
+    tail: ClassVar[str] = "/content"
+
+
+Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned | EnvelopeId
+        | IdRepeated)
 """Every kind of fact a check can take."""
 
 FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,
-                                      Returned)
+                                      Returned, EnvelopeId, IdRepeated)

@@ -14,13 +14,10 @@ from typing import Any
 
 from teamwire.envelope import MessageType, Profile
 from teamwire.validator.emitter import Emitter
-from teamwire.validator.facts import (
-    Owner,
-)
+from teamwire.validator.facts import EnvelopeId, IdRepeated, Owner
 from teamwire.validator.memo import IdTest, Memo, Plan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
-from teamwire.validator.rules.id_rules import ID_ABBREVIATION_MISMATCH
 from teamwire.validator.rules.tool_rules import (
     INVALID_ARGUMENTS,
 )
@@ -65,12 +62,13 @@ class LinterState:
          self.tool_text_checks, self.tool_text_gate, self.envelope_checks, self.envelope_gate,
          self.envelope_opens, self.delivered_checks, self.returned_checks,
          self.placement_checks, self.returned_every) = selection.bound
+        self.id_checks = selection.checks[EnvelopeId]
+        self.repeat_checks = selection.checks[IdRepeated]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path
         self.labels = tables.labels
-        self.check_abbreviations = emitter.on(ID_ABBREVIATION_MISMATCH)
         # tool name → the finding calling it makes in this agent's conversation
         self.tool_verdicts = tables.verdicts
         # tools some check looks into: protocol tools and those with a verdict

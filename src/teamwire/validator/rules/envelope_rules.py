@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import EnvelopeText, UserText
+from teamwire.envelope.ids import ASTRION_ID
+from teamwire.validator.facts import EnvelopeId, EnvelopeText, UserText
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import env, user
+from teamwire.validator.scan import shorten
 
 E, W = Severity.ERROR, Severity.WARNING
 _ASK = env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Is the API final?")
@@ -76,6 +78,24 @@ prefix there is reported by TW304, a warning.""",
     good=user(env("UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Working."),
               "Team Leader"))
 
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "AEIOUaeiou" else "a"
+
+
+@check(ID_PREFIX_MISMATCH, EnvelopeId, always=True)
+def _id_prefix_mismatch(fact: EnvelopeId, report: Report[EnvelopeId]) -> None:
+    # An agent-chosen id with a wrong prefix is TW304's, a warning.
+    match = fact.match
+    if match is None or fact.chosen or fact.wanted is None:
+        return
+    prefix = match.group("prefix") or "task"
+    if prefix != fact.wanted:
+        report(fact, f"id {fact.message_id!r} has prefix {prefix + '_'!r}; "
+               f"{_article(fact.tag)} {fact.tag} ({fact.label}) takes {fact.wanted + '_'!r}",
+               fact.text.find("\n") + 5)
+
+
 ID_SHAPE = rule(
     "TW107", "id-shape", E,
     "A router-allocated id is not 'task_NNN' or '{prefix}_{abbr}_NNN'.",
@@ -86,6 +106,17 @@ or prefix_abbreviation_NNN (three or more digits). Profile astrion also accepts 
 ten lowercase hex digits for every type.""",
     bad=user(env("Team Leader", "任务发布", "T-1", "Task", "Design the palette.")),
     good=user(env("Team Leader", "任务发布", "task_001", "Task", "Design the palette.")))
+
+
+@check(ID_SHAPE, EnvelopeId, always=True)
+def _id_shape(fact: EnvelopeId, report: Report[EnvelopeId]) -> None:
+    # An agent-chosen id of another shape is TW304's, a warning.
+    if fact.match is not None or fact.chosen \
+            or (not fact.strict and ASTRION_ID.fullmatch(fact.message_id)):
+        return
+    report(fact, f"id {shorten(fact.message_id)!r} is not 'task_NNN' or '{{prefix}}_{{abbr}}_NNN'",
+           fact.text.find("\n") + 5)
+
 
 ID_ATTRIBUTE = rule(
     "TW108", "id-attribute", E, "The id is written as an attribute of the inner tag.",
