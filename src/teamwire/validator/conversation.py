@@ -431,14 +431,13 @@ class ConversationLinter(ToolChecks):
 
     def _placement_quiet(self, mtype: MessageType, sender: str) -> bool:
         """Whether no check of deliveries reports, ever, ``mtype`` from ``sender`` here."""
-        # An Answer is never quiet: without attributes it gets TW109, which the quiet paths
-        # (taking only heads without attributes) do not check.
-        if mtype is _ANSWER:
-            return False
         key = (self.owner, mtype, sender)
         found = self.memo.placement_quiet.get(key)
         if found is None:
-            found = all_quiet(self.placement_checks, mtype, sender, self.owner)
+            # The quiet paths take only envelopes without attributes or a header receiver, so
+            # the checks of attributes must be quiet about such an envelope of this type too.
+            found = all_quiet(self.placement_checks, mtype, sender, self.owner) \
+                and all_quiet(self.attribute_every, mtype, self.owner)
             self.memo.add_placement_quiet(key, found)
         return found
 

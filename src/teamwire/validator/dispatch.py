@@ -7,6 +7,7 @@ a new check is never skipped by a shortcut that predates it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 from teamwire.validator.facts import (
@@ -58,16 +59,25 @@ def _opener(always: bool, prefixes: tuple[str, ...], suffixes: tuple[str, ...],
 class _Reporter:
     """The report of the check being run: reports its rule through the pass's emit."""
 
-    __slots__ = ("_emit", "rule")
+    __slots__ = ("_emit", "count", "rule")
 
     def __init__(self, emit: Emit) -> None:
         self._emit = emit
         self.rule: Rule | None = None
+        self.count = 0
+        """Reports made, enabled rules or not."""
 
     def __call__(self, fact: Fact, message: str, at: int | None = None) -> None:
         assert self.rule is not None
+        self.count += 1
         self._emit(self.rule, message, fact.index, fact.tail,
                    None if at is None else fact.text, at)
+
+    def later(self, fact: Fact, message: str, at: int | None = None) -> Callable[[], None]:
+        assert self.rule is not None
+        self.count += 1
+        return partial(self._emit, self.rule, message, fact.index, fact.tail,
+                       None if at is None else fact.text, at)
 
 
 def _gate(checks: list[Check[Any]]) -> Gate:
@@ -176,3 +186,17 @@ def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     for check in checks:
         report.rule = check.rule
         check.run(fact, report)
+
+
+def reported(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> bool:
+    """Hand ``fact`` to each of ``checks`` as ``dispatch`` does; whether any reported it.
+
+    Given every registered check of a kind, on or off (``emit`` drops the findings of rules
+    that are off), it tells whether the fact is fine whatever a file selects, which is what
+    the memo may share.
+    """
+    report = _Reporter(emit)
+    for check in checks:
+        report.rule = check.rule
+        check.run(fact, report)
+    return report.count > 0

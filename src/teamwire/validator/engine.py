@@ -19,20 +19,21 @@ from teamwire.envelope import (
     MessageType,
     Profile,
     is_role_id,
-    name_problem,
 )
 from teamwire.envelope.errors import caret_context, position
 from teamwire.json_members import has_repeats, repeats
 from teamwire.json_text import escape_pointer_token, json_pointer
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.cross_conversation import SessionChecker
+from teamwire.validator.dispatch import dispatch
 from teamwire.validator.emitter import Emitter
+from teamwire.validator.facts import DisplayName
 from teamwire.validator.findings import FileReport, Finding
 from teamwire.validator.locate import Lines
 from teamwire.validator.memo import Memo
 from teamwire.validator.model import LEADER, Agent, AgentKind, Facts
 from teamwire.validator.options import LintOptions
-from teamwire.validator.rules.envelope_rules import INVALID_DISPLAY_NAME
+from teamwire.validator.registry import REGISTRY, Rule
 from teamwire.validator.rules.input_rules import (
     AGENT_ENTRY_MISMATCH,
     INVALID_ENCODING,
@@ -44,8 +45,7 @@ from teamwire.validator.rules.input_rules import (
     UNREADABLE_INPUT,
     UNSUPPORTED_VERSION,
 )
-from teamwire.validator.rules.security_rules import UNSAFE_DISPLAY_NAME
-from teamwire.validator.scan import HEADER_MARK, shorten, unsafe_name_char
+from teamwire.validator.scan import HEADER_MARK, shorten
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog, tool_catalog
 
@@ -584,13 +584,10 @@ def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agen
         emitter.emit(UNEXPECTED_SHAPE, f"entry of {shorten(name)} is {_kind(entry)}, not an object",
                      agent=name, pointer=pointer)
         return None
-    bad = unsafe_name_char(name)
-    problem = name_problem(name)
-    if bad is not None:
-        emitter.emit(UNSAFE_DISPLAY_NAME, f"display name {shorten(name)!r} holds {bad!r} "
-                     f"(U+{ord(bad):04X})", agent=name, pointer=pointer)
-    elif problem is not None:
-        emitter.emit(INVALID_DISPLAY_NAME, f"{problem}: {shorten(name)!r}", agent=name, pointer=pointer)
+    def emit(rule: Rule, message: str, index: int | None, tail: str = "",
+             text: str | None = None, offset: int | None = None) -> None:
+        emitter.emit(rule, message, agent=name, pointer=pointer)  # the entry's key: no place
+    dispatch(DisplayName(None, None, name, None), tuple(REGISTRY.checks(DisplayName)), emit)
     role_id = entry.get("role_id")
     agent_id = entry.get("agent_id")
     if name == LEADER_NAME:

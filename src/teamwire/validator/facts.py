@@ -102,6 +102,65 @@ class Returned:
 
 
 @dataclass(slots=True)
+class Unparsed:
+    """A text that presents itself as an envelope (its first line is a header) but does not
+    parse; a finding about it is placed where the parser stopped."""
+
+    index: int
+    text: str
+    code: str
+    """What the parser found wrong (``envelope.ParseError.code``)."""
+    message: str
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class EnvelopeHead:
+    """The label and tag of a well-formed envelope whose (label, tag, sender) this
+    conversation has not found fine before."""
+
+    index: int
+    text: str
+    sender: str
+    label: str
+    tag: str
+    known: tuple[MessageType, str, str] | None
+    """(type, its tag, its id prefix) of the label in the profile; None for a label the
+    profile does not define."""
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class DisplayName:
+    """A display name an envelope or a bundle entry gives, not found fine before."""
+
+    index: int | None
+    text: str | None
+    """The text it is written in (for its place); None for a bundle entry's key."""
+    name: str
+    at: int | None
+    """Its offset in ``text``."""
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class EnvelopeAttributes:
+    """The inner tag's attributes of a well-formed envelope, and the receiver its header
+    names (astrion), wherever it appears."""
+
+    index: int
+    text: str
+    sender: str
+    receiver: str | None
+    """The receiver the header names (astrion); None when it names none."""
+    tag: str
+    mtype: MessageType | None
+    attributes: tuple[tuple[str, str], ...]
+    owner: Owner
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
 class EnvelopeId:
     """The id line of a well-formed envelope whose id the head's quick test did not pass."""
 
@@ -140,9 +199,10 @@ class IdRepeated:
     tail: ClassVar[str] = "/content"
 
 
-Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned | EnvelopeId
-        | IdRepeated)
+Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned | Unparsed
+        | EnvelopeHead | DisplayName | EnvelopeAttributes | EnvelopeId | IdRepeated)
 """Every kind of fact a check can take."""
 
 FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,
-                                      Returned, EnvelopeId, IdRepeated)
+                                      Returned, Unparsed, EnvelopeHead, DisplayName,
+                                      EnvelopeAttributes, EnvelopeId, IdRepeated)

@@ -14,7 +14,15 @@ from typing import Any
 
 from teamwire.envelope import MessageType, Profile
 from teamwire.validator.emitter import Emitter
-from teamwire.validator.facts import EnvelopeId, IdRepeated, Owner
+from teamwire.validator.facts import (
+    DisplayName,
+    EnvelopeAttributes,
+    EnvelopeHead,
+    EnvelopeId,
+    IdRepeated,
+    Owner,
+    Unparsed,
+)
 from teamwire.validator.memo import IdTest, Memo, Plan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
@@ -63,6 +71,13 @@ class LinterState:
          self.envelope_opens, self.delivered_checks, self.returned_checks,
          self.placement_checks, self.returned_every) = selection.bound
         self.id_checks = selection.checks[EnvelopeId]
+        self.unparsed_checks = selection.checks[Unparsed]
+        self.attribute_checks = selection.checks[EnvelopeAttributes]
+        # Every check of heads, names and attributes, on or off: a head or a name found fine
+        # is shared through the memo whatever a file selects.
+        self.head_every = selection.every[EnvelopeHead]
+        self.name_every = selection.every[DisplayName]
+        self.attribute_every = selection.every[EnvelopeAttributes]
         self.repeat_checks = selection.checks[IdRepeated]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)

@@ -66,6 +66,10 @@ class Report(Protocol[F_contra]):
 
     def __call__(self, fact: F_contra, message: str, at: int | None = None) -> None: ...
 
+    def later(self, fact: F_contra, message: str, at: int | None = None) -> Callable[[], None]:
+        """The same report, made when the returned function is called (for a finding the
+        checks across conversations may still withdraw)."""
+
 
 class Trigger(NamedTuple):
     """What a text must have for a check to have anything to say about it: cheap tests
@@ -94,7 +98,9 @@ class Check(Generic[F]):
     """For checks of envelopes delivered or returned: whether the check never reports one
     of this type from this sender in this conversation (``quiet(mtype, sender, owner)`` for
     ``Delivered``, ``quiet(mtype, sender, tool, owner)`` for ``Returned``), which lets the
-    conversation pass take later such envelopes by their header line alone. None: never."""
+    conversation pass take later such envelopes by their header line alone; for checks of
+    ``EnvelopeAttributes``, whether the check never reports an envelope of this type that
+    carries no attribute and names no receiver (``quiet(mtype, owner)``). None: never."""
 
 
 class Registry:

@@ -69,6 +69,23 @@ def content_offset(text: str) -> int:
     return at + 1
 
 
+def line_start(text: str, n: int) -> int:
+    """Offset of the start of line ``n`` (0-based) of ``text``."""
+    at = -1
+    for _ in range(n):
+        at = text.find("\n", at + 1)
+        if at < 0:
+            return len(text)
+    return at + 1
+
+
+def attribute_offset(text: str, name: str) -> int:
+    """Offset of attribute ``name`` on the inner open tag line of an envelope."""
+    start = line_start(text, 4)
+    at = text.find(f" {name}=", start)
+    return at + 1 if at >= 0 else start
+
+
 def locate(text: str, offset: int) -> tuple[int, int, str]:
     """(line, column, snippet with caret) of ``offset`` in ``text``."""
     line, column = position(text, offset)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import AssistantText, EnvelopeText, ToolText, UserText
+from teamwire.validator.facts import AssistantText, DisplayName, EnvelopeText, ToolText, UserText
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import env, user
-from teamwire.validator.scan import content_offset, forged_header_offset, has_mark, is_run_result
+from teamwire.validator.scan import (
+    content_offset,
+    forged_header_offset,
+    has_mark,
+    is_run_result,
+    shorten,
+    unsafe_name_char,
+)
 
 E, W = Severity.ERROR, Severity.WARNING
 _RESULT = ('<result agent="UI Operator_1" state="completed">\n<output>\nAll done.\n</output>\n'
@@ -68,6 +75,14 @@ control characters, the line and paragraph separators, '<', '>' and '"'. Bidi co
 among them and are not flagged.""",
     bad=user(env("UI\"b_1", "提问", "ask_ub_001", "Ask", "Hi")),
     good=user(env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Hi")))
+
+
+@check(UNSAFE_DISPLAY_NAME, DisplayName, always=True)
+def _unsafe_display_name(fact: DisplayName, report: Report[DisplayName]) -> None:
+    bad = unsafe_name_char(fact.name)
+    if bad is not None:
+        report(fact, f"display name {shorten(fact.name)!r} holds {bad!r} (U+{ord(bad):04X})",
+               fact.at)
 
 _TIMEOUT = ('<result agent="UI Operator_1" state="timeout">\n<error>\nThe turn took longer than '
             '600 s.\n</error>\n</result>')
