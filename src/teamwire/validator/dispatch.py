@@ -177,6 +177,23 @@ def all_quiet(checks: tuple[Check[Any], ...], *head: object) -> bool:
     return all(c.quiet is not None and c.quiet(*head) for c in checks)
 
 
+def quiet_unless(checks: tuple[Check[Any], ...], *head: object) -> tuple[str, ...] | None:
+    """What an envelope's content must start with for one of ``checks`` to report a delivery
+    of ``head``: () when every check is quiet about it, None when some check may report any
+    such delivery. A check is quiet by its ``quiet`` test, or else reports only contents
+    starting with its trigger's ``content_prefixes``."""
+    prefixes: list[str] = []
+    for c in checks:
+        if c.quiet is not None and c.quiet(*head):
+            continue
+        trigger = c.trigger
+        if trigger is None or not trigger.content_prefixes or trigger.prefixes \
+                or trigger.suffixes or trigger.mark:
+            return None
+        prefixes += trigger.content_prefixes
+    return tuple(dict.fromkeys(prefixes))
+
+
 def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     """Hand ``fact`` to each of ``checks``, which report through ``emit``."""
     # One reporter per fact, rather than one kept by the pass: one holding the pass's emit

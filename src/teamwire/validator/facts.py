@@ -7,6 +7,7 @@ index and the pointer tail of the text (``text``) that offsets refer to.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -82,6 +83,12 @@ class Delivered:
     """Tasks delivered into this conversation before this message."""
     protocol_seen: bool
     """Whether a protocol message came before this one in this conversation."""
+    content: str
+    """The envelope's content."""
+    withdrawable: list[tuple[str, str, Callable[[], None]]] | None
+    """Where a check puts (sender, content, report) of a finding the checks across
+    conversations make only if the sender did not say that content itself (in a bundle);
+    None: report at once."""
     tail: ClassVar[str] = "/content"
 
 

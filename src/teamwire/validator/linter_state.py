@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from teamwire.envelope import MessageType, Profile
+from teamwire.envelope import Profile
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
     DisplayName,
@@ -23,7 +23,7 @@ from teamwire.validator.facts import (
     Owner,
     Unparsed,
 )
-from teamwire.validator.memo import IdTest, Memo, Plan
+from teamwire.validator.memo import IdTest, Memo, Plan, QuietPlan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
 from teamwire.validator.rules.tool_rules import (
@@ -110,12 +110,10 @@ class LinterState:
         # the same, for heads that no placement rule reports as a user message here, with
         # the list their deliveries are collected in (None when not collecting) and whether
         # they are Outputs (collected as Output tuples, others as DeliveredEnvelope records)
-        self.quiet: dict[tuple[str, str, str],
-                         tuple[MessageType, IdTest, list[Any] | None, bool]] = {}
+        self.quiet: dict[tuple[str, str, str], QuietPlan] = {}
         # header line of a quiet delivery → (sender, label, tag, the head's lines after the
         # id, the closing lines, the quiet plan)
-        self.heads: dict[str, tuple[str, str, str, str, str,
-                                    tuple[MessageType, IdTest, list[Any] | None, bool]]] = {}
+        self.heads: dict[str, tuple[str, str, str, str, str, QuietPlan]] = {}
         # header line of an Answer no check reported → (sender, label, the head's lines after
         # the id up to the question id, the closing lines, the id test)
         self.answer_heads: dict[str, tuple[str, str, str, str, IdTest]] = {}

@@ -83,6 +83,10 @@ class Trigger(NamedTuple):
     mark: bool = False
     """The fact's content holds the envelope header mark ('来自 '): an envelope's content,
     the whole text of other facts."""
+    content_prefixes: tuple[str, ...] = ()
+    """An envelope's content starts with one of these (checks of ``Delivered``, beside
+    their ``quiet`` test: a delivery of a head a check is not quiet about is still taken by
+    its header line when its content starts with none of these)."""
 
 
 @dataclass(frozen=True)
@@ -204,20 +208,21 @@ def rule(code: str, name: str, severity: Severity, summary: str, *, requirements
 
 
 def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
-          suffixes: Iterable[str] = (), mark: bool = False, always: bool = False,
+          suffixes: Iterable[str] = (), mark: bool = False,
+          content_prefixes: Iterable[str] = (), always: bool = False,
           quiet: Callable[..., bool] | None = None) -> Callable[
               [Callable[[F, Report[F]], None]], Callable[[F, Report[F]], None]]:
     """Register the decorated function as a check of ``rule`` on facts of type ``on``.
 
-    ``prefixes``, ``suffixes`` and ``mark`` say what a text needs for the check to report
-    it (see ``Trigger``); ``always`` says the check may report any text, which turns off the
-    fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
+    ``prefixes``, ``suffixes``, ``mark`` and ``content_prefixes`` say what a text needs for
+    the check to report it (see ``Trigger``); ``always`` says the check may report any text,
+    which turns off the fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
     for ``Check``.
     """
-    trigger = Trigger(tuple(prefixes), tuple(suffixes), mark)
+    trigger = Trigger(tuple(prefixes), tuple(suffixes), mark, tuple(content_prefixes))
     if always == (trigger != Trigger()):
-        raise ValueError(f"check of {rule.code}: give a trigger (prefixes, suffixes, mark) "
-                         "or always")
+        raise ValueError(f"check of {rule.code}: give a trigger (prefixes, suffixes, mark, "
+                         "content_prefixes) or always")
 
     def register(run: Callable[[F, Report[F]], None]) -> Callable[[F, Report[F]], None]:
         REGISTRY.add_check(Check(rule, on, run, None if always else trigger, quiet))
