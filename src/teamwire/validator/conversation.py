@@ -17,11 +17,9 @@ from orjson import JSONDecodeError, loads
 from teamwire.envelope import MessageType
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.dispatch import all_quiet, dispatch, quiet_unless
-from teamwire.validator.envelope_checks import CONTENT
-from teamwire.validator.facts import AssistantText, Delivered, UserText
+from teamwire.validator.facts import AssistantText, Delivered, NotText, UserText
 from teamwire.validator.memo import QuietPlan
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
-from teamwire.validator.rules.input_rules import INVALID_MESSAGE, MULTIMODAL_CONTENT
 from teamwire.validator.rules.tool_rules import DUPLICATE_TOOL_RESULT, MISSING_TOOL_RESULT, ORPHAN_TOOL_RESULT
 from teamwire.validator.scan import (
     HEADER_MARK,
@@ -60,7 +58,7 @@ class ConversationLinter(ToolChecks):
 
     def _feed(self, index: int, message: Any) -> None:
         if type(message) is not dict:
-            self.emit(INVALID_MESSAGE, f"message is a JSON {json_type(message)}, not an object", index)
+            self.malformed(index, f"message is a JSON {json_type(message)}, not an object")
             return
         role = message.get("role")
         if role == "assistant":
@@ -77,8 +75,8 @@ class ConversationLinter(ToolChecks):
                 self._bad_content(index, content, "a system message")
         else:
             shown = "missing" if role is None else repr(role)
-            self.emit(INVALID_MESSAGE, f"role is {shown}; expected one of {', '.join(_ROLES)}", index,
-                      "/role")
+            self.malformed(index, f"role is {shown}; expected one of {', '.join(_ROLES)}",
+                           "/role")
 
     def feed_all(self, messages: list[Any]) -> None:
         """Check every message of a conversation held in memory, in order.
@@ -279,12 +277,8 @@ class ConversationLinter(ToolChecks):
             self.facts.calls.append(call)
 
     def _bad_content(self, index: int, content: Any, what: str) -> None:
-        if type(content) is list:
-            self.emit(MULTIMODAL_CONTENT, f"content of {what} is an array of parts; protocol messages are "
-                      "plain strings, so its parts are not checked", index, CONTENT)
-        else:
-            self.emit(INVALID_MESSAGE, f"content of {what} is {json_type(content)}, not a string", index,
-                      CONTENT)
+        if self.content_checks:
+            dispatch(NotText(index, what, content), self.content_checks, self.emit)
 
     def _flush_pending(self, index: int) -> None:
         # Results of every call come before the next message (queued messages are
@@ -447,11 +441,11 @@ class ConversationLinter(ToolChecks):
             self._bad_content(index, content, "an assistant message")
         if calls is None:
             if content is None:
-                self.emit(INVALID_MESSAGE, "assistant message has neither content nor tool_calls", index)
+                self.malformed(index, "assistant message has neither content nor tool_calls")
             return
         if type(calls) is not list:
-            self.emit(INVALID_MESSAGE, f"tool_calls is {json_type(calls)}, not an array", index,
-                      "/tool_calls")
+            self.malformed(index, f"tool_calls is {json_type(calls)}, not an array",
+                           "/tool_calls")
             return
         call_ids, special, pending = self.call_ids, self.special_tools, self.pending
         for position, call in enumerate(calls):
@@ -502,7 +496,7 @@ class ConversationLinter(ToolChecks):
 
     def _unmatched_result(self, index: int, call_id: Any) -> None:
         if type(call_id) is not str or not call_id:
-            self.emit(INVALID_MESSAGE, "tool message has no tool_call_id string", index, "/tool_call_id")
+            self.malformed(index, "tool message has no tool_call_id string", "/tool_call_id")
         elif call_id in self.late:
             self.late.discard(call_id)
         elif call_id in self.stopped_calls:

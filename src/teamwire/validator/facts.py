@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from teamwire.envelope import MessageType
 
@@ -105,6 +105,30 @@ class Returned:
     tool: str | None
     """The tool whose result it is; None when it answers no call."""
     owner: Owner
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class Malformed:
+    """A message, or a part of one, that is not what a chat-completions message holds."""
+
+    index: int
+    tail: str
+    """The pointer of the part below the message ("" for the message itself)."""
+    problem: str
+    """What is wrong with it, in words."""
+    text: ClassVar[str | None] = None
+
+
+@dataclass(slots=True)
+class NotText:
+    """A message content that is not a string (nor null where null is allowed)."""
+
+    index: int
+    what: str
+    """Which message holds it ("a user message", ...)."""
+    content: Any
+    text: ClassVar[str | None] = None
     tail: ClassVar[str] = "/content"
 
 
@@ -206,10 +230,12 @@ class IdRepeated:
     tail: ClassVar[str] = "/content"
 
 
-Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned | Unparsed
-        | EnvelopeHead | DisplayName | EnvelopeAttributes | EnvelopeId | IdRepeated)
+Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned | Malformed
+        | NotText | Unparsed | EnvelopeHead | DisplayName | EnvelopeAttributes | EnvelopeId
+        | IdRepeated)
 """Every kind of fact a check can take."""
 
 FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,
-                                      Returned, Unparsed, EnvelopeHead, DisplayName,
+                                      Returned, Malformed, NotText, Unparsed, EnvelopeHead,
+                                      DisplayName,
                                       EnvelopeAttributes, EnvelopeId, IdRepeated)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from teamwire.envelope import Profile
+from teamwire.validator.dispatch import dispatch
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
     DisplayName,
@@ -20,6 +21,8 @@ from teamwire.validator.facts import (
     EnvelopeHead,
     EnvelopeId,
     IdRepeated,
+    Malformed,
+    NotText,
     Owner,
     Unparsed,
 )
@@ -71,6 +74,8 @@ class LinterState:
          self.envelope_opens, self.delivered_checks, self.returned_checks,
          self.placement_checks, self.returned_every) = selection.bound
         self.id_checks = selection.checks[EnvelopeId]
+        self.malformed_checks = selection.checks[Malformed]
+        self.content_checks = selection.checks[NotText]
         self.unparsed_checks = selection.checks[Unparsed]
         self.attribute_checks = selection.checks[EnvelopeAttributes]
         # Every check of heads, names and attributes, on or off: a head or a name found fine
@@ -156,6 +161,12 @@ class LinterState:
             else self.file_lines.get(index)
         emitter.emit(rule, message, agent=self.name, index=index, pointer=pointer, line=line,
                      column=column, snippet=snippet, file_line=file_line)
+
+    def malformed(self, index: int, problem: str, tail: str = "") -> None:
+        """Hand the checks a message, or a part of one (``tail``), that is not what a chat
+        message holds."""
+        if self.malformed_checks:
+            dispatch(Malformed(index, tail, problem), self.malformed_checks, self.emit)
 
     def emit_at(self, rule: Rule, message: str, index: int, pointer: str, line: int, column: int,
                 snippet: str | None) -> None:

@@ -21,7 +21,6 @@ from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
 from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
-from teamwire.validator.rules.input_rules import INVALID_MESSAGE
 from teamwire.validator.rules.tool_rules import (
     AGENT_ID_REUSED,
     AMBIGUOUS_TARGET,
@@ -94,14 +93,14 @@ class ToolChecks(EnvelopeChecks):
                     else:
                         self.pending[call_id] = (name, index)
                     return
-                self.emit(INVALID_MESSAGE, "tool call has no function name", index,
-                          f"/tool_calls/{position}/function")
+                self.malformed(index, "tool call has no function name",
+                               f"/tool_calls/{position}/function")
                 return
-            self.emit(INVALID_MESSAGE, "tool call needs an 'id' string and a 'function' object", index,
-                      f"/tool_calls/{position}")
+            self.malformed(index, "tool call needs an 'id' string and a 'function' object",
+                           f"/tool_calls/{position}")
             return
-        self.emit(INVALID_MESSAGE, f"tool call is {json_type(call)}, not an object", index,
-                  f"/tool_calls/{position}")
+        self.malformed(index, f"tool call is {json_type(call)}, not an object",
+                       f"/tool_calls/{position}")
 
     def protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
                       has_text: bool) -> None:
