@@ -47,7 +47,7 @@ from teamwire.validator.rules.input_rules import (
 )
 from teamwire.validator.scan import HEADER_MARK, shorten
 from teamwire.validator.session_index import SessionIndex
-from teamwire.validator.tooling import ToolCatalog, tool_catalog
+from teamwire.validator.tooling import ToolCatalog
 
 _BOM = b"\xef\xbb\xbf"
 _SUPPORTED_MAJOR = "1"
@@ -135,7 +135,7 @@ class Linter:
                         raise _NotTranscript(reason)
                     report.messages = _lint_value(value, emitter, options, memo)
                     if emitter.on(_REPEATS):
-                        _report_repeats(data.decode("utf-8"), value, emitter, options)
+                        _report_repeats(data.decode("utf-8"), value, emitter, options, memo)
         except _NotTranscript as exc:
             report.skipped = str(exc)
             return report
@@ -279,7 +279,7 @@ _REPEATS = REPEATED_MEMBER_NAME
 _SNIPPET_SPAN = 40
 
 
-def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOptions,
+def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOptions, memo: Memo,
                     index: int | None = None, file_line: int | None = None,
                     agent: str | None = None) -> None:
     """TW011 for every object of ``text`` (which decoded to ``value``) that names a member
@@ -299,7 +299,7 @@ def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOption
         if index is None and type(value) is list and path and type(path[0]) is int:
             message_index = path[0]
             if not conversation_agent:
-                tools = tool_catalog(options.profile)
+                tools = memo.tools(options.profile)
                 conversation_agent.append(_identity(options, lambda: value, tools).name)
             owner = conversation_agent[0]
         elif index is None and len(path) >= 2 and path[0] == "agents":
@@ -358,7 +358,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions, memo:
                      "conversation; lint the session bundle instead", line=1, column=1)
         return 0
     scan.seek(0)
-    tools = tool_catalog(options.profile)
+    tools = memo.tools(options.profile)
     agent = _identity(options, lambda: _scan_jsonl(scan, options.max_record_bytes), tools)
     linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
                                 round_limit=options.round_limit, memo=memo)
@@ -382,7 +382,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions, memo:
             continue
         if emitter.on(_REPEATS):
             _report_repeats(line.rstrip(b"\r\n").decode("utf-8"), message, emitter, options,
-                            index, number, agent.name)
+                            memo, index, number, agent.name)
         linter.feed(index, message, number)
         index += 1
     linter.finish()
@@ -430,7 +430,7 @@ def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo) 
         emitter.emit(UNEXPECTED_SHAPE, f"top level is {what}", pointer="")
         return 0
     if type(value) is list:
-        tools = tool_catalog(options.profile)
+        tools = memo.tools(options.profile)
         agent = _identity(options, lambda: value, tools)
         linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
                                 round_limit=options.round_limit, memo=memo)
@@ -561,7 +561,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
             continue
         entries.append((agent, messages, pointer + "/messages"))
     profile = options.profile
-    tools = tool_catalog(profile)
+    tools = memo.tools(profile)
     leader_messages = next((m for a, m, _ in entries if a.kind is AgentKind.LEADER), [])
     index = SessionIndex([a for a, _, _ in entries], *_leader_calls(leader_messages, profile))
     facts: list[Facts] = []

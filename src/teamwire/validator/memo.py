@@ -25,7 +25,7 @@ from teamwire.validator.rules.tool_rules import (
     REMOVED_TOOL,
     SUB_AGENT_TOOL_BY_LEADER,
 )
-from teamwire.validator.tooling import ToolCatalog
+from teamwire.validator.tooling import ToolCatalog, tool_catalog
 
 IdTest = Callable[[str], object]
 """A test that an id needs no closer look: a match, or None when it does."""
@@ -86,6 +86,7 @@ class Memo:
     """The memo of one linter: shared by the conversations it lints, never by two linters."""
 
     def __init__(self) -> None:
+        self._catalogs: dict[Profile, ToolCatalog] = {}
         self._tables: dict[tuple[Profile, bool, bool], tuple[ToolCatalog, Tables]] = {}
         self._id_tests: dict[str, IdTest] = {}
         self._selections: dict[frozenset[str], Selection] = {}
@@ -109,6 +110,13 @@ class Memo:
         returned envelopes ever reports an Answer from that sender as the result of that tool
         in that owner's conversation (every check counts, on or off, so the verdict holds
         whatever a file selects)."""
+
+    def tools(self, profile: Profile) -> ToolCatalog:
+        """The tool catalog of ``profile``, with the argument checks it has built so far."""
+        catalog = self._catalogs.get(profile)
+        if catalog is None:
+            catalog = self._catalogs[profile] = tool_catalog(profile)
+        return catalog
 
     def tables(self, profile: Profile, tools: ToolCatalog, is_leader: bool,
                is_sub: bool) -> Tables:
