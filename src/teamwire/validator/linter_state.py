@@ -1,10 +1,11 @@
 """The state one conversation pass keeps, and how it reports a finding.
 
-The checks that need this state (envelope heads and ids, tool calls and their results) are
-split by subject (``envelope_checks``, ``tool_checks``) into mixins over it;
-``conversation.ConversationLinter`` puts them together. Checks that need only what one
-message says live with their rules (``rules``) and take typed facts (``facts``) through the
-dispatcher (``dispatch``).
+The walker (``conversation.ConversationLinter``, with its halves ``envelope_checks`` and
+``tool_checks``) keeps this state and hands what each message says to the rule checks as
+typed facts (``facts``) through the dispatcher (``dispatch``). The checks of calls and
+results (TW304 in calls, TW401-TW418, TW504, TW509, TW510) still live in the walker and
+emit through the registry constants; every other per-message rule holds its checks in its
+rule module (``rules``).
 """
 
 from __future__ import annotations
