@@ -10,30 +10,21 @@ the same conversation need, so memory stays flat while streaming JSONL.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from orjson import JSONDecodeError, loads
 
 from teamwire.envelope import MessageType
 from teamwire.envelope.fast_parser import Fields, scan
-from teamwire.validator.dispatch import all_quiet, dispatch
-from teamwire.validator.envelope_checks import CONTENT
-from teamwire.validator.facts import AssistantText, Delivered, UserText
-from teamwire.validator.memo import IdTest
+from teamwire.validator.dispatch import all_quiet, dispatch, quiet_unless
+from teamwire.validator.facts import AssistantText, Delivered, NotText, UserText
+from teamwire.validator.memo import QuietPlan
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
-from teamwire.validator.rules.input_rules import INVALID_MESSAGE, MULTIMODAL_CONTENT
-from teamwire.validator.rules.security_rules import (
-    COMPLETION_RESULT_MISMATCH,
-)
 from teamwire.validator.rules.tool_rules import DUPLICATE_TOOL_RESULT, MISSING_TOOL_RESULT, ORPHAN_TOOL_RESULT
 from teamwire.validator.scan import (
     HEADER_MARK,
     MARK_KEY,
-    completion_result_problem,
-    content_offset,
     has_mark,
-    is_run_result,
     json_type,
 )
 from teamwire.validator.tool_checks import STATUS_TOOLS, ToolChecks, answer_of
@@ -67,7 +58,7 @@ class ConversationLinter(ToolChecks):
 
     def _feed(self, index: int, message: Any) -> None:
         if type(message) is not dict:
-            self.emit(INVALID_MESSAGE, f"message is a JSON {json_type(message)}, not an object", index)
+            self.malformed(index, f"message is a JSON {json_type(message)}, not an object")
             return
         role = message.get("role")
         if role == "assistant":
@@ -84,8 +75,8 @@ class ConversationLinter(ToolChecks):
                 self._bad_content(index, content, "a system message")
         else:
             shown = "missing" if role is None else repr(role)
-            self.emit(INVALID_MESSAGE, f"role is {shown}; expected one of {', '.join(_ROLES)}", index,
-                      "/role")
+            self.malformed(index, f"role is {shown}; expected one of {', '.join(_ROLES)}",
+                           "/role")
 
     def feed_all(self, messages: list[Any]) -> None:
         """Check every message of a conversation held in memory, in order.
@@ -213,8 +204,7 @@ class ConversationLinter(ToolChecks):
                                     every_envelope
                                     or (head_prefixes and content.startswith(head_prefixes))
                                     or (head_suffixes and content.endswith(head_suffixes)))) \
-                                and (quiet_plan[0] is not _COMPLETION
-                                     or not body.startswith("<result")):
+                                and not body.startswith(quiet_plan[4]):
                             delivered = (sender, label, tag, body)
                             ids[message_id] = (hash(delivered) if hash_ids else delivered, index)
                             collected = quiet_plan[2]
@@ -236,7 +226,7 @@ class ConversationLinter(ToolChecks):
                         or (env_suffixes and content.endswith(env_suffixes)) \
                         or (env_mark and not body.isascii() and body.find(key, 1) >= 0
                             and marked(body)) \
-                        or (plan[0] is _COMPLETION and body.startswith("<result")):
+                        or body.startswith(plan[4]):
                     self._delivered(index, content, fields)
                     continue
                 # A delivery no check reports: only remembered.
@@ -287,12 +277,8 @@ class ConversationLinter(ToolChecks):
             self.facts.calls.append(call)
 
     def _bad_content(self, index: int, content: Any, what: str) -> None:
-        if type(content) is list:
-            self.emit(MULTIMODAL_CONTENT, f"content of {what} is an array of parts; protocol messages are "
-                      "plain strings, so its parts are not checked", index, CONTENT)
-        else:
-            self.emit(INVALID_MESSAGE, f"content of {what} is {json_type(content)}, not a string", index,
-                      CONTENT)
+        if self.content_checks:
+            dispatch(NotText(index, what, content), self.content_checks, self.emit)
 
     def _flush_pending(self, index: int) -> None:
         # Results of every call come before the next message (queued messages are
@@ -353,21 +339,12 @@ class ConversationLinter(ToolChecks):
         sender = fields[0]
         if self.delivered_checks:
             dispatch(Delivered(index, text, sender, mtype, self.owner, self.tasks,
-                               self.protocol_seen), self.delivered_checks, self.emit)
+                               self.protocol_seen, fields[6],
+                               None if self.facts is None else self.facts.run_results),
+                     self.delivered_checks, self.emit)
         if mtype is not None:
             if mtype is _TASK:
                 self.tasks += 1
-            body = fields[6]
-            if mtype is _COMPLETION and self.strict and body.startswith("<result") \
-                    and is_run_result(body):
-                problem = completion_result_problem(body, sender)
-                if problem is not None:
-                    report = partial(self.emit, COMPLETION_RESULT_MISMATCH, problem[0], index, CONTENT, text,
-                                     content_offset(text) + problem[1])
-                    if self.facts is None:
-                        report()
-                    else:  # the session checks report it unless the sender said it itself
-                        self.facts.run_results.append((sender, body, report))
             self.record_id(index, fields, text)
             is_output = mtype is _PROGRESS or mtype is _COMPLETION
             collected = self._collected(is_output, sender)
@@ -378,13 +355,13 @@ class ConversationLinter(ToolChecks):
                                                if mtype is _ANSWER else None))
             key = (fields[2], fields[4], sender)
             plan = self.plans.get(key)
-            if plan is not None and self._placement_quiet(mtype, sender):
-                self.quiet[key] = (plan[0], plan[1], collected, is_output)
-                self.memo.add_quiet(self._quiet_key(*key), (plan[0], plan[1], is_output))
+            unless = None if plan is None else self._placement_quiet(mtype, sender)
+            if plan is not None and unless is not None:
+                self.quiet[key] = (plan[0], plan[1], collected, is_output, unless)
+                self.memo.add_quiet(self._quiet_key(*key), (plan[0], plan[1], is_output, unless))
         self.protocol_seen = True
 
-    def _known_head(self, line: str) -> tuple[str, str, str, str, str, tuple[
-            MessageType, IdTest, list[Any] | None, bool]] | None:
+    def _known_head(self, line: str) -> tuple[str, str, str, str, str, QuietPlan] | None:
         """The head of a header line another conversation delivered quietly, when its
         sender, label and tag are quiet here too (now remembered here); else None."""
         parts = self.memo.head_lines.get(line)
@@ -408,14 +385,14 @@ class ConversationLinter(ToolChecks):
         return (self._plan_key(label, tag, sender), self.is_leader, self.is_sub, self.name)
 
     def _quiet_plan(self, label: str, tag: str,
-                    sender: str) -> tuple[MessageType, IdTest, list[Any] | None, bool] | None:
+                    sender: str) -> QuietPlan | None:
         """The quiet plan of a head not delivered here before, when another conversation
         with an owner like this one's found it quiet (now also this one's); else None."""
         verdict = self.memo.quiet.get(self._quiet_key(label, tag, sender))
         if verdict is None:
             return None
-        mtype, id_test, is_output = verdict
-        plan = (mtype, id_test, self._collected(is_output, sender), is_output)
+        mtype, id_test, is_output, unless = verdict
+        plan = (mtype, id_test, self._collected(is_output, sender), is_output, unless)
         self.quiet[(label, tag, sender)] = plan
         return plan
 
@@ -429,17 +406,19 @@ class ConversationLinter(ToolChecks):
             return facts.outputs.setdefault(sender, [])
         return facts.deliveries
 
-    def _placement_quiet(self, mtype: MessageType, sender: str) -> bool:
-        """Whether no check of deliveries reports, ever, ``mtype`` from ``sender`` here."""
-        # An Answer is never quiet: without attributes it gets TW109, which the quiet paths
-        # (taking only heads without attributes) do not check.
-        if mtype is _ANSWER:
-            return False
+    def _placement_quiet(self, mtype: MessageType, sender: str) -> tuple[str, ...] | None:
+        """What the content of a delivery of ``mtype`` from ``sender`` must start with for a
+        check of deliveries to report it here (() for none); None when a check may report
+        any such delivery."""
         key = (self.owner, mtype, sender)
-        found = self.memo.placement_quiet.get(key)
-        if found is None:
-            found = all_quiet(self.placement_checks, mtype, sender, self.owner)
-            self.memo.add_placement_quiet(key, found)
+        if key in self.memo.placement_quiet:
+            return self.memo.placement_quiet[key]
+        found = quiet_unless(self.placement_checks, mtype, sender, self.owner)
+        # The quiet paths take only envelopes without attributes or a header receiver, so
+        # the checks of attributes must be quiet about such an envelope of this type too.
+        if found is not None and not all_quiet(self.attribute_every, mtype, self.owner):
+            found = None
+        self.memo.add_placement_quiet(key, found)
         return found
 
     # -- assistant messages and tool results ----------------------------------------------------
@@ -462,11 +441,11 @@ class ConversationLinter(ToolChecks):
             self._bad_content(index, content, "an assistant message")
         if calls is None:
             if content is None:
-                self.emit(INVALID_MESSAGE, "assistant message has neither content nor tool_calls", index)
+                self.malformed(index, "assistant message has neither content nor tool_calls")
             return
         if type(calls) is not list:
-            self.emit(INVALID_MESSAGE, f"tool_calls is {json_type(calls)}, not an array", index,
-                      "/tool_calls")
+            self.malformed(index, f"tool_calls is {json_type(calls)}, not an array",
+                           "/tool_calls")
             return
         call_ids, special, pending = self.call_ids, self.special_tools, self.pending
         for position, call in enumerate(calls):
@@ -517,7 +496,7 @@ class ConversationLinter(ToolChecks):
 
     def _unmatched_result(self, index: int, call_id: Any) -> None:
         if type(call_id) is not str or not call_id:
-            self.emit(INVALID_MESSAGE, "tool message has no tool_call_id string", index, "/tool_call_id")
+            self.malformed(index, "tool message has no tool_call_id string", "/tool_call_id")
         elif call_id in self.late:
             self.late.discard(call_id)
         elif call_id in self.stopped_calls:

@@ -7,6 +7,7 @@ a new check is never skipped by a shortcut that predates it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 from teamwire.validator.facts import (
@@ -58,16 +59,25 @@ def _opener(always: bool, prefixes: tuple[str, ...], suffixes: tuple[str, ...],
 class _Reporter:
     """The report of the check being run: reports its rule through the pass's emit."""
 
-    __slots__ = ("_emit", "rule")
+    __slots__ = ("_emit", "count", "rule")
 
     def __init__(self, emit: Emit) -> None:
         self._emit = emit
         self.rule: Rule | None = None
+        self.count = 0
+        """Reports made, enabled rules or not."""
 
     def __call__(self, fact: Fact, message: str, at: int | None = None) -> None:
         assert self.rule is not None
+        self.count += 1
         self._emit(self.rule, message, fact.index, fact.tail,
                    None if at is None else fact.text, at)
+
+    def later(self, fact: Fact, message: str, at: int | None = None) -> Callable[[], None]:
+        assert self.rule is not None
+        self.count += 1
+        return partial(self._emit, self.rule, message, fact.index, fact.tail,
+                       None if at is None else fact.text, at)
 
 
 def _gate(checks: list[Check[Any]]) -> Gate:
@@ -167,6 +177,23 @@ def all_quiet(checks: tuple[Check[Any], ...], *head: object) -> bool:
     return all(c.quiet is not None and c.quiet(*head) for c in checks)
 
 
+def quiet_unless(checks: tuple[Check[Any], ...], *head: object) -> tuple[str, ...] | None:
+    """What an envelope's content must start with for one of ``checks`` to report a delivery
+    of ``head``: () when every check is quiet about it, None when some check may report any
+    such delivery. A check is quiet by its ``quiet`` test, or else reports only contents
+    starting with its trigger's ``content_prefixes``."""
+    prefixes: list[str] = []
+    for c in checks:
+        if c.quiet is not None and c.quiet(*head):
+            continue
+        trigger = c.trigger
+        if trigger is None or not trigger.content_prefixes or trigger.prefixes \
+                or trigger.suffixes or trigger.mark:
+            return None
+        prefixes += trigger.content_prefixes
+    return tuple(dict.fromkeys(prefixes))
+
+
 def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     """Hand ``fact`` to each of ``checks``, which report through ``emit``."""
     # One reporter per fact, rather than one kept by the pass: one holding the pass's emit
@@ -176,3 +203,17 @@ def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     for check in checks:
         report.rule = check.rule
         check.run(fact, report)
+
+
+def reported(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> bool:
+    """Hand ``fact`` to each of ``checks`` as ``dispatch`` does; whether any reported it.
+
+    Given every registered check of a kind, on or off (``emit`` drops the findings of rules
+    that are off), it tells whether the fact is fine whatever a file selects, which is what
+    the memo may share.
+    """
+    report = _Reporter(emit)
+    for check in checks:
+        report.rule = check.rule
+        check.run(fact, report)
+    return report.count > 0

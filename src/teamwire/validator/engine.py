@@ -19,20 +19,21 @@ from teamwire.envelope import (
     MessageType,
     Profile,
     is_role_id,
-    name_problem,
 )
 from teamwire.envelope.errors import caret_context, position
 from teamwire.json_members import has_repeats, repeats
 from teamwire.json_text import escape_pointer_token, json_pointer
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.cross_conversation import SessionChecker
+from teamwire.validator.dispatch import dispatch
 from teamwire.validator.emitter import Emitter
+from teamwire.validator.facts import DisplayName
 from teamwire.validator.findings import FileReport, Finding
 from teamwire.validator.locate import Lines
 from teamwire.validator.memo import Memo
 from teamwire.validator.model import LEADER, Agent, AgentKind, Facts, Link
 from teamwire.validator.options import LintOptions
-from teamwire.validator.rules.envelope_rules import INVALID_DISPLAY_NAME
+from teamwire.validator.registry import REGISTRY, Rule
 from teamwire.validator.rules.input_rules import (
     AGENT_ENTRY_MISMATCH,
     INVALID_ENCODING,
@@ -44,10 +45,9 @@ from teamwire.validator.rules.input_rules import (
     UNREADABLE_INPUT,
     UNSUPPORTED_VERSION,
 )
-from teamwire.validator.rules.security_rules import UNSAFE_DISPLAY_NAME
-from teamwire.validator.scan import HEADER_MARK, shorten, unsafe_name_char
+from teamwire.validator.scan import HEADER_MARK, shorten
 from teamwire.validator.session_index import SessionIndex
-from teamwire.validator.tooling import ToolCatalog, tool_catalog
+from teamwire.validator.tooling import ToolCatalog
 
 _BOM = b"\xef\xbb\xbf"
 _SUPPORTED_MAJOR = "1"
@@ -136,7 +136,7 @@ class Linter:
                         raise _NotTranscript(reason)
                     report.messages = _lint_value(value, emitter, options, memo, links)
                     if emitter.on(_REPEATS):
-                        _report_repeats(data.decode("utf-8"), value, emitter, options)
+                        _report_repeats(data.decode("utf-8"), value, emitter, options, memo)
         except _NotTranscript as exc:
             report.skipped = str(exc)
             return report
@@ -282,7 +282,7 @@ _REPEATS = REPEATED_MEMBER_NAME
 _SNIPPET_SPAN = 40
 
 
-def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOptions,
+def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOptions, memo: Memo,
                     index: int | None = None, file_line: int | None = None,
                     agent: str | None = None) -> None:
     """TW011 for every object of ``text`` (which decoded to ``value``) that names a member
@@ -302,7 +302,7 @@ def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOption
         if index is None and type(value) is list and path and type(path[0]) is int:
             message_index = path[0]
             if not conversation_agent:
-                tools = tool_catalog(options.profile)
+                tools = memo.tools(options.profile)
                 conversation_agent.append(_identity(options, lambda: value, tools).name)
             owner = conversation_agent[0]
         elif index is None and len(path) >= 2 and path[0] == "agents":
@@ -361,7 +361,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions, memo:
                      "conversation; lint the session bundle instead", line=1, column=1)
         return 0
     scan.seek(0)
-    tools = tool_catalog(options.profile)
+    tools = memo.tools(options.profile)
     agent = _identity(options, lambda: _scan_jsonl(scan, options.max_record_bytes), tools)
     linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
                                 round_limit=options.round_limit, memo=memo)
@@ -385,7 +385,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions, memo:
             continue
         if emitter.on(_REPEATS):
             _report_repeats(line.rstrip(b"\r\n").decode("utf-8"), message, emitter, options,
-                            index, number, agent.name)
+                            memo, index, number, agent.name)
         linter.feed(index, message, number)
         index += 1
     linter.finish()
@@ -434,7 +434,7 @@ def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo,
         emitter.emit(UNEXPECTED_SHAPE, f"top level is {what}", pointer="")
         return 0
     if type(value) is list:
-        tools = tool_catalog(options.profile)
+        tools = memo.tools(options.profile)
         agent = _identity(options, lambda: value, tools)
         linter = ConversationLinter(emitter, agent, profile=options.profile, tools=tools,
                                 round_limit=options.round_limit, memo=memo)
@@ -565,7 +565,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
             continue
         entries.append((agent, messages, pointer + "/messages"))
     profile = options.profile
-    tools = tool_catalog(profile)
+    tools = memo.tools(profile)
     leader_messages = next((m for a, m, _ in entries if a.kind is AgentKind.LEADER), [])
     index = SessionIndex([a for a, _, _ in entries], *_leader_calls(leader_messages, profile))
     facts: list[Facts] = []
@@ -588,13 +588,10 @@ def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agen
         emitter.emit(UNEXPECTED_SHAPE, f"entry of {shorten(name)} is {_kind(entry)}, not an object",
                      agent=name, pointer=pointer)
         return None
-    bad = unsafe_name_char(name)
-    problem = name_problem(name)
-    if bad is not None:
-        emitter.emit(UNSAFE_DISPLAY_NAME, f"display name {shorten(name)!r} holds {bad!r} "
-                     f"(U+{ord(bad):04X})", agent=name, pointer=pointer)
-    elif problem is not None:
-        emitter.emit(INVALID_DISPLAY_NAME, f"{problem}: {shorten(name)!r}", agent=name, pointer=pointer)
+    def emit(rule: Rule, message: str, index: int | None, tail: str = "",
+             text: str | None = None, offset: int | None = None) -> None:
+        emitter.emit(rule, message, agent=name, pointer=pointer)  # the entry's key: no place
+    dispatch(DisplayName(None, None, name, None), tuple(REGISTRY.checks(DisplayName)), emit)
     role_id = entry.get("role_id")
     agent_id = entry.get("agent_id")
     if name == LEADER_NAME:

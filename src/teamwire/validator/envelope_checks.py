@@ -1,4 +1,6 @@
-"""Checks on one envelope wherever it appears: syntax, label, tag, id, attributes, names."""
+"""The envelope half of a conversation pass: reads each envelope (wherever it appears) into
+the facts its rules check (``facts``: head, names, id, attributes, text) and remembers the
+heads found fine, so that later envelopes of those heads need only their id tested."""
 
 from __future__ import annotations
 
@@ -16,53 +18,26 @@ from teamwire.envelope import (
     parse_lark,
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
-from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID, STRICT_ID
-from teamwire.validator.dispatch import dispatch
-from teamwire.validator.facts import EnvelopeText
+from teamwire.envelope.ids import ASTRION_ID, STRICT_ID
+from teamwire.validator.dispatch import Emit, dispatch, reported
+from teamwire.validator.facts import (
+    DisplayName,
+    EnvelopeAttributes,
+    EnvelopeHead,
+    EnvelopeId,
+    EnvelopeText,
+    IdRepeated,
+    Unparsed,
+)
 from teamwire.validator.linter_state import LinterState
 from teamwire.validator.memo import IdTest, Plan
-from teamwire.validator.rules.envelope_rules import (
-    ASTRION_DIALECT,
-    DUPLICATE_ATTRIBUTE,
-    ENVELOPE_SYNTAX,
-    ID_ATTRIBUTE,
-    ID_PREFIX_MISMATCH,
-    ID_SHAPE,
-    INVALID_DISPLAY_NAME,
-    INVALID_QUESTION_ID,
-    MISPLACED_QUESTION_ID,
-    MISSING_QUESTION_ID,
-    NAME_MISMATCH,
-    RECEIVER_CONFLICT,
-    SUBTYPE_MISMATCH,
-    TAG_LABEL_MISMATCH,
-    UNKNOWN_ATTRIBUTE,
-    UNKNOWN_LABEL,
-)
-from teamwire.validator.rules.id_rules import (
-    AGENT_CHOSEN_ID_SHAPE,
-    DUPLICATE_DELIVERY,
-    ID_ABBREVIATION_MISMATCH,
-    ID_REUSED,
-)
-from teamwire.validator.rules.placement_rules import MISADDRESSED
-from teamwire.validator.rules.security_rules import UNSAFE_DISPLAY_NAME
-from teamwire.validator.scan import (
-    shorten,
-    unsafe_name_char,
-)
+from teamwire.validator.registry import Rule
+from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
+from teamwire.validator.scan import attribute_offset as attribute_offset
+from teamwire.validator.scan import line_start as line_start
+from teamwire.validator.scan import shorten
 
 CONTENT = "/content"
-_PARSE_CODES = {"syntax": ENVELOPE_SYNTAX, "name-mismatch": NAME_MISMATCH,
-                "duplicate-attribute": DUPLICATE_ATTRIBUTE,
-                "encoding": ENVELOPE_SYNTAX}
-# subtype → (type it requires, whether the receiver must be the leader; None: either)
-_SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
-    "progress_output": (MessageType.PROGRESS, None),
-    "completion_report": (MessageType.COMPLETION, None),
-    "ask_master": (MessageType.ASK, True),
-    "ask_other": (MessageType.ASK, False),
-}
 # A counter as STRICT_ID takes it (from 001, padded to three digits below 1000, TW-ID-005/007),
 # for the fast id tests; a test checks both agree.
 _COUNTER = "(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2,})"
@@ -90,71 +65,69 @@ class EnvelopeChecks(LinterState):
                 envelope = parse_lark(text)
             return fields_of(envelope)
         except ParseError as exc:
-            rule = _PARSE_CODES.get(exc.code, ENVELOPE_SYNTAX)
-            if rule.code in self.emitter.policy.enabled:
-                self.emit_at(rule, exc.message, index, f"{self.pointer}/{index}{CONTENT}",
-                             exc.line, exc.column, exc.context or None)
+            if self.unparsed_checks:
+                dispatch(Unparsed(index, text, exc.code, exc.message), self.unparsed_checks,
+                         self._at_error(exc))
             self.protocol_seen = True
             return True
 
+    def _at_error(self, exc: ParseError) -> Emit:
+        """An emit that places findings where the parser stopped."""
+        def emit(rule: Rule, message: str, index: int | None, tail: str = "",
+                 text: str | None = None, offset: int | None = None) -> None:
+            assert index is not None
+            self.emit_at(rule, message, index, f"{self.pointer}/{index}{tail}", exc.line,
+                         exc.column, exc.context or None)
+        return emit
+
     def check_envelope(self, index: int, text: str, fields: Fields) -> MessageType | None:
-        """Checks every well-formed envelope gets, wherever it appears; returns its type."""
+        """Hand a well-formed envelope, wherever it appears, to its checks; returns its type."""
         sender, receiver, label, message_id, tag, attributes, content = fields
         plan = self.plans.get((label, tag, sender)) or self._shared_plan(label, tag, sender)
         if plan is None:
             mtype = self._check_head(index, text, fields)
         else:
-            # Label, tag and sender were checked before and are fine: only the id is left.
+            # Label, tag and sender were found fine before: only the id is left.
             mtype, id_ok = plan
-            if receiver is not None:
-                self._receiver(index, text, fields)
             if id_ok(message_id) is None:
                 self._check_id(index, fields, mtype, mtype.prefix if mtype else None, text)
-        if attributes:
-            self._attributes(index, text, fields, mtype)
-        elif mtype is _ANSWER:
-            self.emit(MISSING_QUESTION_ID, "Answer without a question_id attribute", index, CONTENT, text,
-                      line_start(text, 4) + 1)
+        if receiver is not None and not self.names.get(receiver):
+            self.check_name(receiver, index, text, text.find(" 向 ") + 3)
+        if self.attribute_checks:
+            dispatch(EnvelopeAttributes(index, text, sender, receiver, tag, mtype, attributes,
+                                        self.owner), self.attribute_checks, self.emit)
         if self.envelope_checks and self.envelope_gate.opens(text, content):
             dispatch(EnvelopeText(index, text, content), self.envelope_checks, self.emit)
         return mtype
 
     def _check_head(self, index: int, text: str, fields: Fields) -> MessageType | None:
-        """Label, tag, names and id of an envelope whose (label, tag, sender) is new here;
-        remember the combination when nothing but the id can be wrong with it."""
-        sender, receiver, label, _id, tag, _attributes, _content = fields
+        """Label, tag, sender and id of an envelope whose (label, tag, sender) is new here;
+        remember the combination when no check of heads or names reports it, on or off."""
+        sender, _receiver, label, _id, tag, _attributes, _content = fields
         known = self.labels.get(label)
         mtype: MessageType | None = None
         prefix: str | None = None
-        if known is None:
-            at = text.find("\n") - len(label)
-            if label == ASTRION_COMPLETION_LABEL:
-                self.emit(ASTRION_DIALECT, f"label {label!r} is the astrion dialect's completion label; "
-                          "profile strict uses '任务完成汇报'", index, CONTENT, text, at)
-                mtype, prefix = MessageType.COMPLETION, "out"
-            else:
-                self.emit(UNKNOWN_LABEL, f"unknown label {shorten(label)!r}", index, CONTENT, text, at)
-        else:
-            mtype, wanted_tag, prefix = known
-            if tag != wanted_tag:
-                self.emit(TAG_LABEL_MISMATCH, f"label {label!r} takes tag <{wanted_tag}>, not <{tag}>",
-                          index, CONTENT, text, line_start(text, 4) + 1)
-        if receiver is not None:
-            self._receiver(index, text, fields)
+        if known is not None:
+            mtype, prefix = known[0], known[2]
+        elif label == ASTRION_COMPLETION_LABEL:
+            # The dialect's completion label (reported under strict) still names a completion.
+            mtype, prefix = MessageType.COMPLETION, "out"
+        fine = not reported(EnvelopeHead(index, text, sender, label, tag, known),
+                            self.head_every, self.emit)
         if not self.names.get(sender):
-            self.check_name(sender, index, text, 3)
+            fine = self.check_name(sender, index, text, 3) and fine
         self._check_id(index, fields, mtype, prefix, text)
-        if known is not None and tag == known[1] and self.names.get(sender):
+        if fine and known is not None:
             plan = (known[0], self._id_pattern(known[2], sender))
             self.plans[(label, tag, sender)] = plan
             self.memo.add_plan(self._plan_key(label, tag, sender), plan)
         return mtype
 
     def _plan_key(self, label: str, tag: str, sender: str) -> tuple[object, ...]:
-        # Everything a plan depends on: the profile, whether ids abbreviate their sender
-        # (TW305 on), and the sender's role id, which its abbreviation may come from.
+        # Everything a plan depends on: the profile and the sender's role id, which its
+        # abbreviation may come from.
         role_id = self.session.role_id(sender) if self.session is not None else None
-        return (self.strict, self.check_abbreviations, role_id, label, tag, sender)
+        return (self.strict, role_id, label, tag, sender)
 
     def _shared_plan(self, label: str, tag: str, sender: str) -> Plan | None:
         """The plan another conversation made for this head, if any (now also this one's)."""
@@ -169,85 +142,19 @@ class EnvelopeChecks(LinterState):
         if prefix == "task":
             pattern = "task_" + _COUNTER
         else:
-            abbr = self._abbreviation(sender) if self.check_abbreviations else None
+            # The abbreviation the sender's role takes, whether a rule on checks it or not:
+            # an id the test refuses only takes the full id checks.
+            abbr = self._abbreviation(sender)
             pattern = prefix + "_" + (re.escape(abbr) if abbr else "[a-z0-9]+") + "_" + _COUNTER
         if not self.strict:
             pattern += "|" + ASTRION_ID.pattern
         return self.memo.id_test(pattern)
 
-    def _receiver(self, index: int, text: str, fields: Fields) -> None:
-        receiver = fields[1] or ""
-        at = text.find(" 向 ") + 3
-        if self.strict:
-            self.emit(ASTRION_DIALECT, "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
-                      index, CONTENT, text, at)
-        elif self.name is not None and receiver != self.name:
-            self.emit(MISADDRESSED, f"message addressed to {shorten(receiver)} is in the conversation "
-                      f"of {self.name}", index, CONTENT, text, at)
-        if not self.names.get(receiver):
-            self.check_name(receiver, index, text, at)
-
-    def _attributes(self, index: int, text: str, fields: Fields,
-                    mtype: MessageType | None) -> None:
-        has_question_id = False
-        for name, value in fields[5]:
-            if not self.strict and name in ("target", "subtype"):
-                self._astrion_attribute(index, text, fields, mtype, name, value,
-                                        attribute_offset(text, name))
-            elif name == "question_id":
-                has_question_id = True
-                if mtype is _ANSWER and MESSAGE_ID.fullmatch(value) is None:
-                    self.emit(INVALID_QUESTION_ID, f"question_id {shorten(value)!r} is not a message id "
-                              "(empty, or holds white space, '<' or '>')", index, CONTENT, text,
-                              attribute_offset(text, name))
-                if mtype is not None and mtype is not _ANSWER and self.strict:
-                    tag = fields[4]
-                    self.emit(MISPLACED_QUESTION_ID, f"question_id on {_article(tag)} {tag}; only Answer "
-                              "carries it", index, CONTENT, text, attribute_offset(text, name))
-            elif name == "id":
-                self.emit(ID_ATTRIBUTE, f"id given as an attribute (id=\"{shorten(value)}\"); the id "
-                          "belongs on the id line", index, CONTENT, text,
-                          attribute_offset(text, name))
-            elif self.strict:
-                self.emit(UNKNOWN_ATTRIBUTE, f"attribute {shorten(name)!r} is not part of spec 1.0", index,
-                          CONTENT, text, attribute_offset(text, name))
-        if mtype is _ANSWER and not has_question_id:
-            self.emit(MISSING_QUESTION_ID, "Answer without a question_id attribute", index, CONTENT, text,
-                      line_start(text, 4) + 1)
-
-    def _astrion_attribute(self, index: int, text: str, fields: Fields,
-                           mtype: MessageType | None, name: str, value: str, at: int) -> None:
-        receiver = fields[1]
-        if name == "target":
-            if receiver is not None and receiver != value:
-                self.emit(RECEIVER_CONFLICT, f"header names receiver {shorten(receiver)} but target "
-                          f"is {shorten(value)}", index, CONTENT, text, at)
-            elif self.name is not None and value != self.name:
-                self.emit(MISADDRESSED, f"message addressed to {shorten(value)} is in the "
-                          f"conversation of {self.name}", index, CONTENT, text, at)
-            return
-        expected = _SUBTYPES.get(value)
-        if expected is None or mtype is None:
-            return
-        receiver = receiver or dict(fields[5]).get("target") or self.name
-        wrong = mtype is not expected[0] or (
-            expected[1] is not None and receiver is not None
-            and (receiver == LEADER_NAME) is not expected[1])
-        if wrong:
-            self.emit(SUBTYPE_MISMATCH, f"subtype {value!r} does not fit a {mtype.label} to "
-                      f"{receiver or 'this receiver'}", index, CONTENT, text, at)
-
-    def check_name(self, name: str, index: int | None, text: str | None, at: int | None,
-                   tail: str = CONTENT) -> bool:
-        """Report a display name that is unsafe or malformed; remember names that are fine."""
-        bad = unsafe_name_char(name)
-        if bad is not None:
-            self.emit(UNSAFE_DISPLAY_NAME, f"display name {shorten(name)!r} holds {bad!r} "
-                      f"(U+{ord(bad):04X})", index, tail, text, at)
-            return False
-        problem = name_problem(name)
-        if problem is not None:
-            self.emit(INVALID_DISPLAY_NAME, f"{problem}: {shorten(name)!r}", index, tail, text, at)
+    def check_name(self, name: str, index: int | None, text: str | None,
+                   at: int | None) -> bool:
+        """Hand a display name to the checks of names, on or off; remember it when none
+        reports it. Whether it is fine."""
+        if reported(DisplayName(index, text, name, at), self.name_every, self.emit):
             return False
         self.names[name] = True
         return True
@@ -260,27 +167,26 @@ class EnvelopeChecks(LinterState):
         # (TW-ID-012); the MUST of TW-ID-003 binds the ids the router allocates.
         chosen = mtype is _ASK or (mtype is _MESSAGE and sender != LEADER_NAME)
         if match is None:
-            if not self.strict and ASTRION_ID.fullmatch(message_id):
+            if chosen and (self.strict or not ASTRION_ID.fullmatch(message_id)):
+                self.emit(AGENT_CHOSEN_ID_SHAPE, f"id {shorten(message_id)!r} is not "
+                          "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text,
+                          text.find("\n") + 5)
                 return
-            at = text.find("\n") + 5
-            self.emit(AGENT_CHOSEN_ID_SHAPE if chosen else ID_SHAPE, f"id {shorten(message_id)!r} is not "
-                      "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text, at)
-            return
-        prefix = match.group("prefix") or "task"
-        if wanted is not None and prefix != wanted:
-            self.emit(AGENT_CHOSEN_ID_SHAPE if chosen else ID_PREFIX_MISMATCH,
-                      f"id {message_id!r} has prefix "
-                      f"{prefix + '_'!r}; {_article(tag)} {tag} ({label}) "
-                      f"takes {wanted + '_'!r}", index,
-                      CONTENT, text, text.find("\n") + 5)
-            return
-        if self.check_abbreviations and prefix != "task":
-            expected = self._abbreviation(sender)
-            abbr = match.group("abbr")
-            if expected is not None and abbr != expected:
-                self.emit(ID_ABBREVIATION_MISMATCH, f"id {message_id!r} abbreviates the sender {sender} as "
-                          f"{abbr!r}; expected {expected!r}", index, CONTENT, text,
-                          text.find("\n") + 6 + len(prefix))
+            prefix = None
+        else:
+            prefix = match.group("prefix") or "task"
+            if chosen and wanted is not None and prefix != wanted:
+                self.emit(AGENT_CHOSEN_ID_SHAPE,
+                          f"id {message_id!r} has prefix "
+                          f"{prefix + '_'!r}; {_article(tag)} {tag} ({label}) "
+                          f"takes {wanted + '_'!r}", index,
+                          CONTENT, text, text.find("\n") + 5)
+                return
+        if self.id_checks:
+            abbreviation = self._abbreviation(sender) \
+                if prefix is not None and prefix != "task" else None
+            dispatch(EnvelopeId(index, text, sender, message_id, label, tag, mtype, wanted, chosen,
+                                match, self.strict, abbreviation), self.id_checks, self.emit)
 
     def _abbreviation(self, sender: str) -> str | None:
         cache = self.abbreviations
@@ -312,35 +218,12 @@ class EnvelopeChecks(LinterState):
         if seen is None:
             ids[message_id] = (digest, index)
             return
-        at = text.find("\n") + 5
-        if seen[0] == digest:
-            self.emit(DUPLICATE_DELIVERY, f"message {message_id!r} is delivered again (first at message "
-                      f"{seen[1]})", index, CONTENT, text, at)
-        else:
-            self.emit(ID_REUSED, f"id {message_id!r} is already used by another message (message "
-                      f"{seen[1]})", index, CONTENT, text, at)
+        if self.repeat_checks:
+            dispatch(IdRepeated(index, text, message_id, seen[1], seen[0] == digest),
+                     self.repeat_checks, self.emit)
 
 
 def fields_of(envelope: Envelope) -> Fields:
     """An envelope's parts in the order ``scan`` gives them."""
     return (envelope.sender, envelope.receiver, envelope.label, envelope.id, envelope.tag,
             envelope.attributes, envelope.content)
-
-
-
-
-def line_start(text: str, n: int) -> int:
-    """Offset of the start of line ``n`` (0-based) of ``text``."""
-    at = -1
-    for _ in range(n):
-        at = text.find("\n", at + 1)
-        if at < 0:
-            return len(text)
-    return at + 1
-
-
-def attribute_offset(text: str, name: str) -> int:
-    """Offset of attribute ``name`` on the inner open tag line."""
-    start = line_start(text, 4)
-    at = text.find(f" {name}=", start)
-    return at + 1 if at >= 0 else start

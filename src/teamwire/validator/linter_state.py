@@ -1,10 +1,11 @@
 """The state one conversation pass keeps, and how it reports a finding.
 
-The checks that need this state (envelope heads and ids, tool calls and their results) are
-split by subject (``envelope_checks``, ``tool_checks``) into mixins over it;
-``conversation.ConversationLinter`` puts them together. Checks that need only what one
-message says live with their rules (``rules``) and take typed facts (``facts``) through the
-dispatcher (``dispatch``).
+The walker (``conversation.ConversationLinter``, with its halves ``envelope_checks`` and
+``tool_checks``) keeps this state and hands what each message says to the rule checks as
+typed facts (``facts``) through the dispatcher (``dispatch``). The checks of calls and
+results (TW304 in calls, TW401-TW418, TW504, TW509, TW510) still live in the walker and
+emit through the registry constants; every other per-message rule holds its checks in its
+rule module (``rules``).
 """
 
 from __future__ import annotations
@@ -12,15 +13,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from teamwire.envelope import MessageType, Profile
+from teamwire.envelope import Profile
+from teamwire.validator.dispatch import dispatch
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
+    DisplayName,
+    EnvelopeAttributes,
+    EnvelopeHead,
+    EnvelopeId,
+    IdRepeated,
+    Malformed,
+    NotText,
     Owner,
+    Unparsed,
 )
-from teamwire.validator.memo import IdTest, Memo, Plan
+from teamwire.validator.memo import IdTest, Memo, Plan, QuietPlan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
-from teamwire.validator.rules.id_rules import ID_ABBREVIATION_MISMATCH
 from teamwire.validator.rules.tool_rules import (
     INVALID_ARGUMENTS,
 )
@@ -65,12 +74,22 @@ class LinterState:
          self.tool_text_checks, self.tool_text_gate, self.envelope_checks, self.envelope_gate,
          self.envelope_opens, self.delivered_checks, self.returned_checks,
          self.placement_checks, self.returned_every) = selection.bound
+        self.id_checks = selection.checks[EnvelopeId]
+        self.malformed_checks = selection.checks[Malformed]
+        self.content_checks = selection.checks[NotText]
+        self.unparsed_checks = selection.checks[Unparsed]
+        self.attribute_checks = selection.checks[EnvelopeAttributes]
+        # Every check of heads, names and attributes, on or off: a head or a name found fine
+        # is shared through the memo whatever a file selects.
+        self.head_every = selection.every[EnvelopeHead]
+        self.name_every = selection.every[DisplayName]
+        self.attribute_every = selection.every[EnvelopeAttributes]
+        self.repeat_checks = selection.checks[IdRepeated]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
         # hashing enum members is slow on the per-message path
         self.labels = tables.labels
-        self.check_abbreviations = emitter.on(ID_ABBREVIATION_MISMATCH)
         # tool name → the finding calling it makes in this agent's conversation
         self.tool_verdicts = tables.verdicts
         # tools some check looks into: protocol tools and those with a verdict
@@ -97,12 +116,10 @@ class LinterState:
         # the same, for heads that no placement rule reports as a user message here, with
         # the list their deliveries are collected in (None when not collecting) and whether
         # they are Outputs (collected as Output tuples, others as DeliveredEnvelope records)
-        self.quiet: dict[tuple[str, str, str],
-                         tuple[MessageType, IdTest, list[Any] | None, bool]] = {}
+        self.quiet: dict[tuple[str, str, str], QuietPlan] = {}
         # header line of a quiet delivery → (sender, label, tag, the head's lines after the
         # id, the closing lines, the quiet plan)
-        self.heads: dict[str, tuple[str, str, str, str, str,
-                                    tuple[MessageType, IdTest, list[Any] | None, bool]]] = {}
+        self.heads: dict[str, tuple[str, str, str, str, str, QuietPlan]] = {}
         # header line of an Answer no check reported → (sender, label, the head's lines after
         # the id up to the question id, the closing lines, the id test)
         self.answer_heads: dict[str, tuple[str, str, str, str, IdTest]] = {}
@@ -145,6 +162,12 @@ class LinterState:
             else self.file_lines.get(index)
         emitter.emit(rule, message, agent=self.name, index=index, pointer=pointer, line=line,
                      column=column, snippet=snippet, file_line=file_line)
+
+    def malformed(self, index: int, problem: str, tail: str = "") -> None:
+        """Hand the checks a message, or a part of one (``tail``), that is not what a chat
+        message holds."""
+        if self.malformed_checks:
+            dispatch(Malformed(index, tail, problem), self.malformed_checks, self.emit)
 
     def emit_at(self, rule: Rule, message: str, index: int, pointer: str, line: int, column: int,
                 snippet: str | None) -> None:

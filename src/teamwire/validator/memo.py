@@ -25,15 +25,16 @@ from teamwire.validator.rules.tool_rules import (
     REMOVED_TOOL,
     SUB_AGENT_TOOL_BY_LEADER,
 )
-from teamwire.validator.tooling import ToolCatalog
+from teamwire.validator.tooling import ToolCatalog, tool_catalog
 
 IdTest = Callable[[str], object]
 """A test that an id needs no closer look: a match, or None when it does."""
 Plan = tuple[MessageType, IdTest]
 """What is left to check of an envelope whose label, tag and sender were found fine."""
-QuietPlan = tuple[MessageType, IdTest, "list[Any] | None", bool]
+QuietPlan = tuple[MessageType, IdTest, "list[Any] | None", bool, tuple[str, ...]]
 """A plan for a head no check reports where it is delivered, with the list its deliveries
-are collected in (None when not collecting) and whether they are Outputs."""
+are collected in (None when not collecting), whether they are Outputs, and the content
+prefixes that still take a delivery to its checks (``dispatch.quiet_unless``)."""
 
 _LIMIT = 1 << 14
 """Entries per table before it starts over: bounds memory on inputs with endless heads."""
@@ -85,12 +86,13 @@ class Memo:
     """The memo of one linter: shared by the conversations it lints, never by two linters."""
 
     def __init__(self) -> None:
+        self._catalogs: dict[Profile, ToolCatalog] = {}
         self._tables: dict[tuple[Profile, bool, bool], tuple[ToolCatalog, Tables]] = {}
         self._id_tests: dict[str, IdTest] = {}
         self._selections: dict[frozenset[str], Selection] = {}
         self.plans: dict[tuple[object, ...], Plan] = {}
         """Heads found fine (only the id left to check), by everything a plan depends on."""
-        self.quiet: dict[tuple[object, ...], tuple[MessageType, IdTest, bool]] = {}
+        self.quiet: dict[tuple[object, ...], tuple[MessageType, IdTest, bool, tuple[str, ...]]] = {}
         """Heads found quiet where they were delivered, by what makes them so."""
         self.head_lines: dict[str, tuple[str, str, str, str, str]] = {}
         """Header lines of quiet deliveries → (sender, label, tag, the head's lines after the
@@ -98,15 +100,23 @@ class Memo:
         self.answer_lines: dict[str, tuple[str, str, str, str]] = {}
         """Header lines of Answers no check reported → (sender, label, the head's lines after
         the id up to the question id, the closing lines)."""
-        self.placement_quiet: dict[tuple[Owner, MessageType, str], bool] = {}
-        """(owner, type, sender) → whether no check of delivered envelopes ever reports a
-        delivery of that type from that sender in that owner's conversation (every check
-        counts, on or off)."""
+        self.placement_quiet: dict[tuple[Owner, MessageType, str], tuple[str, ...] | None] = {}
+        """(owner, type, sender) → the content prefixes of the deliveries of that type from
+        that sender in that owner's conversation that a check of delivered envelopes may
+        report (``dispatch.quiet_unless``; None: any delivery). Every check counts, on or
+        off."""
         self.answer_quiet: dict[tuple[Owner, str, str | None], bool] = {}
         """(owner, sender, tool) → whether no check of
         returned envelopes ever reports an Answer from that sender as the result of that tool
         in that owner's conversation (every check counts, on or off, so the verdict holds
         whatever a file selects)."""
+
+    def tools(self, profile: Profile) -> ToolCatalog:
+        """The tool catalog of ``profile``, with the argument checks it has built so far."""
+        catalog = self._catalogs.get(profile)
+        if catalog is None:
+            catalog = self._catalogs[profile] = tool_catalog(profile)
+        return catalog
 
     def tables(self, profile: Profile, tools: ToolCatalog, is_leader: bool,
                is_sub: bool) -> Tables:
@@ -140,7 +150,7 @@ class Memo:
         _put(self.plans, key, plan)
 
     def add_quiet(self, key: tuple[object, ...],
-                  verdict: tuple[MessageType, IdTest, bool]) -> None:
+                  verdict: tuple[MessageType, IdTest, bool, tuple[str, ...]]) -> None:
         """Remember a head found quiet where it was delivered."""
         _put(self.quiet, key, verdict)
 
@@ -148,8 +158,9 @@ class Memo:
         """Remember the header line of a quiet delivery."""
         _put(self.head_lines, line, parts)
 
-    def add_placement_quiet(self, key: tuple[Owner, MessageType, str], quiet: bool) -> None:
-        """Remember whether deliveries of ``key`` are quiet."""
+    def add_placement_quiet(self, key: tuple[Owner, MessageType, str],
+                            quiet: tuple[str, ...] | None) -> None:
+        """Remember which deliveries of ``key`` are quiet."""
         _put(self.placement_quiet, key, quiet)
 
     def add_answer_quiet(self, key: tuple[Owner, str, str | None], quiet: bool) -> None:

@@ -66,6 +66,10 @@ class Report(Protocol[F_contra]):
 
     def __call__(self, fact: F_contra, message: str, at: int | None = None) -> None: ...
 
+    def later(self, fact: F_contra, message: str, at: int | None = None) -> Callable[[], None]:
+        """The same report, made when the returned function is called (for a finding the
+        checks across conversations may still withdraw)."""
+
 
 class Trigger(NamedTuple):
     """What a text must have for a check to have anything to say about it: cheap tests
@@ -79,6 +83,10 @@ class Trigger(NamedTuple):
     mark: bool = False
     """The fact's content holds the envelope header mark ('来自 '): an envelope's content,
     the whole text of other facts."""
+    content_prefixes: tuple[str, ...] = ()
+    """An envelope's content starts with one of these (checks of ``Delivered``, beside
+    their ``quiet`` test: a delivery of a head a check is not quiet about is still taken by
+    its header line when its content starts with none of these)."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +102,9 @@ class Check(Generic[F]):
     """For checks of envelopes delivered or returned: whether the check never reports one
     of this type from this sender in this conversation (``quiet(mtype, sender, owner)`` for
     ``Delivered``, ``quiet(mtype, sender, tool, owner)`` for ``Returned``), which lets the
-    conversation pass take later such envelopes by their header line alone. None: never."""
+    conversation pass take later such envelopes by their header line alone; for checks of
+    ``EnvelopeAttributes``, whether the check never reports an envelope of this type that
+    carries no attribute and names no receiver (``quiet(mtype, owner)``). None: never."""
 
 
 class Registry:
@@ -198,20 +208,21 @@ def rule(code: str, name: str, severity: Severity, summary: str, *, requirements
 
 
 def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
-          suffixes: Iterable[str] = (), mark: bool = False, always: bool = False,
+          suffixes: Iterable[str] = (), mark: bool = False,
+          content_prefixes: Iterable[str] = (), always: bool = False,
           quiet: Callable[..., bool] | None = None) -> Callable[
               [Callable[[F, Report[F]], None]], Callable[[F, Report[F]], None]]:
     """Register the decorated function as a check of ``rule`` on facts of type ``on``.
 
-    ``prefixes``, ``suffixes`` and ``mark`` say what a text needs for the check to report
-    it (see ``Trigger``); ``always`` says the check may report any text, which turns off the
-    fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
+    ``prefixes``, ``suffixes``, ``mark`` and ``content_prefixes`` say what a text needs for
+    the check to report it (see ``Trigger``); ``always`` says the check may report any text,
+    which turns off the fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
     for ``Check``.
     """
-    trigger = Trigger(tuple(prefixes), tuple(suffixes), mark)
+    trigger = Trigger(tuple(prefixes), tuple(suffixes), mark, tuple(content_prefixes))
     if always == (trigger != Trigger()):
-        raise ValueError(f"check of {rule.code}: give a trigger (prefixes, suffixes, mark) "
-                         "or always")
+        raise ValueError(f"check of {rule.code}: give a trigger (prefixes, suffixes, mark, "
+                         "content_prefixes) or always")
 
     def register(run: Callable[[F, Report[F]], None]) -> Callable[[F, Report[F]], None]:
         REGISTRY.add_check(Check(rule, on, run, None if always else trigger, quiet))

@@ -3,27 +3,22 @@ positions, snippets."""
 
 from __future__ import annotations
 
-from functools import cache
-
-from teamwire import schemas
 from teamwire.envelope.errors import caret_context, position
 from teamwire.envelope.header import HEADER_LINE as HEADER_LINE
 from teamwire.envelope.header import HEADER_MARK as HEADER_MARK
 from teamwire.envelope.header import MARK_KEY as MARK_KEY
 from teamwire.envelope.header import has_mark as has_mark
 from teamwire.envelope.header import header_line_offset
+from teamwire.envelope.run_result import RUN_STATES, read_run_result
 from teamwire.envelope.run_result import is_run_result as is_run_result
-from teamwire.envelope.run_result import read_run_result
 from teamwire.json_members import json_type as json_type  # where the checks look for it
+
+# The states a run result may have (TW-RES-001), named in findings in the result schema's
+# (alphabetical) order; a test keeps RUN_STATES equal to the schema's.
+_RUN_STATES = tuple(sorted(RUN_STATES))
 
 # The header-line reader is the envelope package's; the checks find it here.
 forged_header_offset = header_line_offset
-
-
-@cache
-def _run_states() -> tuple[str, ...]:
-    """The states a run result may have (TW-RES-001), as the result schema lists them."""
-    return tuple(schemas.schema("result#/properties/state")["enum"])
 
 
 def completion_result_problem(body: str, sender: str) -> tuple[str, int] | None:
@@ -47,12 +42,12 @@ def completion_result_problem(body: str, sender: str) -> tuple[str, int] | None:
         return (f"run result speaks of {shorten(agent[0])!r}, but the completion is from "
                 f"{sender}", agent[1])
     if state[0] not in ("error", "timeout"):
-        if state[0] in _run_states():
+        if state[0] in _RUN_STATES:
             return (f"run result with state {state[0]!r} in a completion: a turn that ended "
                     "naturally reports its output itself, and only a turn ended by a model "
                     "error or the turn timeout reports a run result (error or timeout)", state[1])
         return (f"run result state {shorten(state[0])!r} is not one of "
-                f"{', '.join(_run_states())}", state[1])
+                f"{', '.join(_RUN_STATES)}", state[1])
     if result.body == "output":
         return (f"run result with state {state[0]!r} carries <output>; states error and "
                 "timeout carry <error>", result.body_at)
@@ -67,6 +62,23 @@ def content_offset(text: str) -> int:
         if at < 0:
             return len(text)
     return at + 1
+
+
+def line_start(text: str, n: int) -> int:
+    """Offset of the start of line ``n`` (0-based) of ``text``."""
+    at = -1
+    for _ in range(n):
+        at = text.find("\n", at + 1)
+        if at < 0:
+            return len(text)
+    return at + 1
+
+
+def attribute_offset(text: str, name: str) -> int:
+    """Offset of attribute ``name`` on the inner open tag line of an envelope."""
+    start = line_start(text, 4)
+    at = text.find(f" {name}=", start)
+    return at + 1 if at >= 0 else start
 
 
 def locate(text: str, offset: int) -> tuple[int, int, str]:

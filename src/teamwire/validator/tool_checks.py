@@ -16,12 +16,11 @@ from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, re
 from teamwire.schemas.arguments import ProblemKind, read_arguments
 from teamwire.validator.dispatch import all_quiet, dispatch
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
-from teamwire.validator.facts import Returned, ToolText
+from teamwire.validator.facts import EnvelopeAttributes, Returned, ToolText
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import Answer, Call, Result
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
 from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
-from teamwire.validator.rules.input_rules import INVALID_MESSAGE
 from teamwire.validator.rules.tool_rules import (
     AGENT_ID_REUSED,
     AMBIGUOUS_TARGET,
@@ -94,14 +93,14 @@ class ToolChecks(EnvelopeChecks):
                     else:
                         self.pending[call_id] = (name, index)
                     return
-                self.emit(INVALID_MESSAGE, "tool call has no function name", index,
-                          f"/tool_calls/{position}/function")
+                self.malformed(index, "tool call has no function name",
+                               f"/tool_calls/{position}/function")
                 return
-            self.emit(INVALID_MESSAGE, "tool call needs an 'id' string and a 'function' object", index,
-                      f"/tool_calls/{position}")
+            self.malformed(index, "tool call needs an 'id' string and a 'function' object",
+                           f"/tool_calls/{position}")
             return
-        self.emit(INVALID_MESSAGE, f"tool call is {json_type(call)}, not an object", index,
-                  f"/tool_calls/{position}")
+        self.malformed(index, f"tool call is {json_type(call)}, not an object",
+                       f"/tool_calls/{position}")
 
     def protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
                       has_text: bool) -> None:
@@ -339,6 +338,7 @@ class ToolChecks(EnvelopeChecks):
             return None
         question_id = text[value_at:value_end]
         message_id = text[nl + 5:id_end]
+        # A question id that is a message id surely is an attribute value the grammar takes.
         if MESSAGE_ID.fullmatch(question_id) is None or id_test(message_id) is None:
             return None
         body = text[body_at:body_end]
@@ -349,6 +349,10 @@ class ToolChecks(EnvelopeChecks):
                 return None
             message = (sender, label, "Answer", body)
             self.ids[message_id] = (hash(message) if self.hash_ids else message, index)
+        if self.attribute_checks:
+            dispatch(EnvelopeAttributes(index, text, sender, None, "Answer", MessageType.ANSWER,
+                                        (("question_id", question_id),), self.owner),
+                     self.attribute_checks, self.emit)
         return Result(index, False, Answer(sender, question_id, body))
 
     # -- settled calls: checks that depend on the result -----------------------------------------

@@ -83,27 +83,21 @@ class ToolCatalog:
                 if problem.kind is not ProblemKind.BLANK]
 
 
-_CATALOGS: dict[Profile, ToolCatalog] = {}
-
-
 def tool_catalog(profile: Profile) -> ToolCatalog:
-    """The catalog of ``profile``, loaded once per process."""
-    catalog = _CATALOGS.get(profile)
-    if catalog is None:
-        names = schemas.tool_names(profile.value)
-        leader, sub = frozenset(names.leader), frozenset(names.sub_agent)
-        if profile is not Profile.STRICT:
-            strict = schemas.tool_names(Profile.STRICT.value)
-            leader |= frozenset(strict.leader)
-            sub |= frozenset(strict.sub_agent)
-        catalog = ToolCatalog(
-            profile=profile, leader=leader, sub_agent=sub, base=frozenset(names.base),
-            removed=frozenset(names.removed), forbidden=frozenset(names.forbidden),
-            leader_only=leader - sub, sub_agent_only=sub - leader, protocol=leader | sub,
-            arguments=ArgumentChecker((profile.value,) if profile is Profile.STRICT
-                                      else (profile.value, Profile.STRICT.value)))
-        _CATALOGS[profile] = catalog
-    return catalog
+    """A new catalog of ``profile`` (a linter keeps one per profile in its memo, which
+    builds its argument checks on first use)."""
+    names = schemas.tool_names(profile.value)
+    leader, sub = frozenset(names.leader), frozenset(names.sub_agent)
+    if profile is not Profile.STRICT:
+        strict = schemas.tool_names(Profile.STRICT.value)
+        leader |= frozenset(strict.leader)
+        sub |= frozenset(strict.sub_agent)
+    return ToolCatalog(
+        profile=profile, leader=leader, sub_agent=sub, base=frozenset(names.base),
+        removed=frozenset(names.removed), forbidden=frozenset(names.forbidden),
+        leader_only=leader - sub, sub_agent_only=sub - leader, protocol=leader | sub,
+        arguments=ArgumentChecker((profile.value,) if profile is Profile.STRICT
+                                  else (profile.value, Profile.STRICT.value)))
 
 
 def ask_other_form(arguments: dict[str, Any], strict: bool) -> tuple[Any, Any, bool]:

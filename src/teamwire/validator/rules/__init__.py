@@ -10,11 +10,13 @@ examples) and, for a rule that needs only what one message says, its checks besi
         ...
 
 A check takes one kind of fact (``facts``) and reports only its own rule. Its trigger
-(``prefixes``, ``suffixes``, ``mark``, or ``always``) says what a text needs for the check to
-have anything to say; the conversation pass derives what its fast paths may skip from the
-triggers of the enabled checks, so adding such a rule touches its module and its vectors only
-(docs/rules.md is regenerated from the registry). Other emit sites name rules by the
-constants defined here; emitting a rule that is not registered raises.
+(``prefixes``, ``suffixes``, ``mark``, ``content_prefixes``, or ``always``) says what a text
+needs for the check to have anything to say, and a check of envelopes says with ``quiet``
+which heads it never reports; the conversation pass derives what its fast paths may skip
+from those alone, so adding such a rule touches its module and its vectors only
+(docs/rules.md is regenerated from the registry). The emit sites still in the walker (the
+checks of tool calls and results) name rules by the constants defined here; emitting a rule
+that is not registered raises.
 """
 
 from __future__ import annotations

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import EnvelopeText, UserText
+from teamwire.envelope import ASTRION_COMPLETION_LABEL, LEADER_NAME, MessageType, name_problem
+from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
+from teamwire.validator.facts import (
+    DisplayName,
+    EnvelopeAttributes,
+    EnvelopeHead,
+    EnvelopeId,
+    EnvelopeText,
+    Owner,
+    Unparsed,
+    UserText,
+)
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import env, user
+from teamwire.validator.scan import attribute_offset, line_start, shorten, unsafe_name_char
 
 E, W = Severity.ERROR, Severity.WARNING
+_ANSWER = MessageType.ANSWER
+
+
+def _no_attributes(mtype: MessageType | None, owner: Owner) -> bool:
+    # The quiet test of a check that looks only at attributes or a header's receiver.
+    return True
 _ASK = env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Is the API final?")
 
 ENVELOPE_SYNTAX = rule(
@@ -23,6 +41,14 @@ line and column inside the message content, as the reference grammar reports it.
              "final?\n</Ask>\n</UI Operator_1>"),
     good=user(_ASK))
 
+
+@check(ENVELOPE_SYNTAX, Unparsed, always=True)
+def _envelope_syntax(fact: Unparsed, report: Report[Unparsed]) -> None:
+    # A name mismatch and a repeated attribute have rules of their own (TW102, TW103).
+    if fact.code not in ("name-mismatch", "duplicate-attribute"):
+        report(fact, fact.message)
+
+
 NAME_MISMATCH = rule(
     "TW102", "name-mismatch", E,
     "Header sender, outer tags, or inner open and close tags differ.",
@@ -35,6 +61,13 @@ the message or where it ends.""",
              .replace("</UI Operator_1>", "</UI Operator_2>")),
     good=user(_ASK))
 
+
+@check(NAME_MISMATCH, Unparsed, always=True)
+def _name_mismatch(fact: Unparsed, report: Report[Unparsed]) -> None:
+    if fact.code == "name-mismatch":
+        report(fact, fact.message)
+
+
 DUPLICATE_ATTRIBUTE = rule(
     "TW103", "duplicate-attribute", E, "The inner tag carries one attribute twice.",
     requirements=("TW-ENV-015",),
@@ -43,6 +76,13 @@ DUPLICATE_ATTRIBUTE = rule(
                  ' question_id="ask_uio_001" question_id="ask_uio_002"')),
     good=user(env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes.",
                   ' question_id="ask_uio_001"')))
+
+
+@check(DUPLICATE_ATTRIBUTE, Unparsed, always=True)
+def _duplicate_attribute(fact: Unparsed, report: Report[Unparsed]) -> None:
+    if fact.code == "duplicate-attribute":
+        report(fact, fact.message)
+
 
 UNKNOWN_LABEL = rule(
     "TW104", "unknown-label", E, "The header label is not one of the six message types.",
@@ -53,6 +93,15 @@ unknown label is invalid rather than ignored, because a new type would change th
     bad=user(env("UI Operator_1", "通知", "msg_uio_001", "Message", "Ready.")),
     good=user(env("UI Operator_1", "消息", "msg_uio_001", "Message", "Ready.")))
 
+
+@check(UNKNOWN_LABEL, EnvelopeHead, always=True)
+def _unknown_label(fact: EnvelopeHead, report: Report[EnvelopeHead]) -> None:
+    # The astrion completion label under profile strict is TW114's.
+    if fact.known is None and fact.label != ASTRION_COMPLETION_LABEL:
+        report(fact, f"unknown label {shorten(fact.label)!r}",
+               fact.text.find("\n") - len(fact.label))
+
+
 TAG_LABEL_MISMATCH = rule(
     "TW105", "tag-label-mismatch", E, "The inner tag is not the tag of the label's type.",
     requirements=("TW-TYPE-003",),
@@ -61,6 +110,14 @@ Label and tag must agree: 任务发布/Task, 任务进度输出 and 任务完成
 消息/Message, 回答/Answer.""",
     bad=user(env("Team Leader", "任务发布", "task_001", "Message", "Design the palette.")),
     good=user(env("Team Leader", "任务发布", "task_001", "Task", "Design the palette.")))
+
+
+@check(TAG_LABEL_MISMATCH, EnvelopeHead, always=True)
+def _tag_label_mismatch(fact: EnvelopeHead, report: Report[EnvelopeHead]) -> None:
+    if fact.known is not None and fact.tag != fact.known[1]:
+        report(fact, f"label {fact.label!r} takes tag <{fact.known[1]}>, not <{fact.tag}>",
+               line_start(fact.text, 4) + 1)
+
 
 ID_PREFIX_MISMATCH = rule(
     "TW106", "id-prefix-mismatch", E,
@@ -76,6 +133,24 @@ prefix there is reported by TW304, a warning.""",
     good=user(env("UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Working."),
               "Team Leader"))
 
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "AEIOUaeiou" else "a"
+
+
+@check(ID_PREFIX_MISMATCH, EnvelopeId, always=True)
+def _id_prefix_mismatch(fact: EnvelopeId, report: Report[EnvelopeId]) -> None:
+    # An agent-chosen id with a wrong prefix is TW304's, a warning.
+    match = fact.match
+    if match is None or fact.chosen or fact.wanted is None:
+        return
+    prefix = match.group("prefix") or "task"
+    if prefix != fact.wanted:
+        report(fact, f"id {fact.message_id!r} has prefix {prefix + '_'!r}; "
+               f"{_article(fact.tag)} {fact.tag} ({fact.label}) takes {fact.wanted + '_'!r}",
+               fact.text.find("\n") + 5)
+
+
 ID_SHAPE = rule(
     "TW107", "id-shape", E,
     "A router-allocated id is not 'task_NNN' or '{prefix}_{abbr}_NNN'.",
@@ -87,6 +162,17 @@ ten lowercase hex digits for every type.""",
     bad=user(env("Team Leader", "任务发布", "T-1", "Task", "Design the palette.")),
     good=user(env("Team Leader", "任务发布", "task_001", "Task", "Design the palette.")))
 
+
+@check(ID_SHAPE, EnvelopeId, always=True)
+def _id_shape(fact: EnvelopeId, report: Report[EnvelopeId]) -> None:
+    # An agent-chosen id of another shape is TW304's, a warning.
+    if fact.match is not None or fact.chosen \
+            or (not fact.strict and ASTRION_ID.fullmatch(fact.message_id)):
+        return
+    report(fact, f"id {shorten(fact.message_id)!r} is not 'task_NNN' or '{{prefix}}_{{abbr}}_NNN'",
+           fact.text.find("\n") + 5)
+
+
 ID_ATTRIBUTE = rule(
     "TW108", "id-attribute", E, "The id is written as an attribute of the inner tag.",
     requirements=("TW-ENV-021", "TW-ENV-023"),
@@ -95,6 +181,15 @@ ID_ATTRIBUTE = rule(
                  ' id="ask_uio_001"')),
     good=user(_ASK))
 
+
+@check(ID_ATTRIBUTE, EnvelopeAttributes, always=True, quiet=_no_attributes)
+def _id_attribute(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    for name, value in fact.attributes:
+        if name == "id":
+            report(fact, f"id given as an attribute (id=\"{shorten(value)}\"); the id belongs "
+                   "on the id line", attribute_offset(fact.text, name))
+
+
 MISSING_QUESTION_ID = rule(
     "TW109", "missing-question-id", E, "An Answer has no question_id attribute.",
     requirements=("TW-ENV-019",),
@@ -102,6 +197,14 @@ MISSING_QUESTION_ID = rule(
     bad=env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes, see api.md."),
     good=env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes, see api.md.",
              ' question_id="ask_uio_001"'))
+
+
+@check(MISSING_QUESTION_ID, EnvelopeAttributes, always=True,
+       quiet=lambda mtype, owner: mtype is not _ANSWER)
+def _missing_question_id(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    if fact.mtype is _ANSWER and all(name != "question_id" for name, _ in fact.attributes):
+        report(fact, "Answer without a question_id attribute", line_start(fact.text, 4) + 1)
+
 
 MISPLACED_QUESTION_ID = rule(
     "TW110", "misplaced-question-id", E, "A tag other than Answer carries question_id.",
@@ -113,6 +216,18 @@ strict treats it as invalid.""",
                  ' question_id="ask_uio_001"')),
     good=user(_ASK))
 
+
+@check(MISPLACED_QUESTION_ID, EnvelopeAttributes, always=True, quiet=_no_attributes)
+def _misplaced_question_id(fact: EnvelopeAttributes,
+                           report: Report[EnvelopeAttributes]) -> None:
+    if fact.mtype is None or fact.mtype is _ANSWER or not fact.owner.strict:
+        return
+    for name, _value in fact.attributes:
+        if name == "question_id":
+            report(fact, f"question_id on {_article(fact.tag)} {fact.tag}; only Answer carries "
+                   "it", attribute_offset(fact.text, name))
+
+
 UNKNOWN_ATTRIBUTE = rule(
     "TW111", "unknown-attribute", W, "The inner tag carries an attribute spec 1.0 does not define.",
     requirements=("TW-ENV-022", "TW-VER-005"), profiles=("strict",),
@@ -122,6 +237,22 @@ question_id. Profile astrion's target and subtype are reported here under strict
     bad=user(env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Is the API final?",
                  ' priority="high"')),
     good=user(_ASK))
+
+
+# The attributes spec 1.0 names: question_id, and id (reported as TW108). Profile astrion's
+# target and subtype are the dialect's own (TW116, TW117, TW208).
+_SPEC_ATTRIBUTES = frozenset({"question_id", "id"})
+
+
+@check(UNKNOWN_ATTRIBUTE, EnvelopeAttributes, always=True, quiet=_no_attributes)
+def _unknown_attribute(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    if not fact.owner.strict:
+        return
+    for name, _value in fact.attributes:
+        if name not in _SPEC_ATTRIBUTES:
+            report(fact, f"attribute {shorten(name)!r} is not part of spec 1.0",
+                   attribute_offset(fact.text, name))
+
 
 INVALID_DISPLAY_NAME = rule(
     "TW112", "invalid-display-name", E,
@@ -134,6 +265,16 @@ zeros; no leading or trailing white space, no ' 的' or ' 向 ', and 'Team Leade
 name. An envelope from an invalid name is invalid.""",
     bad=user(env("UI Operator_01", "提问", "ask_uio_001", "Ask", "Is the API final?")),
     good=user(_ASK))
+
+
+@check(INVALID_DISPLAY_NAME, DisplayName, always=True)
+def _invalid_display_name(fact: DisplayName, report: Report[DisplayName]) -> None:
+    # A name holding an unsafe character is TW602's.
+    if unsafe_name_char(fact.name) is None:
+        problem = name_problem(fact.name)
+        if problem is not None:
+            report(fact, f"{problem}: {shorten(fact.name)!r}", fact.at)
+
 
 LEGACY_NOTICE_PREFIX = rule(
     "TW113", "legacy-notice-prefix", E, "A user message starts with the retired '[系统通知|' prefix.",
@@ -163,6 +304,22 @@ accept transcripts of that implementation.""",
     bad=user(env("UI Operator_1", "任务结束汇报", "out_uio_002", "Output", "Done.")),
     good=user(env("UI Operator_1", "任务完成汇报", "out_uio_002", "Output", "Done.")))
 
+
+@check(ASTRION_DIALECT, EnvelopeHead, always=True)
+def _astrion_completion_label(fact: EnvelopeHead, report: Report[EnvelopeHead]) -> None:
+    if fact.known is None and fact.label == ASTRION_COMPLETION_LABEL:
+        report(fact, f"label {fact.label!r} is the astrion dialect's completion label; profile "
+               "strict uses '任务完成汇报'", fact.text.find("\n") - len(fact.label))
+
+
+@check(ASTRION_DIALECT, EnvelopeAttributes, always=True, quiet=_no_attributes)
+def _astrion_receiver_header(fact: EnvelopeAttributes,
+                             report: Report[EnvelopeAttributes]) -> None:
+    if fact.receiver is not None and fact.owner.strict:
+        report(fact, "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
+               fact.text.find(" 向 ") + 3)
+
+
 TRAILING_NEWLINE = rule(
     "TW115", "trailing-newline", E, "The envelope text ends with a line feed.",
     requirements=("TW-ENV-001", "TW-ENV-012", "TW-TYPE-013"),
@@ -191,6 +348,32 @@ sub-agent.""",
     good=user(env("UI Operator_1", "任务进度输出", "msg_3f9a0c11be", "Output", "Working.",
                   ' subtype="progress_output"')))
 
+
+# subtype → (type it requires, whether the receiver must be the leader; None: either)
+_SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
+    "progress_output": (MessageType.PROGRESS, None),
+    "completion_report": (MessageType.COMPLETION, None),
+    "ask_master": (MessageType.ASK, True),
+    "ask_other": (MessageType.ASK, False),
+}
+
+
+@check(SUBTYPE_MISMATCH, EnvelopeAttributes, always=True, quiet=_no_attributes)
+def _subtype_mismatch(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    mtype = fact.mtype
+    if fact.owner.strict or mtype is None:
+        return
+    for name, value in fact.attributes:
+        expected = _SUBTYPES.get(value) if name == "subtype" else None
+        if expected is None:
+            continue
+        receiver = fact.receiver or dict(fact.attributes).get("target") or fact.owner.name
+        if mtype is not expected[0] or (expected[1] is not None and receiver is not None
+                                        and (receiver == LEADER_NAME) is not expected[1]):
+            report(fact, f"subtype {value!r} does not fit a {mtype.label} to "
+                   f"{receiver or 'this receiver'}", attribute_offset(fact.text, name))
+
+
 RECEIVER_CONFLICT = rule(
     "TW117", "receiver-conflict", E,
     "An astrion header names a receiver that differs from the target attribute.",
@@ -203,6 +386,18 @@ RECEIVER_CONFLICT = rule(
                   ' target="Full-Stack Engineer_1"',
                   header="来自 UI Operator_1 向 Full-Stack Engineer_1 的提问")))
 
+
+@check(RECEIVER_CONFLICT, EnvelopeAttributes, always=True, quiet=_no_attributes)
+def _receiver_conflict(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    receiver = fact.receiver
+    if fact.owner.strict or receiver is None:
+        return
+    for name, value in fact.attributes:
+        if name == "target" and value != receiver:
+            report(fact, f"header names receiver {shorten(receiver)} but target is "
+                   f"{shorten(value)}", attribute_offset(fact.text, name))
+
+
 INVALID_QUESTION_ID = rule(
     "TW118", "invalid-question-id", E, "An Answer's question_id is not a message id.",
     requirements=("TW-ENV-024", "TW-ID-001"),
@@ -214,3 +409,13 @@ the prefix table: the asker may have chosen it.""",
             ' question_id="the API question"'),
     good=env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes, see api.md.",
              ' question_id="api-question"'))
+
+
+@check(INVALID_QUESTION_ID, EnvelopeAttributes, always=True, quiet=_no_attributes)
+def _invalid_question_id(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    if fact.mtype is not _ANSWER:
+        return
+    for name, value in fact.attributes:
+        if name == "question_id" and MESSAGE_ID.fullmatch(value) is None:
+            report(fact, f"question_id {shorten(value)!r} is not a message id (empty, or holds "
+                   "white space, '<' or '>')", attribute_offset(fact.text, name))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from teamwire.validator.facts import EnvelopeId, IdRepeated
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import rule
+from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -20,6 +21,14 @@ profile astrion an Answer may reuse the id of the question it answers.""",
                                                  "Team Leader"),
     good=user(_OUT1, "Team Leader") + "\n" + user(_OUT2, "Team Leader"))
 
+
+@check(ID_REUSED, IdRepeated, always=True)
+def _id_reused(fact: IdRepeated, report: Report[IdRepeated]) -> None:
+    if not fact.same:
+        report(fact, f"id {fact.message_id!r} is already used by another message (message "
+               f"{fact.first})", fact.text.find("\n") + 5)
+
+
 DUPLICATE_DELIVERY = rule(
     "TW302", "duplicate-delivery", E, "One message is delivered twice into one conversation.",
     requirements=("TW-DEL-002", "TW-DEL-004", "TW-ID-011"),
@@ -28,6 +37,14 @@ The router delivers each message to its receiver exactly once, across restarts i
 second copy is a duplicate delivery.""",
     bad=user(_OUT1, "Team Leader") + "\n" + user(_OUT1, "Team Leader"),
     good=user(_OUT1, "Team Leader") + "\n" + user(_OUT2, "Team Leader"))
+
+
+@check(DUPLICATE_DELIVERY, IdRepeated, always=True)
+def _duplicate_delivery(fact: IdRepeated, report: Report[IdRepeated]) -> None:
+    if fact.same:
+        report(fact, f"message {fact.message_id!r} is delivered again (first at message "
+               f"{fact.first})", fact.text.find("\n") + 5)
+
 
 MULTIPLE_RECEIVERS = rule(
     "TW303", "multiple-receivers", E, "One message is delivered into two conversations.",
@@ -61,3 +78,18 @@ mismatch points at an id that was copied or allocated for someone else.""",
     bad=user(env("UI Operator_1", "任务进度输出", "out_fse_001", "Output", "Working."),
              "Team Leader"),
     good=user(_OUT1, "Team Leader"))
+
+
+@check(ID_ABBREVIATION_MISMATCH, EnvelopeId, always=True)
+def _id_abbreviation_mismatch(fact: EnvelopeId, report: Report[EnvelopeId]) -> None:
+    match = fact.match
+    if match is None:
+        return
+    prefix = match.group("prefix") or "task"
+    # A wrong prefix is reported as such (TW106, TW304); the task counter has no abbreviation.
+    if prefix == "task" or (fact.wanted is not None and prefix != fact.wanted):
+        return
+    expected, abbr = fact.abbreviation, match.group("abbr")
+    if expected is not None and abbr != expected:
+        report(fact, f"id {fact.message_id!r} abbreviates the sender {fact.sender} as {abbr!r}; "
+               f"expected {expected!r}", fact.text.find("\n") + 6 + len(prefix))

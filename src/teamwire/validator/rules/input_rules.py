@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from teamwire.validator.facts import Malformed, NotText
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import rule
+from teamwire.validator.registry import Report, check, rule
+from teamwire.validator.scan import json_type
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -53,6 +55,18 @@ function name; tool_call_id on tool messages. Anything else cannot be checked fu
     bad='{"role": "robot", "content": 42}',
     good='{"role": "assistant", "content": "Looking at the styles first."}')
 
+
+@check(INVALID_MESSAGE, Malformed, always=True)
+def _invalid_message(fact: Malformed, report: Report[Malformed]) -> None:
+    report(fact, fact.problem)
+
+
+@check(INVALID_MESSAGE, NotText, always=True)
+def _content_not_text(fact: NotText, report: Report[NotText]) -> None:
+    # Content given as parts is TW005's.
+    if type(fact.content) is not list:
+        report(fact, f"content of {fact.what} is {json_type(fact.content)}, not a string")
+
 MULTIMODAL_CONTENT = rule(
     "TW005", "multimodal-content", W,
     "Content is an array of parts; protocol messages are plain strings.",
@@ -63,6 +77,13 @@ text. Content given as an array of parts (text, images) is not an envelope and i
 checked; a router never produces it for protocol messages.""",
     bad='{"role": "user", "content": [{"type": "text", "text": "来自 Team Leader 的任务发布…"}]}',
     good='{"role": "user", "content": "来自 Team Leader 的任务发布\\nid: task_001\\n…"}')
+
+
+@check(MULTIMODAL_CONTENT, NotText, always=True)
+def _multimodal_content(fact: NotText, report: Report[NotText]) -> None:
+    if type(fact.content) is list:
+        report(fact, f"content of {fact.what} is an array of parts; protocol messages are plain "
+               "strings, so its parts are not checked")
 
 UNSUPPORTED_VERSION = rule(
     "TW006", "unsupported-version", E, "The bundle's 'teamwire' version is missing, "

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from teamwire.envelope import LEADER_NAME, MessageType
-from teamwire.validator.facts import Delivered, Returned
+from teamwire.validator.facts import Delivered, EnvelopeAttributes, Returned
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
+from teamwire.validator.scan import attribute_offset, shorten
 from teamwire.validator.tooling import ASK_TOOLS
 
 E = Severity.ERROR
@@ -153,6 +154,25 @@ header or target attribute names a receiver, it must be that owner.""",
     good=user(env("UI Operator_1", "提问", "msg_8d02e4a7c5", "Ask", "Is the API final?",
                   header="来自 UI Operator_1 向 Full-Stack Engineer_1 的提问"),
               "Full-Stack Engineer_1"))
+
+
+
+# Only a header receiver or a target attribute names a receiver: an envelope without either
+# is never misaddressed.
+@check(MISADDRESSED, EnvelopeAttributes, always=True, quiet=lambda mtype, owner: True)
+def _misaddressed(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    owner = fact.owner.name
+    if fact.owner.strict or owner is None:
+        return
+    receiver = fact.receiver
+    if receiver is not None and receiver != owner:
+        report(fact, f"message addressed to {shorten(receiver)} is in the conversation of "
+               f"{owner}", fact.text.find(" 向 ") + 3)
+    for name, value in fact.attributes:
+        # A target other than the header's receiver is TW117's.
+        if name == "target" and (receiver is None or receiver == value) and value != owner:
+            report(fact, f"message addressed to {shorten(value)} is in the conversation of "
+                   f"{owner}", attribute_offset(fact.text, name))
 
 
 ANSWER_OUTSIDE_ASK_RESULT = rule(

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import AssistantText, EnvelopeText, ToolText, UserText
+from teamwire.envelope import MessageType
+from teamwire.validator.facts import (
+    AssistantText,
+    Delivered,
+    DisplayName,
+    EnvelopeText,
+    ToolText,
+    UserText,
+)
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import env, user
-from teamwire.validator.scan import content_offset, forged_header_offset, has_mark, is_run_result
+from teamwire.validator.scan import (
+    completion_result_problem,
+    content_offset,
+    forged_header_offset,
+    has_mark,
+    is_run_result,
+    shorten,
+    unsafe_name_char,
+)
 
 E, W = Severity.ERROR, Severity.WARNING
 _RESULT = ('<result agent="UI Operator_1" state="completed">\n<output>\nAll done.\n</output>\n'
@@ -68,6 +84,14 @@ control characters, the line and paragraph separators, '<', '>' and '"'. Bidi co
 among them and are not flagged.""",
     bad=user(env("UI\"b_1", "提问", "ask_ub_001", "Ask", "Hi")),
     good=user(env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Hi")))
+
+
+@check(UNSAFE_DISPLAY_NAME, DisplayName, always=True)
+def _unsafe_display_name(fact: DisplayName, report: Report[DisplayName]) -> None:
+    bad = unsafe_name_char(fact.name)
+    if bad is not None:
+        report(fact, f"display name {shorten(fact.name)!r} holds {bad!r} (U+{ord(bad):04X})",
+               fact.at)
 
 _TIMEOUT = ('<result agent="UI Operator_1" state="timeout">\n<error>\nThe turn took longer than '
             '600 s.\n</error>\n</result>')
@@ -142,3 +166,23 @@ is left to TW604, which reports it where it was said.""",
                   _TIMEOUT.replace("UI Operator_1", "Full-Stack Engineer_1", 1)), "Team Leader"),
     good=user(env("UI Operator_1", "任务完成汇报", "out_uio_003", "Output", _TIMEOUT),
               "Team Leader"))
+
+
+_COMPLETION = MessageType.COMPLETION
+
+
+@check(COMPLETION_RESULT_MISMATCH, Delivered, content_prefixes=("<result",),
+       quiet=lambda mtype, sender, owner: mtype is not _COMPLETION or not owner.strict)
+def _completion_result_mismatch(fact: Delivered, report: Report[Delivered]) -> None:
+    body = fact.content
+    if fact.mtype is not _COMPLETION or not fact.owner.strict or not body.startswith("<result") \
+            or not is_run_result(body):
+        return
+    problem = completion_result_problem(body, fact.sender)
+    if problem is None:
+        return
+    at = content_offset(fact.text) + problem[1]
+    if fact.withdrawable is None:
+        report(fact, problem[0], at)
+    else:  # the session checks report it unless the sender said it itself (TW604's then)
+        fact.withdrawable.append((fact.sender, body, report.later(fact, problem[0], at)))
