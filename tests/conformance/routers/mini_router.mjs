@@ -4,6 +4,7 @@
 //   drop-final     a message that reaches an agent during its final reply is lost
 //   reverse-batch  messages waiting for an agent are appended newest first
 //   no-timeout     an ask that is never answered waits for ever
+//   any-message    any message that reaches a waiting agent ends its wait as if it answered
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 // TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT) and exits 0 once every agent is idle.
 
@@ -115,6 +116,10 @@ function endTurn(agent, text) {
 }
 
 function deliver(agent, text) {
+  if (FAULT === "any-message" && agent.state === "waiting" && agent.resolveAsk) {
+    agent.resolveAsk(text);
+    return "queued";
+  }
   agent.pending.push(text);
   if (agent.state === "running") return "inline";
   if (agent.state === "waiting") return "queued";
