@@ -47,7 +47,7 @@ def round_limit() -> dict[str, Any]:
         "the asker's tool result, and with a round limit of 1 a second ask between the two "
         "fails with round-limit",
         ["TW-ROUTE-009", "TW-ROUTE-010", "TW-ROUTE-012", "TW-MSG-010", "TW-MSG-011",
-         "TW-CERT-005"],
+         "TW-TOOL-021", "TW-TOOL-022", "TW-CERT-005"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "full-stack-engineer", FSE_TASK)),
                says("Waiting."), says("Noted."), says("Form noted."), says("API noted.")),
@@ -79,7 +79,7 @@ def ask_timeout() -> dict[str, Any]:
         "ask-timeout",
         "An ask the Team Leader does not answer within the ask timeout fails with timeout, and "
         "the asker goes on",
-        ["TW-ROUTE-017", "TW-CERT-005"],
+        ["TW-ROUTE-017", "TW-TOOL-035", "TW-CERT-005"],
         [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
                says("Waiting."), says("I will not answer that."), says("Fine.")),
          agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",

@@ -5,7 +5,7 @@ be passed by code that shares nothing with the reference router, and, started wi
 ``MINI_ROUTER_FAULT`` set, it makes one of the mistakes a router author would make, so that
 the tests can check that certification fails with the right requirements:
 
-- ``drop-final``: a message that reaches an agent during its final reply is lost;
+- ``drop-final``: a message that reaches a sub-agent during its final reply is lost;
 - ``reverse-batch``: messages waiting for an agent are appended newest first;
 - ``no-inline``: a message to a running agent waits until its turn has ended;
 - ``no-timeout``: an ask that is never answered waits for ever;
@@ -173,7 +173,7 @@ class Router:
             if agent.state == "terminated":
                 return
             agent.state = "completed" if agent.name != LEADER else "idle"
-            if FAULT == "drop-final":
+            if FAULT == "drop-final" and agent.name != LEADER:
                 agent.pending = []
             leader = self.agents[LEADER]
             if agent.name != LEADER and agent.leader_asks and text.strip():
