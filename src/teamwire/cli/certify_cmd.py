@@ -106,6 +106,9 @@ def certify(router: str, scenario_files: tuple[str, ...], level: str, output_for
         if capabilities.unknown_features:
             click.echo(f"warning: {describe}: features the harness does not know, not checked: "
                        f"{', '.join(capabilities.unknown_features)}", err=True)
+    if all(capabilities.skip_reason(s) for s in scenarios):
+        fail(f"error: no scenario of level {level} can be run against the router as declared: "
+             f"{capabilities.skip_reason(scenarios[0])}")
     certification = Certification(router, level, baseline=baseline, describe=describe)
     for scenario in scenarios:
         skipped = capabilities.skip_reason(scenario)
