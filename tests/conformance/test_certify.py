@@ -38,7 +38,7 @@ def failed_requirements(report: dict[str, Any]) -> dict[str, set[str]]:
     """Scenario → the requirements of its failed checks."""
     return {s["scenario"]: {r for c in s["checks"] if c["status"] == "fail"
                             for r in c["requirements"]}
-            for s in report["scenarios"] if not s["passed"]}
+            for s in report["scenarios"] if not s["passed"] and "skipped" not in s}
 
 
 def reference_declaration(tmp_path: Path) -> str:
@@ -128,7 +128,7 @@ def test_the_text_report_shows_expected_and_received(tmp_path: Path) -> None:
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0].startswith("FAIL batch-drain (")
-    assert any(line.startswith("  fail: UI Operator_1 call 2 [TW-ROUTE-005, TW-ROUTE-008]")
+    assert any(line.startswith("  fail: UI Operator_1 call 2 [TW-ROUTE-005, TW-ROUTE-008, TW-DEL-003]")
                for line in lines)
     expected = next(line for line in lines if line.startswith("    expected: "))
     received = next(line for line in lines if line.startswith("    received: "))
@@ -173,7 +173,7 @@ def test_reports_for_ci_junit_markdown_badge_and_the_json_schema(tmp_path: Path)
         [sys.executable, "-m", "teamwire", "certify", "--router", MINI, "--scenario", scenario,
          "-f", "markdown"], capture_output=True, text=True, timeout=120, check=False,
         env={**os.environ, **env})
-    assert "| batch-drain | fail | TW-ROUTE-005, TW-ROUTE-008 |" in markdown.stdout
+    assert "| batch-drain | fail | TW-DEL-003, TW-ROUTE-005, TW-ROUTE-008 |" in markdown.stdout
 
 
 def test_a_baseline_accepts_the_failures_it_lists_and_fails_on_a_stale_entry(
