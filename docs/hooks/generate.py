@@ -43,7 +43,8 @@ def _traceability_page() -> str:
     from teamwire.conformance.traceability import matrix_markdown, traces
 
     return matrix_markdown(traces(ROOT / "spec" / "requirements.json",
-                                  ROOT / "conformance" / "scenarios"))
+                                  ROOT / "conformance" / "scenarios",
+                                  ROOT / "spec" / "certification" / "exclusions.json"))
 
 
 def _grammar_page() -> str:

@@ -32,7 +32,14 @@ def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
      "error: the ask timeout must be a positive number of seconds, not '-1'"),
     (["hi"], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TEAMWIRE_ROUND_LIMIT": "0"},
      "error: the round limit must be a whole number of at least 1, not '0'"),
-], ids=["no-endpoint", "no-request", "timeout-not-a-number", "timeout-negative", "no-rounds"])
+    (["hi", "--turn-timeout", "0"], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+     "error: the turn timeout must be a positive number of seconds, not '0'"),
+    (["hi"], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TEAMWIRE_MODEL_RETRIES": "-1"},
+     "error: the number of model-call retries must be a whole number of at least 0, not '-1'"),
+    (["hi", "--model-retries", "²"], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+     "error: the number of model-call retries must be a whole number of at least 0, not '²'"),
+], ids=["no-endpoint", "no-request", "timeout-not-a-number", "timeout-negative", "no-rounds",
+        "turn-timeout-zero", "retries-negative", "retries-not-ascii"])
 def test_bad_usage_is_exit_2_with_the_reason(args: list[str], env: dict[str, str],
                                              message: str) -> None:
     result = _run(args, **env)
@@ -62,3 +69,57 @@ def test_an_endpoint_no_model_call_succeeds_at_is_exit_2() -> None:
     lines = result.stderr.strip().splitlines()
     assert lines[0].startswith("warning: a turn of Team Leader ended by error: ")
     assert lines[-1].startswith("error: no model call succeeded; the first failure: Team Leader: ")
+
+
+def test_describe_prints_a_declaration_of_the_knobs_it_reads() -> None:
+    """``teamwire run --describe`` needs no endpoint, and names every knob with the variable
+    this command reads it from."""
+    import json
+
+    from teamwire import schemas
+    from teamwire.cli import run_cmd
+
+    result = _run(["--describe"])
+    assert result.returncode == 0, result.stderr
+    declared = json.loads(result.stdout)
+    assert schemas.validate("router-capabilities", declared) == []
+    assert declared["knobs"] == {"ask_timeout": "TEAMWIRE_ASK_TIMEOUT",
+                                 "turn_timeout": "TEAMWIRE_TURN_TIMEOUT",
+                                 "round_limit": "TEAMWIRE_ROUND_LIMIT",
+                                 "model_retries": "TEAMWIRE_MODEL_RETRIES"}
+    assert declared["knobs"]["model_retries"] == run_cmd.ENV_MODEL_RETRIES
+
+
+def test_a_failed_model_call_is_made_again_as_many_times_as_the_retries_say(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from teamwire.router.runtime.driver import DriverError
+    from teamwire.router.runtime.openai_chat import OpenAIChatDriver
+
+    reply = {"choices": [{"message": {"role": "assistant", "content": "ok"}}]}
+
+    def driver(retries: int, failures: int) -> tuple[OpenAIChatDriver, list[int]]:
+        made: list[int] = []
+
+        def post(body: object) -> object:
+            made.append(1)
+            if len(made) <= failures:
+                raise DriverError("HTTP 500")
+            return reply
+
+        chat = OpenAIChatDriver("http://127.0.0.1:9/v1", "m", retries=retries)
+        monkeypatch.setattr(chat, "_post", post)
+        return chat, made
+
+    chat, made = driver(retries=2, failures=2)
+    assert asyncio.run(chat.complete("Team Leader", [], [])).content == "ok"
+    assert len(made) == 3
+    chat, made = driver(retries=1, failures=2)
+    with pytest.raises(DriverError):
+        asyncio.run(chat.complete("Team Leader", [], []))
+    assert len(made) == 2
+    chat, made = driver(retries=0, failures=1)
+    with pytest.raises(DriverError):
+        asyncio.run(chat.complete("Team Leader", [], []))
+    assert len(made) == 1

@@ -47,7 +47,7 @@ def round_limit() -> dict[str, Any]:
         "the asker's tool result, and with a round limit of 1 a second ask between the two "
         "fails with round-limit",
         ["TW-ROUTE-009", "TW-ROUTE-010", "TW-ROUTE-012", "TW-MSG-010", "TW-MSG-011",
-         "TW-CERT-005"],
+         "TW-TOOL-021", "TW-TOOL-022", "TW-CERT-005"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "full-stack-engineer", FSE_TASK)),
                says("Waiting."), says("Noted."), says("Form noted."), says("API noted.")),
@@ -79,7 +79,7 @@ def ask_timeout() -> dict[str, Any]:
         "ask-timeout",
         "An ask the Team Leader does not answer within the ask timeout fails with timeout, and "
         "the asker goes on",
-        ["TW-ROUTE-017", "TW-CERT-005"],
+        ["TW-ROUTE-017", "TW-TOOL-035", "TW-CERT-005"],
         [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
                says("Waiting."), says("I will not answer that."), says("Fine.")),
          agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
@@ -112,4 +112,48 @@ def leader_asks_a_sub_agent() -> dict[str, Any]:
              (("question_id", "ask_tl_001"),))["content"]))])
 
 
-SCENARIOS = [round_limit, ask_timeout, leader_asks_a_sub_agent]
+def answers_out_of_order() -> dict[str, Any]:
+    colours = "Which colours?"
+    return scenario(
+        "answers-out-of-order",
+        "Two sub-agents wait in ask_master; the Team Leader answers the second question first, "
+        "and each answer reaches the asker of the question it names, whatever the order",
+        ["TW-ROUTE-012", "TW-TOOL-014", "TW-TOOL-020", "TW-TOOL-028"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
+                         create("call_tl_2", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("One question so far."),
+               calls(call("call_tl_3", "answer_sub_agent_question", agent_id=1,
+                          role_id="full-stack-engineer", question_id="ask_fse_001",
+                          answer="Port 8080."),
+                     call("call_tl_4", "answer_sub_agent_question", agent_id=1,
+                          role_id="ui-operator", question_id="ask_uio_001",
+                          answer="Navy and white.")),
+               says("Answered both."), says("Form noted."), says("API noted.")),
+         agent(UIO, calls(call("call_uio_1", "ask_master", question=colours,
+                               question_id="ask_uio_001")),
+               says("A navy form.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question=PORT,
+                               question_id="ask_fse_001")),
+               says("The API listens on 8080."))],
+        # The operator's question starts the Team Leader's turn; the engineer's arrives while
+        # that turn runs and starts the next one.
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3, "await"), (FSE, 1), (TL, 3), (TL, 4),
+                 (TL, 5), (UIO, 2), (TL, 6), (FSE, 2), (TL, 7)),
+        [expect(TL, 3, envelope(UIO, "提问", "ask_uio_001", "Ask", colours)),
+         expect(TL, 4, envelope(FSE, "提问", "ask_fse_001", "Ask", PORT)),
+         expect(TL, 5, tool("call_tl_3", {"success": True, "display_name": FSE,
+                                           "question_id": "ask_fse_001"}),
+                tool("call_tl_4", {"success": True, "display_name": UIO,
+                                   "question_id": "ask_uio_001"})),
+         expect(FSE, 2, tool("call_fse_1", envelope(
+             TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
+             (("question_id", "ask_fse_001"),))["content"])),
+         expect(UIO, 2, tool("call_uio_1", envelope(
+             TL, "回答", "ans_tl_002", "Answer", "Navy and white.",
+             (("question_id", "ask_uio_001"),))["content"])),
+         expect(TL, 6, envelope(UIO, "任务完成汇报", "out_uio_001", "Output", "A navy form.")),
+         expect(TL, 7, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
+                                "The API listens on 8080."))])
+
+
+SCENARIOS = [round_limit, ask_timeout, leader_asks_a_sub_agent, answers_out_of_order]

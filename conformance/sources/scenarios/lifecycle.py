@@ -98,6 +98,22 @@ def turn_timeout() -> dict[str, Any]:
             FSE, "timeout", "the turn took longer than its timeout of 1 second")))])
 
 
+def default_turn_timeout() -> dict[str, Any]:
+    return scenario(
+        "default-turn-timeout",
+        "A sub-agent created without timeout_seconds has the router's turn timeout (the "
+        "turn_timeout knob): a turn that outlasts it is stopped, and the Team Leader gets a "
+        "completion whose content is a run result of state timeout",
+        ["TW-ROUTE-018", "TW-RES-009", "TW-CERT-005"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("Too slow.")),
+         agent(FSE, says("Too late."))],
+        schedule((TL, 1), (TL, 2), (TL, 3), (FSE, 1)),
+        [expect(TL, 3, output(FSE, "out_fse_001", render_run_result(
+            FSE, "timeout", "the turn took longer than its timeout of 1 second")))],
+        knobs={"turn_timeout": 1})
+
+
 def wait_cycle() -> dict[str, Any]:
     return scenario(
         "wait-cycle",
@@ -141,5 +157,5 @@ def refused_calls() -> dict[str, Any]:
                 tool("call_tl_2", failed("forbidden-tool")))])
 
 
-SCENARIOS = [message_to_waiting_sub_agent, terminated_during_an_ask, turn_timeout, wait_cycle,
-             refused_calls]
+SCENARIOS = [message_to_waiting_sub_agent, terminated_during_an_ask, turn_timeout,
+             default_turn_timeout, wait_cycle, refused_calls]

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from conformance.sources.scenarios import asks, durability, lifecycle, routing, targets
 
+from teamwire.cli.run_cmd import CAPABILITIES
+from teamwire.conformance.capabilities import capabilities_from_json
 from teamwire.conformance.checks import Status, check_run
 from teamwire.conformance.runner import run_scenario
 from teamwire.conformance.scenario import scenario_from_json
@@ -30,10 +32,12 @@ def main() -> int:
     """Check every scenario against the reference router; write them only if all pass."""
     failures = 0
     written = []
+    declared = capabilities_from_json(CAPABILITIES, "teamwire run --describe")
     for make in SOURCES:
         data = make()
-        run = run_scenario(scenario_from_json(data, data["scenario"]), REFERENCE)
-        for verdict in check_run(run):
+        run = run_scenario(scenario_from_json(data, data["scenario"]), REFERENCE,
+                           capabilities=declared)
+        for verdict in check_run(run, declared):
             if verdict.status is not Status.PASS:
                 failures += 1
                 print(f"{data['scenario']}: {verdict.check}: {verdict.reason}", file=sys.stderr)

@@ -95,7 +95,8 @@ def answer_to_waiting_sub_agent() -> dict[str, Any]:
         "answer-to-waiting-sub-agent",
         "A sub-agent waiting in ask_master gets the Team Leader's answer as the result of "
         "that call (seed 001, 3.2)",
-        ["TW-ROUTE-010", "TW-ROUTE-012", "TW-TYPE-013", "TW-TOOL-014"],
+        ["TW-ROUTE-010", "TW-ROUTE-012", "TW-TYPE-013", "TW-TOOL-014", "TW-TOOL-020",
+         "TW-TOOL-034"],
         [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
                says("Waiting."),
                calls(call("call_tl_2", "answer_sub_agent_question", agent_id=1,
@@ -154,7 +155,7 @@ def batch_drain() -> dict[str, Any]:
         "batch-drain",
         "Two messages that arrive while a sub-agent runs are both appended, in the order "
         "they were sent, before its next model call",
-        ["TW-ROUTE-005", "TW-ROUTE-008"],
+        ["TW-ROUTE-005", "TW-ROUTE-008", "TW-DEL-003"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                calls(call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
                           message=GUIDANCE),

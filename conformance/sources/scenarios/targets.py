@@ -76,8 +76,8 @@ def custom_roles_and_creation_errors() -> dict[str, Any]:
         "A role created with create_custom_agent gives sub-agents of its name; a second role "
         "of that id, a role id that is no role id, an unknown role and an agent_id its role "
         "already has each fail with their own code",
-        ["TW-TOOL-007", "TW-TOOL-008", "TW-TOOL-018", "TW-NAME-008", "TW-NAME-010",
-         "TW-ID-006"],
+        ["TW-TOOL-007", "TW-TOOL-008", "TW-TOOL-018", "TW-TOOL-033", "TW-TOOL-036",
+         "TW-NAME-008", "TW-NAME-010", "TW-ID-006"],
         [agent(TL, calls(custom("call_tl_1", CODER), custom("call_tl_2", CODER),
                          custom("call_tl_3", {**CODER, "role_id": "bad id", "name": "Bad"}),
                          call("call_tl_4", "create_sub_agent", agent_id=1, role_id="designer",

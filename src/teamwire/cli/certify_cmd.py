@@ -34,21 +34,30 @@ def _shipped_scenarios() -> list[Path]:
 @click.option("--baseline", metavar="FILE", type=click.Path(dir_okay=False),
               help="Expected failures (JSON): exit 0 when nothing else fails, 1 on a new "
                    "failure or on an entry that passes now.")
+@click.option("--describe", metavar="FILE", type=click.Path(dir_okay=False),
+              help="The router's capability declaration (JSON, schema router-capabilities): "
+                   "its profile, the MAY features to check, the knobs it reads.")
 @click.option("-o", "--output-file", metavar="FILE", help="Write the report to FILE.")
 @click.option("--wait", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               metavar="SECONDS",
               help="How long to wait for an expected model call, or for the router to exit.")
 def certify(router: str, scenario_files: tuple[str, ...], level: str, output_format: str,
-            badge: str | None, baseline: str | None, output_file: str | None,
-            wait: float) -> None:
+            badge: str | None, baseline: str | None, describe: str | None,
+            output_file: str | None, wait: float) -> None:
     """Certify the router COMMAND: serve a scripted OpenAI-compatible endpoint on
-    127.0.0.1, start the router with OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_STATE_DIR and
-    TEAMWIRE_REQUEST set, and check, scenario by scenario, what it appends to each agent's
-    conversation.
+    127.0.0.1, start the router with OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_STATE_DIR,
+    TEAMWIRE_REQUEST and TEAMWIRE_ROLES set (and the knobs it declares), and check, scenario
+    by scenario, what it appends to each agent's conversation. A scenario the declaration
+    rules out is skipped and says why.
 
     Exit codes: 0 certified; 1 not certified (a check failed); 2 usage error, a scenario
     that cannot be read, or a router that cannot be started or breaks the harness contract.
     """
+    from teamwire.conformance.capabilities import (
+        Capabilities,
+        CapabilitiesError,
+        load_capabilities,
+    )
     from teamwire.conformance.checks import check_run
     from teamwire.conformance.report import (
         Certification,
@@ -88,11 +97,27 @@ def certify(router: str, scenario_files: tuple[str, ...], level: str, output_for
         if unknown:
             fail(f"error: {baseline}: no scenario of level {level} is called "
                  f"{', '.join(unknown)}")
-    certification = Certification(router, level, baseline=baseline)
+    capabilities = Capabilities()
+    if describe is not None:
+        try:
+            capabilities = load_capabilities(Path(describe))
+        except CapabilitiesError as exc:
+            fail(f"error: {exc}")
+        if capabilities.unknown_features:
+            click.echo(f"warning: {describe}: features the harness does not know, not checked: "
+                       f"{', '.join(capabilities.unknown_features)}", err=True)
+    if all(capabilities.skip_reason(s) for s in scenarios):
+        fail(f"error: no scenario of level {level} can be run against the router as declared: "
+             f"{capabilities.skip_reason(scenarios[0])}")
+    certification = Certification(router, level, baseline=baseline, describe=describe)
     for scenario in scenarios:
-        run = run_scenario(scenario, command, wait=wait)
-        certification.results.append(
-            ScenarioResult(run, check_run(run), expected.get(scenario.name, {})))
+        skipped = capabilities.skip_reason(scenario)
+        if skipped is not None:
+            certification.results.append(ScenarioResult.skip(scenario, skipped))
+            continue
+        run = run_scenario(scenario, command, wait=wait, capabilities=capabilities)
+        certification.results.append(ScenarioResult(run, check_run(run, capabilities),
+                                                     expected.get(scenario.name, {})))
         if not run.started:
             break  # the command cannot be started: every other scenario would say the same
     write = {"json": write_json, "junit": write_junit, "markdown": write_markdown}.get(

@@ -28,6 +28,18 @@ ENV_REQUEST = "TEAMWIRE_REQUEST"
 ENV_MODEL = "TEAMWIRE_MODEL"
 ENV_ASK_TIMEOUT = "TEAMWIRE_ASK_TIMEOUT"
 ENV_ROUND_LIMIT = "TEAMWIRE_ROUND_LIMIT"
+ENV_TURN_TIMEOUT = "TEAMWIRE_TURN_TIMEOUT"
+ENV_MODEL_RETRIES = "TEAMWIRE_MODEL_RETRIES"
+
+CAPABILITIES = {
+    "teamwire": "1.0",
+    "router": "teamwire run",
+    "profile": "strict",
+    "features": ["send-delivery"],
+    "knobs": {"ask_timeout": ENV_ASK_TIMEOUT, "turn_timeout": ENV_TURN_TIMEOUT,
+              "round_limit": ENV_ROUND_LIMIT, "model_retries": ENV_MODEL_RETRIES},
+}
+"""The reference router's capability declaration (schema router-capabilities)."""
 
 STORE_FILE = "router.db"
 BUNDLE_FILE = "bundle.json"
@@ -45,11 +57,11 @@ def _number(name: str, value: str | None, default: float) -> float:
     return number
 
 
-def _count(name: str, value: str | None, default: int) -> int:
+def _count(name: str, value: str | None, default: int, least: int = 1) -> int:
     if value is None or value == "":
         return default
-    if not value.isdigit() or int(value) < 1:
-        fail(f"error: {name} must be a whole number of at least 1, not {value!r}")
+    if not value.isascii() or not value.isdigit() or int(value) < least:
+        fail(f"error: {name} must be a whole number of at least {least}, not {value!r}")
     return int(value)
 
 
@@ -83,10 +95,20 @@ def _model_map(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--round-limit", metavar="N",
               help=f"Ask rounds between two agents (default: ${ENV_ROUND_LIMIT}, else the "
                    "protocol's default).")
+@click.option("--turn-timeout", metavar="SECONDS",
+              help=f"Seconds a sub-agent's turn may last when create_sub_agent gives no "
+                   f"timeout_seconds (default: ${ENV_TURN_TIMEOUT}, else the protocol's default).")
+@click.option("--model-retries", metavar="N",
+              help=f"How many times a failed model call is made again before its turn ends "
+                   f"(default: ${ENV_MODEL_RETRIES}, else 0).")
+@click.option("--describe", is_flag=True,
+              help="Print the router's capability declaration (JSON, for teamwire certify "
+                   "--describe) and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def run(request: str | None, model_url: str | None, api_key: str | None, model: str | None,
         model_for: tuple[str, ...], state_dir: str | None, ask_timeout: str | None,
-        round_limit: str | None, quiet: bool) -> None:
+        round_limit: str | None, turn_timeout: str | None, model_retries: str | None,
+        describe: bool, quiet: bool) -> None:
     """Run a session of the protocol: the Team Leader gets REQUEST (default:
     $TEAMWIRE_REQUEST) and every agent's model is called at the endpoint.
 
@@ -95,10 +117,14 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
     call is reported on standard error. Exit codes: 0 the session ended; 2 bad usage, an
     endpoint no model call succeeded at, or a state directory that cannot be used.
     """
+    if describe:
+        click.echo(json.dumps(CAPABILITIES, indent=2))
+        return
     from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS
     from teamwire.router.runtime import Session
     from teamwire.router.runtime.openai_chat import OpenAIChatDriver
     from teamwire.router.runtime.session import DEFAULT_ASK_TIMEOUT
+    from teamwire.router.runtime.turns import DEFAULT_TURN_TIMEOUT
     from teamwire.router.store import MemoryStore, SQLiteStore, Store
 
     base_url = model_url or os.environ.get(ENV_BASE_URL)
@@ -111,6 +137,10 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
                       DEFAULT_ASK_TIMEOUT)
     rounds = _count("the round limit", round_limit or os.environ.get(ENV_ROUND_LIMIT),
                     DEFAULT_MAX_ASK_ROUNDS)
+    turn_limit = _number("the turn timeout", turn_timeout or os.environ.get(ENV_TURN_TIMEOUT),
+                         DEFAULT_TURN_TIMEOUT)
+    retries = _count("the number of model-call retries",
+                     model_retries or os.environ.get(ENV_MODEL_RETRIES), 0, least=0)
     directory = state_dir or os.environ.get(ENV_STATE_DIR)
     store: Store
     if directory:
@@ -124,7 +154,8 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
         store = MemoryStore()
 
     def driver(role_id: str) -> OpenAIChatDriver:
-        return OpenAIChatDriver(base_url, models.get(role_id, default_model), api_key=key)
+        return OpenAIChatDriver(base_url, models.get(role_id, default_model), api_key=key,
+                                retries=retries)
 
     def drivers(name: str, role_id: str) -> OpenAIChatDriver:
         return driver(role_id)
@@ -154,10 +185,11 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
         if resuming:
             session = await Session.resume(store, leader=driver("team-leader"), drivers=drivers,
                                            ask_timeout=timeout, max_ask_rounds=rounds,
-                                           listener=listener)
+                                           listener=listener, turn_timeout=turn_limit)
         else:
             session = Session(leader=driver("team-leader"), drivers=drivers, store=store,
-                              ask_timeout=timeout, max_ask_rounds=rounds, listener=listener)
+                              ask_timeout=timeout, max_ask_rounds=rounds, listener=listener,
+                              turn_timeout=turn_limit)
             assert text is not None
             await session.start(text)
         await session.run_until_idle()

@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Any
 
 from teamwire import schemas
+from teamwire.conformance.capabilities import FEATURES, Capabilities
 from teamwire.conformance.endpoint import ModelCall
 from teamwire.conformance.runner import Run
 from teamwire.envelope import LEADER_NAME
@@ -133,8 +134,10 @@ def answered_calls(run: Run) -> dict[str, dict[int, ModelCall]]:
     return found
 
 
-def check_run(run: Run) -> list[Verdict]:
-    """Every verdict on one scenario run."""
+def check_run(run: Run, capabilities: Capabilities | None = None) -> list[Verdict]:
+    """Every verdict on one scenario run, holding the router to the optional features it
+    declares."""
+    capabilities = capabilities or Capabilities()
     verdicts = [_contract(run), _schedule(run)]
     numbered = answered_calls(run)
     by_agent = {agent: [calls[n] for n in sorted(calls)] for agent, calls in numbered.items()}
@@ -145,6 +148,9 @@ def check_run(run: Run) -> list[Verdict]:
     if run.restarts:
         verdicts.append(_repeats_restore(run))
     verdicts.extend(_expectations(run, numbered))
+    delivery = _send_delivery(by_agent, capabilities)
+    if delivery is not None:
+        verdicts.append(delivery)
     return verdicts
 
 
@@ -304,6 +310,7 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
                                     f"{expectation.call}", wanted, None))
             continue
         got = [_normal(m) for m in appended(calls, expectation.call)]
+        wanted = _optional_left_out(wanted, got)
         if got == wanted:
             verdicts.append(Verdict(name, Status.PASS, run.scenario.requirements))
         else:
@@ -311,3 +318,65 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
                                     "the messages appended before this call differ from the "
                                     "expected ones", wanted, got))
     return verdicts
+
+
+def _is_send_result(value: Any) -> bool:
+    """Whether a tool result's JSON has the shape of a successful send_message_to_sub_agent
+    result (TW-TOOL-011)."""
+    return isinstance(value, dict) and value.get("success") is True \
+        and "message_id" in value and "display_name" in value
+
+
+def _optional_left_out(wanted: list[Any], got: list[Any]) -> list[Any]:
+    """The expected messages without the optional members (TW-TOOL-012's ``delivery``) the
+    router left out of the matching result: whether it had to send them is the feature
+    check's question; a member it does send is compared."""
+    sent = {m.get("tool_call_id"): m.get("json") for m in got
+            if isinstance(m, dict) and m.get("role") == "tool"}
+    out = []
+    for message in wanted:
+        result = message.get("json") if isinstance(message, dict) else None
+        received = sent.get(message.get("tool_call_id")) if isinstance(message, dict) else None
+        if isinstance(result, dict) and _is_send_result(result) and "delivery" in result \
+                and isinstance(received, dict) and "delivery" not in received:
+            message = {**message, "json": {k: v for k, v in result.items() if k != "delivery"}}
+        out.append(message)
+    return out
+
+
+def _send_delivery(by_agent: dict[str, list[ModelCall]],
+                   capabilities: Capabilities) -> Verdict | None:
+    """TW-TOOL-012 as the router declares it (TW-CERT-016): a router that declares
+    send-delivery must say ``delivery`` in every send result; one that does not is checked
+    only where it does. None when the run sent no message."""
+    requirements = (FEATURES["send-delivery"], "TW-CERT-016")
+    results = []
+    for calls in by_agent.values():
+        if not calls:
+            continue
+        sends = set()
+        for message in calls[-1].messages:
+            if not isinstance(message, dict):
+                continue
+            for tool_call in message.get("tool_calls") or []:
+                function = tool_call.get("function") if isinstance(tool_call, dict) else None
+                if isinstance(function, dict) \
+                        and function.get("name") == "send_message_to_sub_agent":
+                    sends.add(tool_call.get("id"))
+            if message.get("role") == "tool" and message.get("tool_call_id") in sends:
+                with contextlib.suppress(ValueError, TypeError):
+                    value = json.loads(message.get("content") or "")
+                    if _is_send_result(value):
+                        results.append((str(message["tool_call_id"]), value))
+    if not results:
+        return None
+    missing = [call_id for call_id, value in results if "delivery" not in value]
+    if not missing:
+        return Verdict("feature send-delivery", Status.PASS, requirements)
+    if capabilities.declares("send-delivery"):
+        return Verdict("feature send-delivery", Status.FAIL, requirements,
+                       f"the router declares send-delivery, but the send_message_to_sub_agent "
+                       f"results of {', '.join(missing)} carry no delivery")
+    return Verdict("feature send-delivery", Status.SKIP, requirements,
+                   "the router does not declare send-delivery and its send_message_to_sub_agent "
+                   f"results ({', '.join(missing)}) carry no delivery: not checked")

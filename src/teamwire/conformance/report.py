@@ -11,6 +11,7 @@ from xml.sax.saxutils import escape, quoteattr
 from teamwire._version import __version__
 from teamwire.conformance.checks import Status, Verdict
 from teamwire.conformance.runner import Run
+from teamwire.conformance.scenario import Scenario
 
 CONTRACT_CHECK = "contract"
 
@@ -23,6 +24,13 @@ class ScenarioResult:
     verdicts: list[Verdict]
     expected: dict[str, str] = field(default_factory=dict)
     """Checks (or ``*`` for the whole scenario) the baseline expects to fail, with why."""
+    skipped: str = ""
+    """Why the scenario was not run against this router (TW-CERT-015); empty when it ran."""
+
+    @classmethod
+    def skip(cls, scenario: Scenario, reason: str) -> ScenarioResult:
+        """A scenario the router's declaration rules out: not run, and not a pass."""
+        return cls(Run(scenario, [], [], []), [], skipped=reason)
 
     def _excused(self, verdict: Verdict) -> bool:
         return verdict.status is Status.FAIL and bool(
@@ -30,8 +38,9 @@ class ScenarioResult:
 
     @property
     def passed(self) -> bool:
-        """No check failed (warnings and skips do not fail a scenario)."""
-        return all(v.status is not Status.FAIL for v in self.verdicts)
+        """The scenario ran and no check failed (warnings and skipped checks do not fail
+        it)."""
+        return not self.skipped and all(v.status is not Status.FAIL for v in self.verdicts)
 
     @property
     def new_failures(self) -> list[Verdict]:
@@ -41,6 +50,8 @@ class ScenarioResult:
     @property
     def stale(self) -> list[str]:
         """Baseline entries of this scenario that did not fail: the router does better now."""
+        if self.skipped:
+            return []
         failed = {v.check for v in self.verdicts if v.status is Status.FAIL}
         return [name for name in self.expected
                 if (name == "*" and not failed) or (name != "*" and name not in failed)]
@@ -59,11 +70,18 @@ class Certification:
     results: list[ScenarioResult] = field(default_factory=list)
     baseline: str | None = None
     """The expected-failures file the run is judged with."""
+    describe: str | None = None
+    """The router's capability declaration, if it gave one."""
+
+    @property
+    def ran(self) -> list[ScenarioResult]:
+        """The results of the scenarios that were run (not skipped)."""
+        return [r for r in self.results if not r.skipped]
 
     @property
     def certified(self) -> bool:
-        """Every scenario passed."""
-        return bool(self.results) and all(r.passed for r in self.results)
+        """Every scenario that could be run passed, and at least one was."""
+        return bool(self.ran) and all(r.passed for r in self.ran)
 
     @property
     def regressed(self) -> bool:
@@ -94,6 +112,7 @@ class Certification:
             "level": self.level,
             "certified": self.certified,
             **({"baseline": self.baseline} if self.baseline is not None else {}),
+            **({"describe": self.describe} if self.describe is not None else {}),
             "scenarios": [{
                 "scenario": r.run.scenario.name,
                 "title": r.run.scenario.title,
@@ -101,6 +120,7 @@ class Certification:
                 "passed": r.passed,
                 "seconds": round(r.run.seconds, 3),
                 "router_exit_code": r.run.exit_code,
+                **({"skipped": r.skipped} if r.skipped else {}),
                 **({"stale_baseline": r.stale} if r.stale else {}),
                 "checks": [{
                     "check": v.check, "status": r.status(v),
@@ -128,6 +148,9 @@ def write_text(certification: Certification, stream: TextIO) -> None:
     the verdict."""
     for result in certification.results:
         run = result.run
+        if result.skipped:
+            stream.write(f"SKIP {run.scenario.name}: {result.skipped}\n")
+            continue
         mark = "PASS" if result.passed else "FAIL" if result.new_failures else "XFAIL"
         stream.write(f"{mark} {run.scenario.name} ({run.seconds:.1f} s)\n")
         for name in result.stale:
@@ -145,7 +168,11 @@ def write_text(certification: Certification, stream: TextIO) -> None:
             stream.write("  router output (last lines):\n")
             stream.writelines(f"    {line}\n" for line in tail)
     passed = sum(r.passed for r in certification.results)
-    total = len(certification.results)
+    total = len(certification.ran)
+    skipped = len(certification.results) - total
+    if skipped:
+        stream.write(f"\n{skipped} scenario{'s' if skipped > 1 else ''} skipped: not run, "
+                     "not passed (see SKIP above)\n")
     if certification.baseline is not None and not certification.certified \
             and not certification.broke_contract:
         against = "no new failure" if not certification.regressed else "regressed"
@@ -185,7 +212,9 @@ def write_junit(certification: Certification, stream: TextIO) -> None:
                          f"\nreceived: {json.dumps(verdict.received, ensure_ascii=False)}")
             stream.write(f"      <failure message={quoteattr(_xml_text(message))}>"
                          f"{escape(_xml_text(body))}</failure>\n")
-        if not result.new_failures and not result.passed:
+        if result.skipped:
+            stream.write(f"      <skipped message={quoteattr(_xml_text(result.skipped))}/>\n")
+        elif not result.new_failures and not result.passed:
             stream.write("      <skipped message=\"expected to fail by the baseline\"/>\n")
         stream.write("    </testcase>\n")
     stream.write("  </testsuite>\n</testsuites>\n")
@@ -206,7 +235,8 @@ def write_markdown(certification: Certification, stream: TextIO) -> None:
     for result in certification.results:
         failed = sorted({r for v in result.verdicts if v.status is Status.FAIL
                          for r in v.requirements})
-        mark = "pass" if result.passed else "fail" if result.new_failures else "expected fail"
+        mark = "pass" if result.passed else f"skipped: {result.skipped}" if result.skipped \
+            else "fail" if result.new_failures else "expected fail"
         stream.write(f"| {result.run.scenario.name} | {mark} | {', '.join(failed)} |\n")
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from teamwire.conformance.capabilities import PRESET_ROLES, ROLES_VARIABLE, Capabilities
 from teamwire.conformance.endpoint import Breach, ModelCall, ModelEndpoint
 from teamwire.conformance.scenario import Crash, Scenario, Step
 
@@ -55,19 +56,19 @@ class Run:
         return not any(p.startswith("cannot start") for p in self.problems)
 
 
-def router_environment(scenario: Scenario, base_url: str, state_dir: Path) -> dict[str, str]:
-    """The environment a router under certification is started with."""
+def router_environment(scenario: Scenario, base_url: str, state_dir: Path,
+                       capabilities: Capabilities | None = None) -> dict[str, str]:
+    """The environment a router under certification is started with; the scenario's knobs
+    go in the variables the router's declaration names."""
     env = dict(os.environ)
     env.update({
         "OPENAI_BASE_URL": base_url,
         "OPENAI_API_KEY": "teamwire-certify",
         "TEAMWIRE_STATE_DIR": str(state_dir),
         "TEAMWIRE_REQUEST": scenario.request,
+        ROLES_VARIABLE: str(PRESET_ROLES),
     })
-    if "ask_timeout" in scenario.knobs:
-        env["TEAMWIRE_ASK_TIMEOUT"] = repr(float(scenario.knobs["ask_timeout"]))
-    if "round_limit" in scenario.knobs:
-        env["TEAMWIRE_ROUND_LIMIT"] = str(int(scenario.knobs["round_limit"]))
+    env.update((capabilities or Capabilities()).environment(scenario))
     return env
 
 
@@ -86,7 +87,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def run_scenario(scenario: Scenario, command: Sequence[str], *,
-                 wait: float = DEFAULT_WAIT) -> Run:
+                 wait: float = DEFAULT_WAIT, capabilities: Capabilities | None = None) -> Run:
     """Run ``scenario`` against the router ``command`` and return what was observed."""
     endpoint = ModelEndpoint(scenario.tokens, scenario.scripts)
     state_dir = Path(tempfile.mkdtemp(prefix="teamwire-certify-"))
@@ -96,7 +97,7 @@ def run_scenario(scenario: Scenario, command: Sequence[str], *,
     process: subprocess.Popen[bytes] | None = None
     try:
         base_url = endpoint.start()
-        env = router_environment(scenario, base_url, state_dir)
+        env = router_environment(scenario, base_url, state_dir, capabilities)
         with open(log_path, "wb") as log:
 
             def start() -> subprocess.Popen[bytes] | None:

@@ -1,9 +1,10 @@
 // A small router of the protocol in JavaScript (Node 18 or later), written from the
 // specification alone: the certification tests run it to show that a router in another
 // language can be certified, and, with MINI_ROUTER_FAULT set, that its mistakes are found:
-//   drop-final     a message that reaches an agent during its final reply is lost
+//   drop-final     a message that reaches a sub-agent during its final reply is lost
 //   reverse-batch  messages waiting for an agent are appended newest first
 //   no-timeout     an ask that is never answered waits for ever
+//   any-message    any message that reaches a waiting agent ends its wait as if it answered
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 // TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT) and exits 0 once every agent is idle.
 
@@ -98,7 +99,7 @@ async function turn(agent, generation) {
 function endTurn(agent, text) {
   if (agent.state === "terminated") return;
   agent.state = agent.name === LEADER ? "idle" : "completed";
-  if (FAULT === "drop-final") agent.pending = [];
+  if (FAULT === "drop-final" && agent.name !== LEADER) agent.pending = [];
   const leader = agents.get(LEADER);
   if (agent.name !== LEADER && agent.leaderAsks.length && text.trim() && leader.resolveAsk) {
     // The natural output answers the Team Leader's ask (the answer rule).
@@ -115,6 +116,10 @@ function endTurn(agent, text) {
 }
 
 function deliver(agent, text) {
+  if (FAULT === "any-message" && agent.state === "waiting" && agent.resolveAsk) {
+    agent.resolveAsk(text);
+    return "queued";
+  }
   agent.pending.push(text);
   if (agent.state === "running") return "inline";
   if (agent.state === "waiting") return "queued";

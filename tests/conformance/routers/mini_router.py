@@ -5,11 +5,17 @@ be passed by code that shares nothing with the reference router, and, started wi
 ``MINI_ROUTER_FAULT`` set, it makes one of the mistakes a router author would make, so that
 the tests can check that certification fails with the right requirements:
 
-- ``drop-final``: a message that reaches an agent during its final reply is lost;
+- ``drop-final``: a message that reaches a sub-agent during its final reply is lost;
 - ``reverse-batch``: messages waiting for an agent are appended newest first;
 - ``no-inline``: a message to a running agent waits until its turn has ended;
 - ``no-timeout``: an ask that is never answered waits for ever;
-- ``no-round-limit``: asks between two agents are never limited.
+- ``no-round-limit``: asks between two agents are never limited;
+- ``any-message``: any message that reaches a waiting agent ends its wait as if it were the
+  answer;
+- ``wrong-question``: the Team Leader's answer goes to the first sub-agent that waits on it,
+  whichever question it answers;
+- ``ignore-termination``: terminate_sub_agent says it terminated the sub-agent, which goes on;
+- ``no-delivery``: send_message_to_sub_agent's result leaves out the optional ``delivery``.
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST; it
 exits 0 when every agent is idle and nothing waits. Standard library only.
@@ -167,7 +173,7 @@ class Router:
             if agent.state == "terminated":
                 return
             agent.state = "completed" if agent.name != LEADER else "idle"
-            if FAULT == "drop-final":
+            if FAULT == "drop-final" and agent.name != LEADER:
                 agent.pending = []
             leader = self.agents[LEADER]
             if agent.name != LEADER and agent.leader_asks and text.strip():
@@ -190,6 +196,10 @@ class Router:
 
     def deliver(self, agent: Agent, text: str) -> str:
         """Route by the receiver's state: inline when running, a new turn when idle."""
+        if FAULT == "any-message" and agent.state == "waiting":
+            agent.answer = text
+            agent.answered.set()
+            return "queued"
         agent.pending.append(text)
         if agent.state == "running":
             return "inline"
@@ -252,6 +262,10 @@ class Router:
                 found = self.resolve(agent, args["agent_id"], args.get("role_id"))
                 if isinstance(found, str):
                     return found
+                if FAULT == "ignore-termination":
+                    return json.dumps({"success": True, "agent_id": found.agent_id,
+                                       "role_id": found.role_id, "display_name": found.name,
+                                       "status": "terminated"})
                 found.state = "terminated"
                 found.pending = []
                 for other in self.agents.values():  # asks it will never answer fail now
@@ -311,10 +325,19 @@ class Router:
                 message_id = f"msg_tl_{self.sent:03d}"
                 how = self.deliver(target, envelope(LEADER, "消息", message_id, "Message",
                                                     args["message"]))
-                return json.dumps({"success": True, "display_name": target.name,
-                                   "message_id": message_id, "delivery": how})
+                result = {"success": True, "display_name": target.name,
+                          "message_id": message_id, "delivery": how}
+                if FAULT == "no-delivery":
+                    del result["delivery"]
+                return json.dumps(result)
             if name == "answer_sub_agent_question":
-                target = self.by_id(args["agent_id"])
+                found = self.resolve(agent, args["agent_id"], args.get("role_id"))
+                if isinstance(found, str):
+                    return found
+                target = found
+                if FAULT == "wrong-question":
+                    target = next(a for a in self.agents.values() if a.waiting_on == LEADER)
+                    target.waiting_on = None
                 self.answers += 1
                 target.answer = envelope(LEADER, "回答", f"ans_tl_{self.answers:03d}", "Answer",
                                          args["answer"],
@@ -328,9 +351,6 @@ class Router:
                      "status": a.state, "summary": ""}
                     for a in self.agents.values() if a.name != LEADER]})
         return error("forbidden-tool", f"{name} is not supported")
-
-    def by_id(self, agent_id: int) -> Agent:
-        return next(a for a in self.agents.values() if a.agent_id == agent_id and a.name != LEADER)
 
     def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
         """The sub-agent an agent_id (and role_id) names, or the error result."""

@@ -19,11 +19,14 @@ class OpenAIChatDriver:
     """Calls ``{base_url}/chat/completions`` with the agent's conversation and tools."""
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
-                 timeout: float = 120.0, extra: dict[str, Any] | None = None) -> None:
+                 timeout: float = 120.0, extra: dict[str, Any] | None = None,
+                 retries: int = 0) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key = api_key
         self.timeout = timeout
+        self.retries = retries
+        """How many times a failed call is made again before the driver gives up."""
         self.extra = dict(extra or {})
         """Further request members, e.g. ``{"temperature": 0}``."""
 
@@ -32,7 +35,13 @@ class OpenAIChatDriver:
         body: dict[str, Any] = {"model": self.model, "messages": messages, **self.extra}
         if tools:
             body["tools"] = tools
-        data = await asyncio.to_thread(self._post, body)
+        for attempt in range(self.retries + 1):
+            try:
+                data = await asyncio.to_thread(self._post, body)
+                break
+            except DriverError:
+                if attempt == self.retries:
+                    raise
         return parse_completion(data)
 
     def _post(self, body: dict[str, Any]) -> Any:

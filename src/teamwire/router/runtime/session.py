@@ -66,7 +66,7 @@ from teamwire.router.runtime.resume import load_session
 from teamwire.router.runtime.roles import DEFAULT_ROLES, LEADER_PROMPT, RoleInfo, role_problem
 from teamwire.router.runtime.tool_results import error_result
 from teamwire.router.runtime.tools import ToolRunner
-from teamwire.router.runtime.turns import ACTIVE, TurnRunner
+from teamwire.router.runtime.turns import ACTIVE, DEFAULT_TURN_TIMEOUT, TurnRunner
 from teamwire.router.states import AgentState
 from teamwire.router.store.base import Store
 from teamwire.router.store.memory import MemoryStore
@@ -98,7 +98,8 @@ class Session:
                  roles: Iterable[RoleInfo] = DEFAULT_ROLES,
                  ask_timeout: float = DEFAULT_ASK_TIMEOUT,
                  max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS,
-                 session_id: str | None = None, listener: Listener | None = None) -> None:
+                 session_id: str | None = None, listener: Listener | None = None,
+                 turn_timeout: float = DEFAULT_TURN_TIMEOUT) -> None:
         self.core = RoutingCore(max_ask_rounds=max_ask_rounds)
         roles = tuple(roles)
         for role in roles:
@@ -112,6 +113,8 @@ class Session:
         self.session_id = session_id
         self.listener = listener
         self.turn_timeouts: dict[str, float] = {}
+        self.default_turn_timeout = turn_timeout
+        """The turn timeout of a sub-agent created without timeout_seconds."""
         self.last_output: dict[str, str] = {}
         self.failure: StoreFailure | None = None
         """Why the session stopped, if a commit failed where no tool call could report it."""
@@ -146,7 +149,8 @@ class Session:
                      clock: Clock | None = None, roles: Iterable[RoleInfo] = DEFAULT_ROLES,
                      ask_timeout: float = DEFAULT_ASK_TIMEOUT,
                      max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS,
-                     listener: Listener | None = None) -> Session:
+                     listener: Listener | None = None,
+                     turn_timeout: float = DEFAULT_TURN_TIMEOUT) -> Session:
         """Reopen the session kept in ``store`` after a restart and set it running again.
 
         Restores every agent's state, conversation, queue and open ask (with the
@@ -162,7 +166,7 @@ class Session:
         session = cls(leader=leader, drivers=drivers, store=store, clock=clock,
                       roles=[*roles, *saved.custom_roles], ask_timeout=ask_timeout,
                       max_ask_rounds=max_ask_rounds, session_id=saved.session_id,
-                      listener=listener)
+                      listener=listener, turn_timeout=turn_timeout)
         session._custom_roles = list(saved.custom_roles)
         session.clock.skip_to(saved.time)
         session.turn_timeouts = dict(saved.turn_timeouts)

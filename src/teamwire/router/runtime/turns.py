@@ -54,6 +54,7 @@ class TurnHost(Protocol):
     tools: ToolRunner
     clock: Clock
     turn_timeouts: dict[str, float]
+    default_turn_timeout: float
     last_output: dict[str, str]
 
     def driver(self, agent: str) -> AgentDriver:
@@ -91,7 +92,7 @@ class TurnRunner:
         if agent != LEADER_NAME:
             self._cancel_timer(agent)
             # the run result names the turn's whole limit; a resumed turn waits only what is left
-            timeout = host.turn_timeouts.get(agent, DEFAULT_TURN_TIMEOUT)
+            timeout = host.turn_timeouts.get(agent, host.default_turn_timeout)
             left = timeout if limit is None else limit
             self.deadlines[agent] = host.clock.now() + left
             host.journal.set_setting("turn_deadlines", dict(self.deadlines))
