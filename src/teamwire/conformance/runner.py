@@ -167,6 +167,8 @@ class ProcessRouter:
 
     def release(self, call: ModelCall) -> None:
         self.endpoint.release(call)
+        if self.scenario.settle:
+            time.sleep(self.scenario.settle)  # the schedule assumes a router quiet by now
 
     def ended(self) -> str | None:
         if self.process is None or self.process.poll() is None:
