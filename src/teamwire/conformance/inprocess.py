@@ -43,11 +43,14 @@ import orjson
 from teamwire.conformance.endpoint import Breach, ModelCall, ModelEndpoint
 from teamwire.conformance.runner import Run
 from teamwire.conformance.scenario import Scenario
+from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS
 from teamwire.router.runtime.clock import VirtualClock
 from teamwire.router.runtime.driver import AgentDriver, DriverError, Reply
 from teamwire.router.runtime.openai_chat import parse_completion
+from teamwire.router.runtime.session import DEFAULT_ASK_TIMEOUT, Session
+from teamwire.router.store import SQLiteStore
 
-REFERENCE = "teamwire.conformance.inprocess:reference_router"
+REFERENCE_NAME = "teamwire.conformance.inprocess:reference_router"
 """The factory of the reference router (``teamwire certify --in-process`` alone)."""
 
 STORE_FILE = "router.db"
@@ -174,7 +177,7 @@ def _reply(call: ModelCall) -> Reply:
 class InProcessRouter:
     """A Python router run in this process, on virtual time (a ``RouterUnderTest``)."""
 
-    def __init__(self, scenario: Scenario, factory: RouterFactory, name: str = REFERENCE,
+    def __init__(self, scenario: Scenario, factory: RouterFactory, name: str = REFERENCE_NAME,
                  endpoint: ModelEndpoint | None = None) -> None:
         self.scenario = scenario
         self.factory = factory
@@ -325,27 +328,32 @@ def _discard(loop: asyncio.AbstractEventLoop) -> None:
     loop.close()
 
 
-async def reference_router(setup: InProcessSetup) -> object:
-    """The reference router as ``teamwire run`` builds it, in this process: a session kept in
-    the state directory's SQLite store, resumed from there after a crash."""
-    from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS
-    from teamwire.router.runtime.session import DEFAULT_ASK_TIMEOUT, Session
-    from teamwire.router.store import SQLiteStore
+def reference_factory(session_class: type[Session] = Session) -> RouterFactory:
+    """The factory of the reference router as ``teamwire run`` builds it, in this process: a
+    session kept in the state directory's SQLite store and resumed from there after a crash.
+    ``session_class`` may be a subclass that changes one thing (a router broken on purpose)."""
 
-    store = SQLiteStore(setup.state_dir / STORE_FILE, synchronous="normal")
-    options: dict[str, Any] = {
-        "ask_timeout": setup.ask_timeout if setup.ask_timeout is not None
-        else DEFAULT_ASK_TIMEOUT,
-        "max_ask_rounds": setup.round_limit if setup.round_limit is not None
-        else DEFAULT_MAX_ASK_ROUNDS}
+    async def start(setup: InProcessSetup) -> object:
+        store = SQLiteStore(setup.state_dir / STORE_FILE, synchronous="normal")
+        options: dict[str, Any] = {
+            "ask_timeout": setup.ask_timeout if setup.ask_timeout is not None
+            else DEFAULT_ASK_TIMEOUT,
+            "max_ask_rounds": setup.round_limit if setup.round_limit is not None
+            else DEFAULT_MAX_ASK_ROUNDS}
 
-    def drivers(name: str, role_id: str) -> AgentDriver:
-        return setup.model
+        def drivers(name: str, role_id: str) -> AgentDriver:
+            return setup.model
 
-    if store.load().agents:
-        return await Session.resume(store, leader=setup.model, drivers=drivers,
-                                    clock=setup.clock, **options)
-    session = Session(leader=setup.model, drivers=drivers, store=store, clock=setup.clock,
-                      **options)
-    await session.start(setup.request)
-    return session
+        if store.load().agents:
+            return await session_class.resume(store, leader=setup.model, drivers=drivers,
+                                              clock=setup.clock, **options)
+        session = session_class(leader=setup.model, drivers=drivers, store=store,
+                                clock=setup.clock, **options)
+        await session.start(setup.request)
+        return session
+
+    return start
+
+
+reference_router: RouterFactory = reference_factory()
+"""The reference router (``teamwire certify --in-process``)."""
