@@ -11,8 +11,9 @@ next timer, up to the wait of the step (in virtual seconds).
 A crash drops the running router without any shutdown: its event loop is never run again,
 so none of its code runs after the crash (not even a ``finally``), as after SIGKILL; a new
 router is made by the same factory on the same state directory. What the old one had
-committed is in its files; the page cache survives a killed process, so the reference
-router's SQLite store runs with ``synchronous=normal`` here (no sync at each commit).
+committed is in its files: a killed process loses nothing the system already has, so the
+state directory may live in memory (``/dev/shm`` where there is one) and the reference
+router's SQLite store runs with ``synchronous=normal`` (no sync at each commit).
 
 An in-process router is a factory (``MODULE:FACTORY``): an async callable that takes an
 ``InProcessSetup``, starts the router's session on the running event loop (or resumes the
