@@ -1,14 +1,26 @@
-"""``teamwire certify``: certify any router, black-box, by playing every model it calls."""
+"""``teamwire certify``: certify any router, black-box, by playing every model it calls;
+or a Python router in this process (``--in-process``); and fuzz it against the reference
+router (``--fuzz``)."""
 
 from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from teamwire.cli.inputs import fail
+
+if TYPE_CHECKING:
+    from teamwire.conformance.capabilities import Capabilities
+    from teamwire.conformance.report import ScenarioResult
+    from teamwire.conformance.runner import Run
+    from teamwire.conformance.scenario import Scenario
+
+REFERENCE_IN_PROCESS = "teamwire.conformance.inprocess:reference_router"
 
 
 def _shipped_scenarios() -> list[Path]:
@@ -18,9 +30,14 @@ def _shipped_scenarios() -> list[Path]:
 
 
 @click.command("certify")
-@click.option("--router", "router", required=True, metavar="COMMAND",
+@click.option("--router", "router", metavar="COMMAND",
               help="The command that starts the router under certification (a shell-like "
                    "string: 'node router.js --fast').")
+@click.option("--in-process", "in_process", is_flag=False, flag_value=REFERENCE_IN_PROCESS,
+              metavar="[MODULE:FACTORY]",
+              help="Certify a Python router in this process on virtual time, instead of a "
+                   "command: the reference router, or the factory MODULE:FACTORY (a module or "
+                   "a .py file).")
 @click.option("--scenario", "scenario_files", multiple=True, metavar="FILE",
               type=click.Path(dir_okay=False),
               help="Run this scenario vector only (repeatable); default: every shipped one "
@@ -40,15 +57,28 @@ def _shipped_scenarios() -> list[Path]:
 @click.option("-o", "--output-file", metavar="FILE", help="Write the report to FILE.")
 @click.option("--wait", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               metavar="SECONDS",
-              help="How long to wait for an expected model call, or for the router to exit.")
-def certify(router: str, scenario_files: tuple[str, ...], level: str, output_format: str,
-            badge: str | None, baseline: str | None, describe: str | None,
-            output_file: str | None, wait: float) -> None:
+              help="How long to wait for an expected model call, or for the router to exit "
+                   "(virtual seconds in process).")
+@click.option("--fuzz", "fuzz_count", type=click.IntRange(min=1), metavar="N",
+              help="Also run N generated scenarios, whose expectations are what the reference "
+                   "router shows; the first one the router fails is shrunk and written out.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="The seed of the generated scenarios.")
+@click.option("--fuzz-out", "fuzz_out", metavar="DIR", default="teamwire-fuzz",
+              show_default=True, type=click.Path(file_okay=False),
+              help="Where the minimal failing generated scenario is written.")
+def certify(router: str | None, in_process: str | None, scenario_files: tuple[str, ...],
+            level: str, output_format: str, badge: str | None, baseline: str | None,
+            describe: str | None, output_file: str | None, wait: float, fuzz_count: int | None, seed: int,
+            fuzz_out: str) -> None:
     """Certify the router COMMAND: serve a scripted OpenAI-compatible endpoint on
     127.0.0.1, start the router with OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_STATE_DIR,
     TEAMWIRE_REQUEST and TEAMWIRE_ROLES set (and the knobs it declares), and check, scenario
     by scenario, what it appends to each agent's conversation. A scenario the declaration
     rules out is skipped and says why.
+
+    With --in-process, the router runs in this process on virtual time (no process, no
+    socket); with --fuzz N, N generated scenarios follow the scenario set.
 
     Exit codes: 0 certified; 1 not certified (a check failed); 2 usage error, a scenario
     that cannot be read, or a router that cannot be started or breaks the harness contract.
@@ -56,6 +86,7 @@ def certify(router: str, scenario_files: tuple[str, ...], level: str, output_for
     from teamwire.conformance.capabilities import (
         Capabilities,
         CapabilitiesError,
+        capabilities_from_json,
         load_capabilities,
     )
     from teamwire.conformance.checks import check_run
@@ -69,15 +100,10 @@ def certify(router: str, scenario_files: tuple[str, ...], level: str, output_for
         write_markdown,
         write_text,
     )
-    from teamwire.conformance.runner import run_scenario
     from teamwire.conformance.scenario import LEVELS, ScenarioError, load_scenario
 
-    try:
-        command = shlex.split(router)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--router") from None
-    if not command:
-        raise click.BadParameter("no command given", param_hint="--router")
+    if (router is None) == (in_process is None):
+        raise click.UsageError("give either --router COMMAND or --in-process [MODULE:FACTORY]")
     paths = [Path(f) for f in scenario_files] or _shipped_scenarios()
     try:
         scenarios = [load_scenario(path) for path in paths]
@@ -98,6 +124,10 @@ def certify(router: str, scenario_files: tuple[str, ...], level: str, output_for
             fail(f"error: {baseline}: no scenario of level {level} is called "
                  f"{', '.join(unknown)}")
     capabilities = Capabilities()
+    if describe is None and in_process == REFERENCE_IN_PROCESS:
+        from teamwire.cli.run_cmd import CAPABILITIES
+
+        capabilities = capabilities_from_json(CAPABILITIES)  # the reference router's own
     if describe is not None:
         try:
             capabilities = load_capabilities(Path(describe))
@@ -106,20 +136,27 @@ def certify(router: str, scenario_files: tuple[str, ...], level: str, output_for
         if capabilities.unknown_features:
             click.echo(f"warning: {describe}: features the harness does not know, not checked: "
                        f"{', '.join(capabilities.unknown_features)}", err=True)
+    run_target, label = _target(router, in_process, wait, capabilities)
     if all(capabilities.skip_reason(s) for s in scenarios):
         fail(f"error: no scenario of level {level} can be run against the router as declared: "
              f"{capabilities.skip_reason(scenarios[0])}")
-    certification = Certification(router, level, baseline=baseline, describe=describe)
+    certification = Certification(label, level, baseline=baseline, describe=describe)
     for scenario in scenarios:
         skipped = capabilities.skip_reason(scenario)
         if skipped is not None:
             certification.results.append(ScenarioResult.skip(scenario, skipped))
             continue
-        run = run_scenario(scenario, command, wait=wait, capabilities=capabilities)
+        run = run_target(scenario)
         certification.results.append(ScenarioResult(run, check_run(run, capabilities),
                                                      expected.get(scenario.name, {})))
         if not run.started:
             break  # the command cannot be started: every other scenario would say the same
+    if fuzz_count is not None and all(r.run.started for r in certification.results):
+        found = _fuzz(run_target, fuzz_count, seed, level, Path(fuzz_out),
+                      f"--router {shlex.quote(router)}" if router is not None
+                      else f"--in-process {shlex.quote(in_process or '')}")
+        if found is not None:
+            certification.results.append(found)
     write = {"json": write_json, "junit": write_junit, "markdown": write_markdown}.get(
         output_format, write_text)
     if badge is not None:
@@ -136,3 +173,56 @@ def certify(router: str, scenario_files: tuple[str, ...], level: str, output_for
     else:
         write(certification, sys.stdout)
     sys.exit(certification.exit_code())
+
+
+def _target(router: str | None, in_process: str | None, wait: float,
+            capabilities: Capabilities) -> tuple[Callable[[Scenario], Run], str]:
+    """How to run one scenario against the router the options name, and its name in reports."""
+    if router is not None:
+        from teamwire.conformance.runner import run_scenario
+
+        try:
+            command = shlex.split(router)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--router") from None
+        if not command:
+            raise click.BadParameter("no command given", param_hint="--router")
+        return (lambda scenario: run_scenario(scenario, command, wait=wait,
+                                             capabilities=capabilities)), router
+    from teamwire.conformance.inprocess import FactoryError, InProcessRouter, load_factory
+    from teamwire.conformance.runner import play
+
+    assert in_process is not None
+    try:
+        factory = load_factory(in_process)
+    except FactoryError as exc:
+        raise click.BadParameter(str(exc), param_hint="--in-process") from None
+
+    def run(scenario: Scenario) -> Run:
+        return play(scenario, InProcessRouter(scenario, factory, in_process), wait=wait)
+
+    return run, f"in-process {in_process}"
+
+
+def _fuzz(run_target: Callable[[Scenario], Run], count: int, seed: int, level: str,
+          out: Path, how: str) -> ScenarioResult | None:
+    """Fuzz the router; the result of the minimal failing scenario, or None if none failed.
+    What was done goes to standard error, so that a report on standard output stays whole."""
+    from teamwire.conformance.fuzz import FuzzUnavailable, fuzz
+    from teamwire.conformance.report import ScenarioResult
+
+    try:
+        outcome = fuzz(run_target, examples=count, seed=seed, level=level, out=out)
+    except FuzzUnavailable as exc:
+        fail(f"error: {exc}")
+    except OSError as exc:
+        fail(f"error: cannot write into {out}: {exc.strerror or exc}")
+    if outcome.failing is None or outcome.run is None:
+        click.echo(f"fuzz: {outcome.examples} generated scenarios (level {level}, seed {seed}): "
+                   "the router showed every model what the reference router shows", err=True)
+        return None
+    click.echo(f"fuzz: the router differs from the reference router; the minimal scenario "
+               f"({outcome.examples} run, shrinking included) is {outcome.written}\n"
+               f"replay: teamwire certify {how} --level {level} --scenario {outcome.written}",
+               err=True)
+    return ScenarioResult(outcome.run, outcome.verdicts)

@@ -194,9 +194,14 @@ class ModelEndpoint:
                 return call
         return None
 
-    # -- the router's side (server threads) ------------------------------------------------
+    # -- the router's side (server threads, or an in-process model client) ----------------
 
-    def _arrive(self, body: dict[str, Any], raw: str) -> ModelCall | None:
+    def receive(self, body: dict[str, Any], raw: str) -> ModelCall | None:
+        """Record a model call whose request body is ``body`` (``raw``: the text, quoted in
+        a breach) and answer it at once when the schedule has no say in it (a call beyond
+        the script, a repeat, a call while closing); None, with a breach recorded, if it
+        belongs to no agent. The HTTP server calls this, and so does the in-process model
+        client (``conformance.inprocess``): the bookkeeping does not depend on transport."""
         messages = body.get("messages")
         if not isinstance(messages, list):
             self._breach("the request has no 'messages' array", raw)
@@ -281,7 +286,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.owner._breach("the request body is not a JSON object", raw)
             self._json(400, {"error": {"message": "the body is not a JSON object"}})
             return
-        call = self.owner._arrive(body, raw)
+        call = self.owner.receive(body, raw)
         if call is None:
             self._json(400, {"error": {"message": "the call belongs to no agent"}})
             return

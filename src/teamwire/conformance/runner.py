@@ -1,9 +1,11 @@
-"""Run one scenario against a router command, black-box, and record what it did.
+"""Run one scenario against a router and record what it did.
 
-The router is started as a process of its own with the environment contract (the endpoint,
-a dummy key, a fresh state directory, the request, the knobs) and nothing else: it needs no
-test hooks. The harness answers its model calls in the scenario's order, waits for it to
-exit, and kills it (and everything it started) on every path out.
+``play`` releases the model calls in the scenario's order against any ``RouterUnderTest``.
+Black-box (``ProcessRouter``), the router is started as a process of its own with the
+environment contract (the endpoint, a dummy key, a fresh state directory, the request, the
+knobs) and nothing else: it needs no test hooks. The harness answers its model calls in the
+scenario's order, waits for it to exit, and kills it (and everything it started) on every
+path out. ``conformance.inprocess`` runs Python routers in this process instead.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO, Protocol
 
 from teamwire.conformance.capabilities import PRESET_ROLES, ROLES_VARIABLE, Capabilities
 from teamwire.conformance.endpoint import Breach, ModelCall, ModelEndpoint
@@ -86,51 +89,150 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
+class RouterUnderTest(Protocol):
+    """The seam between the schedule and a router under test, however it runs: a process
+    calling the HTTP endpoint (``ProcessRouter``), or a Python router in this process with
+    the harness's model client and a virtual clock (``conformance.inprocess``). Both record
+    model calls in a ``ModelEndpoint``; the schedule and the checks see only those calls."""
+
+    endpoint: ModelEndpoint
+
+    def start(self, run: Run) -> bool:
+        """Start the router (again after a crash); False, with the problem in
+        ``run.problems``, if it cannot be started."""
+        ...
+
+    def wait_for_call(self, agent: str, number: int, wait: float) -> ModelCall | None:
+        """The unanswered call of ``agent`` for reply ``number`` once it has arrived; None if
+        the router ended first or ``wait`` seconds (of the router's time) went by."""
+        ...
+
+    def release(self, call: ModelCall) -> None:
+        """Answer ``call`` with its agent's scripted reply."""
+        ...
+
+    def ended(self) -> str | None:
+        """How the router ended (``the router exited (code 0)``), or None while it runs."""
+        ...
+
+    def wait_for_end(self, wait: float) -> bool:
+        """Wait up to ``wait`` seconds for the router to end on its own; False if it did not."""
+        ...
+
+    def crash(self) -> None:
+        """Kill the router where it stands, nothing flushed, and forget the calls it held."""
+        ...
+
+    def stop(self, run: Run) -> None:
+        """On every way out: stop whatever still runs, record the exit code and the output
+        in ``run``, and remove the state directory."""
+        ...
+
+
+class ProcessRouter:
+    """A router command run as a process of its own, calling the endpoint over HTTP."""
+
+    def __init__(self, scenario: Scenario, command: Sequence[str],
+                 capabilities: Capabilities | None = None) -> None:
+        self.scenario = scenario
+        self.command = list(command)
+        self.capabilities = capabilities
+        self.endpoint = ModelEndpoint(scenario.tokens, scenario.scripts)
+        self.state_dir = Path(tempfile.mkdtemp(prefix="teamwire-certify-"))
+        self._log_path = self.state_dir.parent / f"{self.state_dir.name}.log"
+        self._log: BinaryIO | None = None
+        self._env: dict[str, str] | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, run: Run) -> bool:
+        if self._env is None:
+            self._env = router_environment(self.scenario, self.endpoint.start(), self.state_dir,
+                                           self.capabilities)
+            self._log = open(self._log_path, "wb")  # noqa: SIM115 -- closed by stop()
+        try:
+            self.process = subprocess.Popen(self.command, env=self._env, stdin=subprocess.DEVNULL,
+                                            stdout=self._log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        except OSError as exc:
+            self.process = None
+            run.problems.append(f"cannot start the router {' '.join(self.command)!r}: "
+                                f"{exc.strerror or exc}")
+            return False
+        return True
+
+    def wait_for_call(self, agent: str, number: int, wait: float) -> ModelCall | None:
+        call = None
+        deadline = time.monotonic() + wait
+        while call is None and time.monotonic() < deadline:
+            call = self.endpoint.wait_for_call(agent, number, 0.1)
+            if call is None and self.ended() is not None:
+                break
+        return call
+
+    def release(self, call: ModelCall) -> None:
+        self.endpoint.release(call)
+        if self.scenario.settle:
+            time.sleep(self.scenario.settle)  # the schedule assumes a router quiet by now
+
+    def ended(self) -> str | None:
+        if self.process is None or self.process.poll() is None:
+            return None
+        return f"the router exited (code {self.process.returncode})"
+
+    def wait_for_end(self, wait: float) -> bool:
+        if self.process is None:
+            return True
+        try:
+            self.process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def crash(self) -> None:
+        if self.process is not None:
+            _stop(self.process)  # SIGKILL, nothing flushed
+        self.endpoint.restarted()
+
+    def stop(self, run: Run) -> None:
+        if self.process is not None:
+            _stop(self.process)
+            run.exit_code = self.process.returncode
+        self.endpoint.close()
+        if self._log is not None:
+            self._log.close()
+        with contextlib.suppress(OSError):
+            run.output = self._log_path.read_bytes()[-_OUTPUT_KEPT:].decode("utf-8", "replace")
+        self._log_path.unlink(missing_ok=True)
+        shutil.rmtree(self.state_dir, ignore_errors=True)
+
+
 def run_scenario(scenario: Scenario, command: Sequence[str], *,
                  wait: float = DEFAULT_WAIT, capabilities: Capabilities | None = None) -> Run:
     """Run ``scenario`` against the router ``command`` and return what was observed."""
-    endpoint = ModelEndpoint(scenario.tokens, scenario.scripts)
-    state_dir = Path(tempfile.mkdtemp(prefix="teamwire-certify-"))
-    log_path = state_dir.parent / f"{state_dir.name}.log"
+    return play(scenario, ProcessRouter(scenario, command, capabilities), wait=wait)
+
+
+def play(scenario: Scenario, router: RouterUnderTest, *, wait: float = DEFAULT_WAIT) -> Run:
+    """Play ``scenario``'s schedule against ``router``, life by life (a crash step kills it
+    and starts it again), and return what was observed; the router is stopped on every way
+    out."""
+    endpoint = router.endpoint
     run = Run(scenario, endpoint.calls, endpoint.breaches, endpoint.unexpected, endpoint.repeats)
     started = time.monotonic()
-    process: subprocess.Popen[bytes] | None = None
     try:
-        base_url = endpoint.start()
-        env = router_environment(scenario, base_url, state_dir, capabilities)
-        with open(log_path, "wb") as log:
-
-            def start() -> subprocess.Popen[bytes] | None:
-                try:
-                    return subprocess.Popen(list(command), env=env, stdin=subprocess.DEVNULL,
-                                            stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
-                except OSError as exc:
-                    run.problems.append(f"cannot start the router {' '.join(command)!r}: "
-                                        f"{exc.strerror or exc}")
-                    return None
-
-            process = start()
-            for life in _lives(scenario):
-                if process is None:
-                    return run
-                ended = _play(life, endpoint, process, run, wait)
-                if not ended or not life or not isinstance(life[-1], Crash):
-                    break
-                _stop(process)  # the crash: SIGKILL, nothing flushed
-                run.restarts += 1
-                endpoint.restarted()
-                process = start()
+        if not router.start(run):
+            return run
+        for life in _lives(scenario):
+            ended = _play(life, router, run, wait)
+            if not ended or not life or not isinstance(life[-1], Crash):
+                break
+            router.crash()
+            run.restarts += 1
+            if not router.start(run):
+                break
     finally:
-        if process is not None:
-            _stop(process)
-            run.exit_code = process.returncode
-        endpoint.close()
+        router.stop(run)
         run.seconds = time.monotonic() - started
-        with contextlib.suppress(OSError):
-            run.output = log_path.read_bytes()[-_OUTPUT_KEPT:].decode("utf-8", "replace")
-        log_path.unlink(missing_ok=True)
-        shutil.rmtree(state_dir, ignore_errors=True)
     return run
 
 
@@ -148,22 +250,18 @@ def _lives(scenario: Scenario) -> list[tuple[Step | Crash, ...]]:
     return lives
 
 
-def _play(steps: Sequence[Step | Crash], endpoint: ModelEndpoint,
-          process: subprocess.Popen[bytes], run: Run, wait: float) -> bool:
+def _play(steps: Sequence[Step | Crash], router: RouterUnderTest, run: Run,
+          wait: float) -> bool:
     """Release the calls of one life of the router in order; a crash step waits for its call
     to arrive and then returns for the kill. True when the steps all took place."""
+    endpoint = router.endpoint
     for step in steps:
-        call = None
-        deadline = time.monotonic() + wait
-        while call is None and time.monotonic() < deadline:
-            call = endpoint.wait_for_call(step.agent, step.call, 0.1)
-            if call is None and process.poll() is not None:
-                break
+        call = router.wait_for_call(step.agent, step.call, wait)
         if call is None:
             seen = ", ".join(f"{c.agent} #{c.number}" for c in endpoint.calls) or "none"
-            if process.poll() is not None:
-                why = f"the router exited (code {process.returncode}) before model call " \
-                      f"{step.call} of {step.agent}; calls made: {seen}"
+            gone = router.ended()
+            if gone is not None:
+                why = f"{gone} before model call {step.call} of {step.agent}; calls made: {seen}"
             else:
                 why = f"model call {step.call} of {step.agent} did not come within {wait:g} s; " \
                       f"calls made: {seen}"
@@ -173,11 +271,8 @@ def _play(steps: Sequence[Step | Crash], endpoint: ModelEndpoint,
         if isinstance(step, Crash):
             return True  # held, never answered: the router dies waiting for it
         if not step.hold:
-            endpoint.release(call)
-    if not steps or not isinstance(steps[-1], Crash):
-        try:
-            process.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            run.problems.append(f"the router did not exit within {wait:g} s of the last "
-                                "scripted reply (the session should have ended)")
+            router.release(call)
+    if (not steps or not isinstance(steps[-1], Crash)) and not router.wait_for_end(wait):
+        run.problems.append(f"the router did not exit within {wait:g} s of the last "
+                            "scripted reply (the session should have ended)")
     return True

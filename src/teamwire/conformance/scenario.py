@@ -70,6 +70,10 @@ class Scenario:
     expectations: tuple[Expectation, ...]
     knobs: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    settle: float = 0.0
+    """Seconds a router run as a process is given after each answer before the next step
+    (generated scenarios: their schedules were drawn against a router that was quiet before
+    each step, which in process the harness waits for instead)."""
 
 
 def _reply(data: dict[str, Any]) -> Reply:
@@ -110,7 +114,8 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
         name=data["scenario"], title=data["title"], requirements=tuple(data["requirements"]),
         level=data.get("level", "core"), profile=data.get("profile", "strict"),
         request=data["request"], tokens=tokens, scripts=scripts, schedule=schedule,
-        expectations=expectations, knobs=dict(data.get("knobs", {})), source=source)
+        expectations=expectations, knobs=dict(data.get("knobs", {})), source=source,
+        settle=float(data.get("settle", 0.0)))
 
 
 def load_scenario(path: Path) -> Scenario:
