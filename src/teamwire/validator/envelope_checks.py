@@ -16,7 +16,7 @@ from teamwire.envelope import (
     parse_lark,
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
-from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID, STRICT_ID
+from teamwire.envelope.ids import ASTRION_ASK_ID, ASTRION_ID, MESSAGE_ID, STRICT_ID, astrion_id
 from teamwire.validator.dispatch import dispatch
 from teamwire.validator.facts import EnvelopeText
 from teamwire.validator.linter_state import LinterState
@@ -173,6 +173,8 @@ class EnvelopeChecks(LinterState):
             pattern = prefix + "_" + (re.escape(abbr) if abbr else "[a-z0-9]+") + "_" + _COUNTER
         if not self.strict:
             pattern += "|" + ASTRION_ID.pattern
+            if prefix == "ask":
+                pattern += "|" + ASTRION_ASK_ID.pattern
         return self.memo.id_test(pattern)
 
     def _receiver(self, index: int, text: str, fields: Fields) -> None:
@@ -255,13 +257,13 @@ class EnvelopeChecks(LinterState):
     def _check_id(self, index: int, fields: Fields, mtype: MessageType | None,
                   wanted: str | None, text: str) -> None:
         sender, message_id, tag, label = fields[0], fields[3], fields[4], fields[2]
+        if not self.strict and astrion_id(message_id, mtype):
+            return  # before the strict shape: 'ask_other_' + ten digits would read as one
         match = STRICT_ID.fullmatch(message_id)
         # Asks and sub-agents' messages carry ids the agent chose, whose shape is only a SHOULD
         # (TW-ID-012); the MUST of TW-ID-003 binds the ids the router allocates.
         chosen = mtype is _ASK or (mtype is _MESSAGE and sender != LEADER_NAME)
         if match is None:
-            if not self.strict and ASTRION_ID.fullmatch(message_id):
-                return
             at = text.find("\n") + 5
             self.emit(AGENT_CHOSEN_ID_SHAPE if chosen else ID_SHAPE, f"id {shorten(message_id)!r} is not "
                       "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text, at)
