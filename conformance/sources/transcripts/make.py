@@ -16,7 +16,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conformance.sources.transcripts import envelope, flow, ids, inputs, placement, security, tools
+from conformance.sources.transcripts import (
+    astrion,
+    envelope,
+    flow,
+    ids,
+    inputs,
+    placement,
+    security,
+    tools,
+)
 from tests.validator.vector_runner import expected, found, run_case
 
 OUT = Path(__file__).resolve().parents[2] / "transcripts"
@@ -29,6 +38,7 @@ FILES: dict[str, Callable[[], list[dict[str, Any]]]] = {
     "tools.json": tools.tool_cases,
     "flow.json": flow.flow_cases,
     "security.json": security.security_cases,
+    "astrion.json": astrion.astrion_cases,
 }
 
 
