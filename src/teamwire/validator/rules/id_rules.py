@@ -41,7 +41,7 @@ message was delivered to an agent it was not addressed to.""",
 AGENT_CHOSEN_ID_SHAPE = rule(
     "TW304", "agent-chosen-id-shape", W,
     "An agent-chosen id (question_id, message_id) does not have the id shape.",
-    requirements=("TW-ID-012", "TW-PROF-027"),
+    requirements=("TW-ID-012",),
     rationale="""
 Ids that agents choose for their asks become the ids of the delivered messages; they should look
 like router ids (ask_fse_003, msg_uio_002) so that they never collide with other kinds. The
