@@ -237,8 +237,9 @@ BASE_TOOLS = [
     "read_mediafile",
 ]
 
-# Profile astrion as the public implementation defines it (intent appended everywhere).
-ASTRION_TOOLS: dict[str, tuple[dict[str, Any], list[str]]] = {
+# astrion as it was at commit 10654c4 (intent appended everywhere), which profile astrion
+# still accepts: sub-agents named by instance number.
+ASTRION_10654C4_TOOLS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "create_sub_agent": (
         {"role_id": S, "task": S, "agent_id": INT, "thinking_mode": MODE},
         ["role_id", "task"],
@@ -264,6 +265,23 @@ ASTRION_TOOLS: dict[str, tuple[dict[str, Any], list[str]]] = {
         ["source_agent_id", "question_id", "answer"],
     ),
 }
+# Profile astrion as astrion defines it today, commit 16aaea6b: sub-agents named by display
+# name, instance numbers astrion's alone (modules/multi_agent/tools.py, the wire names).
+ASTRION_TOOLS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    **ASTRION_10654C4_TOOLS,
+    "create_sub_agent": ({"role_id": S, "task": S, "thinking_mode": MODE}, ["role_id", "task"]),
+    "stop_sub_agent": ({"display_name": S}, ["display_name"]),
+    "terminate_sub_agent": ({"display_name": S}, ["display_name"]),
+    "send_message_to_sub_agent": ({"display_name": S, "message": S}, ["display_name", "message"]),
+    "get_sub_agent_status": ({"display_names": ("array", "string")}, ["display_names"]),
+    "ask_other_agent": (
+        {"target_display_name": S, "question": S, "question_id": S},
+        ["target_display_name", "question"],
+    ),
+    "answer_other_agent": ({"question_id": S, "answer": S}, ["question_id", "answer"]),
+}
+ASTRION_SETS = {"astrion": ASTRION_TOOLS, "astrion-10654c4": ASTRION_10654C4_TOOLS}
+PROFILES = ["strict", "astrion", "astrion-10654c4"]
 ASTRION_LEADER = [
     "create_sub_agent",
     "stop_sub_agent",
@@ -278,8 +296,9 @@ ASTRION_LEADER = [
 
 
 def _expected(profile: str) -> dict[str, tuple[dict[str, Any], list[str]]]:
-    if profile == "astrion":
-        return {name: ({**props, "intent": S}, required) for name, (props, required) in ASTRION_TOOLS.items()}
+    if profile in ASTRION_SETS:
+        return {name: ({**props, "intent": S}, required)
+                for name, (props, required) in ASTRION_SETS[profile].items()}
     table = {}
     for name, (props, required) in SEED_TOOLS.items():
         extra: dict[str, Any] = {"role_id": S} if name in ROLE_ID_ADDED else {}
@@ -304,10 +323,23 @@ def _definitions(profile: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_profiles() -> None:
-    assert schemas.profiles() == ["astrion", "strict"]
+    # The tool set of each profile, and the earlier astrion one profile astrion accepts.
+    assert schemas.profiles() == ["astrion", "astrion-10654c4", "strict"]
+    assert schemas.tool_names("astrion").earlier == ("astrion-10654c4",)
+    assert schemas.tool_names("strict").earlier == ()
 
 
-@pytest.mark.parametrize("profile", ["strict", "astrion"])
+def test_astrion_result_texts_are_the_wire_texts() -> None:
+    # toolkit.py at 16aaea6b and 10654c4 alike: what a sub-agent's tool result starts with.
+    assert dict(schemas.tool_names("astrion").result_texts) == {
+        "ask_master": ("Team Leader 的回答：\n",),
+        "ask_other_agent": ("子智能体的回答：\n",),
+        "answer_other_agent": ("回复已发送。",),
+        "list_active_sub_agents": ("当前会话活跃子智能体（共 ", "当前会话没有活跃子智能体。"),
+    }
+
+
+@pytest.mark.parametrize("profile", PROFILES)
 def test_tool_set_file_matches_the_tool_set_schema(profile: str) -> None:
     data = json.loads((SCHEMA_DIR / "tools" / f"{profile}.json").read_text(encoding="utf-8"))
     assert schemas.validate("tool-set", data) == []
@@ -328,8 +360,9 @@ def test_tool_names_strict() -> None:
     )
 
 
-def test_tool_names_astrion() -> None:
-    names = schemas.tool_names("astrion")
+@pytest.mark.parametrize("profile", ["astrion", "astrion-10654c4"])
+def test_tool_names_astrion(profile: str) -> None:
+    names = schemas.tool_names(profile)
     assert names.leader == tuple(ASTRION_LEADER)
     assert names.sub_agent == tuple(SUB_AGENT)
     assert "ask_sub_agent" not in names.protocol_tools
@@ -367,15 +400,15 @@ def test_strict_tools_keep_the_seed_wire_names_and_required_lists() -> None:
         assert parameters.get("required", []) == required
 
 
-@pytest.mark.parametrize("profile", ["strict", "astrion"])
+@pytest.mark.parametrize("profile", PROFILES)
 def test_tool_parameters_equal_the_arguments_defs(profile: str) -> None:
     defs = schemas.schema("tools")["$defs"]
-    prefix = "" if profile == "strict" else "astrion."
+    prefix = "" if profile == "strict" else f"{profile}."
     for _side, function in _definitions(profile):
         assert function["parameters"] == defs[f"{prefix}{function['name']}.arguments"]
 
 
-@pytest.mark.parametrize("profile", ["strict", "astrion"])
+@pytest.mark.parametrize("profile", PROFILES)
 def test_tool_on_both_sides_has_the_same_parameters(profile: str) -> None:
     by_side: dict[str, dict[str, Any]] = {}
     for _side, function in _definitions(profile):
@@ -388,7 +421,8 @@ def test_tool_on_both_sides_has_the_same_parameters(profile: str) -> None:
 def test_every_arguments_def_belongs_to_a_shipped_tool() -> None:
     defs = [k for k in schemas.schema("tools")["$defs"] if k.endswith(".arguments")]
     shipped = {f"{n}.arguments" for n in schemas.tool_names("strict").protocol_tools}
-    shipped |= {f"astrion.{n}.arguments" for n in schemas.tool_names("astrion").protocol_tools}
+    for tool_set in ("astrion", "astrion-10654c4"):
+        shipped |= {f"{tool_set}.{n}.arguments" for n in schemas.tool_names(tool_set).protocol_tools}
     assert set(defs) == shipped
 
 
@@ -407,7 +441,7 @@ def _value(kind: Any) -> Any:
 def _argument_cases() -> list[tuple[str, str, dict[str, Any], list[str]]]:
     return [
         (profile, name, props, required)
-        for profile in ("strict", "astrion")
+        for profile in PROFILES
         for name, (props, required) in _expected(profile).items()
     ]
 
@@ -456,12 +490,12 @@ def test_astrion_variants_differ_as_specified() -> None:
         assert "intent" not in parameters.get("required", [])
         assert "intent" not in strict.get(name, {"properties": {}})["properties"]
     assert astrion["create_sub_agent"]["required"] == ["role_id", "task"]
-    assert "agent_id" in astrion["create_sub_agent"]["properties"]
+    assert "agent_id" not in astrion["create_sub_agent"]["properties"]  # astrion numbers alone
     assert "stop_sub_agent" in astrion and "stop_sub_agent" not in strict
     assert "ask_sub_agent" in strict and "ask_sub_agent" not in astrion
     assert "agent_id" not in astrion["answer_sub_agent_question"]["properties"]
     assert astrion["answer_sub_agent_question"]["required"] == ["question_id", "answer"]
-    assert astrion["get_sub_agent_status"]["properties"]["agent_ids"]["type"] == "array"
+    assert astrion["get_sub_agent_status"]["properties"]["display_names"]["type"] == "array"
     assert "agent_id" not in astrion["get_sub_agent_status"]["properties"]
     assert "body_prompt" in astrion["create_custom_agent"]["properties"]
     assert "prompt" not in astrion["create_custom_agent"]["properties"]
@@ -487,7 +521,7 @@ def test_unknown_tool_and_profile() -> None:
         schemas.tool_arguments_validator("read_file")  # a base tool, not a protocol tool
     with pytest.raises(UnknownProfileError) as profile_info:
         schemas.tool_names("loose")
-    assert "astrion, strict" in str(profile_info.value)
+    assert "astrion, astrion-10654c4, strict" in str(profile_info.value)
     with pytest.raises(UnknownProfileError):
         schemas.tool_arguments_validator("create_sub_agent", "loose")
 

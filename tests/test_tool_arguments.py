@@ -81,7 +81,7 @@ def test_an_integer_parameter_written_as_a_fraction_or_exponent_is_located(liter
 
 
 def test_an_array_of_integers_is_checked_item_by_item_under_astrion() -> None:
-    checker = ArgumentChecker(("astrion", "strict"))
+    checker = ArgumentChecker(("astrion-10654c4", "strict"))
     assert checker.problems("get_sub_agent_status", {"agent_ids": [1, 2]}) == []
     problems = checker.problems("get_sub_agent_status", {"agent_ids": [1, 2.0]})
     assert [(p.kind, p.pointer) for p in problems] == [(ProblemKind.NOT_INTEGER, "/agent_ids")]

@@ -167,7 +167,8 @@ def _lint_each(bundle: dict[str, Any], profile: Profile, whole: bool) -> list[An
     agents = [_bundle_agent(name, entry, f"/agents/{name}", emitter)
               for name, entry in bundle["agents"].items()]
     leader = bundle["agents"].get(LEADER_NAME, {}).get("messages", [])
-    index = SessionIndex([a for a in agents if a is not None], *_leader_calls(leader, profile))
+    known = [a for a in agents if a is not None]
+    index = SessionIndex(known, *_leader_calls(leader, profile, known))
     facts = []
     for agent, entry in zip(agents, bundle["agents"].values(), strict=True):
         if agent is None:

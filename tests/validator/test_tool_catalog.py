@@ -42,8 +42,33 @@ def test_astrion_validator_is_the_astrion_form() -> None:
     assert validator.is_valid(CREATE_WITHOUT_ID)  # TW-PROF-015
     stop = catalog.validator("stop_sub_agent")  # TW-PROF-016: an astrion leader tool
     assert stop is not None
-    assert stop.is_valid({"agent_id": 1})
+    assert stop.is_valid({"display_name": "UI Operator_1"})  # astrion today (TW-PROF-026)
+    assert not stop.is_valid({"agent_id": 1})
     assert not stop.is_valid({})
+
+
+@pytest.mark.parametrize(("tool", "today", "earlier"), [
+    ("stop_sub_agent", {"display_name": "UI Operator_1"}, {"agent_id": 1}),
+    ("terminate_sub_agent", {"display_name": "UI Operator_1"}, {"agent_id": 1}),
+    ("send_message_to_sub_agent", {"display_name": "UI Operator_1", "message": "Go."},
+     {"agent_id": 1, "message": "Go."}),
+    ("get_sub_agent_status", {"display_names": ["UI Operator_1"]}, {"agent_ids": [1]}),
+    ("ask_other_agent", {"target_display_name": "UI Operator_1", "question": "Ready?"},
+     {"target_agent_id": 1, "question": "Ready?"}),
+    ("answer_other_agent", {"question_id": "ask_other_0a1b2c3d4e", "answer": "Yes."},
+     {"source_agent_id": 1, "question_id": "ask_other_0a1b2c3d4e", "answer": "Yes."}),
+    ("create_sub_agent", CREATE_WITHOUT_ID, {**CREATE_WITHOUT_ID, "agent_id": 3}),
+])
+def test_astrion_accepts_both_versions_and_strict_nothing_of_them(
+        tool: str, today: dict[str, object], earlier: dict[str, object]) -> None:
+    # Profile astrion: astrion as it is (16aaea6b) and as it was (10654c4), TW-PROF-026.
+    astrion = fresh(Profile.ASTRION)
+    assert astrion.argument_errors(tool, today) == []
+    assert astrion.argument_errors(tool, earlier) == []
+    assert astrion.argument_errors(tool, {}) != []
+    strict = fresh(Profile.STRICT)
+    if tool in strict.protocol:
+        assert strict.argument_errors(tool, today) != []
 
 
 @pytest.mark.parametrize("profile", list(Profile))

@@ -16,10 +16,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conformance.sources.transcripts import envelope, flow, ids, inputs, placement, security, tools
+from conformance.sources.transcripts import (
+    astrion,
+    envelope,
+    flow,
+    ids,
+    inputs,
+    placement,
+    security,
+    tools,
+)
 from tests.validator.vector_runner import expected, found, run_case
 
 OUT = Path(__file__).resolve().parents[2] / "transcripts"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "astrion" / "data"
 
 FILES: dict[str, Callable[[], list[dict[str, Any]]]] = {
     "input.json": inputs.input_cases,
@@ -29,6 +39,7 @@ FILES: dict[str, Callable[[], list[dict[str, Any]]]] = {
     "tools.json": tools.tool_cases,
     "flow.json": flow.flow_cases,
     "security.json": security.security_cases,
+    "astrion.json": astrion.astrion_cases,
 }
 
 
@@ -46,7 +57,25 @@ def main() -> int:
         if not failures:
             text = json.dumps(cases, ensure_ascii=False, indent=1) + "\n"
             (OUT / name).write_text(text, encoding="utf-8")
+    if not failures:
+        write_example()
     return 1 if failures else 0
+
+
+def example_files() -> dict[str, str]:
+    """The files of the worked example of docs/astrion.md: a session as astrion today keeps
+    it, with the four breaches astrion's code makes, by path under its data directory."""
+    session = astrion.team(astrion.TODAY, swallowed=True, plain_answer=True, injected=True,
+                           notices=True)
+    return {path: json.dumps(value, ensure_ascii=False, indent=1) + "\n"
+            for path, value in session.data_dir().items()}
+
+
+def write_example() -> None:
+    for path, text in example_files().items():
+        target = EXAMPLE / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

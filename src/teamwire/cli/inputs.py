@@ -110,6 +110,17 @@ def read_input(source: str, limit: int = MAX_INPUT_BYTES) -> bytes:
         fail(f"error: cannot read {name}: {exc.strerror or exc}")
 
 
+def read_stdin_at_most(limit: int) -> bytes | None:
+    """The bytes of standard input, or None when it holds more than ``limit``; exit 2 if it
+    cannot be read."""
+    try:
+        if sys.stdin is None or isinstance(sys.stdin, ClosedStream):
+            fail("error: cannot read standard input: it is closed")
+        return read_at_most(sys.stdin.buffer, limit)
+    except OSError as exc:
+        fail(f"error: cannot read standard input: {exc.strerror or exc}")
+
+
 def _bounded(handle: Any, name: str, limit: int) -> bytes:
     data = read_at_most(handle, limit)
     if data is None:

@@ -15,8 +15,9 @@ from typing import TextIO
 
 import click
 
-from teamwire.cli.inputs import read_input, reader_may_leave
+from teamwire.cli.inputs import read_stdin_at_most, reader_may_leave
 from teamwire.envelope import name_problem
+from teamwire.validator import engine
 from teamwire.validator.config import (
     ConfigError,
     LintConfig,
@@ -177,7 +178,7 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     try:
         with _progress_bar(total, show_bar) as progress:
             report = lint_inputs(inputs, options, jobs=workers,
-                                 stdin=lambda: read_input("-", limit=sys.maxsize),
+                                 stdin=lambda: read_stdin_at_most(engine.MAX_UNSIZED_BYTES),
                                  stdin_name=stdin_filename, progress=progress)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)

@@ -13,6 +13,18 @@ _COUNTER = r"(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2,})"
 STRICT_ID = re.compile(r"(?:task_(?P<task_n>" + _COUNTER + r")"
                        r"|(?P<prefix>out|ask|ans|msg)_(?P<abbr>[a-z0-9]+)_(?P<n>" + _COUNTER + r"))")
 ASTRION_ID = re.compile(r"msg_[0-9a-f]{10}")
+ASTRION_ASK_ID = re.compile(r"ask_(?:master|other)_[0-9a-f]{10}")
+"""The ids astrion gives an Ask whose asker chose none (ask_master, ask_other_agent);
+an Answer delivered as a user message reuses its question's (TW-PROF-027, TW-PROF-012)."""
+_ASTRION_ASK_TYPES = (MessageType.ASK, MessageType.ANSWER)
+
+
+def astrion_id(message_id: str, message_type: MessageType | None) -> bool:
+    """Whether profile astrion accepts ``message_id`` on a message of ``message_type``
+    whatever its shape: a ``msg_`` id on any type (TW-PROF-011), an astrion ask id on an Ask
+    or an Answer (TW-PROF-027)."""
+    return ASTRION_ID.fullmatch(message_id) is not None or (
+        message_type in _ASTRION_ASK_TYPES and ASTRION_ASK_ID.fullmatch(message_id) is not None)
 MESSAGE_ID = re.compile(r'[^\s<>"]+')
 """Any message id (TW-ID-001), matched whole: not empty, no white space, '<', '>' or '"'."""
 
@@ -20,7 +32,7 @@ MESSAGE_ID = re.compile(r'[^\s<>"]+')
 def id_problem(message_id: str, message_type: MessageType | None = None,
                profile: Profile = Profile.STRICT) -> str | None:
     """Why ``message_id`` has the wrong shape (for ``message_type``), or None if it is fine."""
-    if profile is Profile.ASTRION and ASTRION_ID.fullmatch(message_id):
+    if profile is Profile.ASTRION and astrion_id(message_id, message_type):
         return None
     match = STRICT_ID.fullmatch(message_id)
     if match is None:

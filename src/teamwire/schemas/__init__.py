@@ -124,7 +124,8 @@ def is_valid(name: str, instance: Any) -> bool:
 
 
 def profiles() -> list[str]:
-    """Profiles that ship a tool set (``astrion``, ``strict``), sorted."""
+    """The tool sets shipped, sorted: one per profile (``astrion``, ``strict``) and the earlier
+    versions a profile also accepts (``astrion-10654c4``)."""
     return _tool_sets().profiles()
 
 

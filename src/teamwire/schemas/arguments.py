@@ -159,6 +159,16 @@ class _ToolRules:
     integers: tuple[tuple[str, bool], ...]
     """(parameter, is an array of integers)."""
     texts: frozenset[str]
+    parameters: tuple[frozenset[str], ...] = ()
+    """The parameters each schema defines, in the order of ``profiles``."""
+
+    def closest(self, arguments: Any) -> Draft202012Validator:
+        """The validator of the schema that defines the most of ``arguments``' names (the
+        first on a tie), so that its problems speak of the form the call is written in."""
+        names = set(arguments) if type(arguments) is dict else set()
+        best = max(range(len(self.profiles)),
+                   key=lambda i: (len(names & self.parameters[i]), -i)) if names else 0
+        return self.validators[best]
 
     @property
     def validators(self) -> list[Draft202012Validator]:
@@ -202,7 +212,8 @@ class ArgumentChecker:
                     texts.add(name)
         return _ToolRules(tool, tuple(profile for profile, _ in found),
                           [compile_check(schema) for _, schema in found],
-                          tuple(integers.items()), frozenset(texts))
+                          tuple(integers.items()), frozenset(texts),
+                          tuple(frozenset(schema.get("properties", {})) for _, schema in found))
 
     def has_schema(self, tool: str) -> bool:
         """Whether any of the profiles defines the arguments of ``tool``."""
@@ -245,7 +256,7 @@ class ArgumentChecker:
         rules = self.rules(tool)
         found: list[ArgumentProblem] = []
         if not _fits(rules, arguments):
-            errors = sorted(rules.validators[0].iter_errors(arguments),
+            errors = sorted(rules.closest(arguments).iter_errors(arguments),
                             key=lambda e: list(e.absolute_path))
             for error in errors[:limit]:
                 parts = list(error.absolute_path)

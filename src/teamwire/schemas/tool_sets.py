@@ -23,7 +23,9 @@ class ToolSet:
     ``leader``: protocol tools offered to the Team Leader; ``sub_agent``: protocol tools
     offered to every sub-agent; ``base``: the sub-agents' ordinary tools (not protocol
     tools); ``removed``: names no longer offered in multi-agent mode; ``forbidden``:
-    names a sub-agent must never call.
+    names a sub-agent must never call; ``earlier``: tool sets of earlier versions of the
+    same implementation that the profile also accepts; ``result_texts``: tools whose results
+    the implementation writes as text, each with the beginnings of its success texts.
     """
 
     profile: str
@@ -32,6 +34,8 @@ class ToolSet:
     base: tuple[str, ...]
     removed: tuple[str, ...]
     forbidden: tuple[str, ...]
+    earlier: tuple[str, ...] = ()
+    result_texts: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def protocol_tools(self) -> tuple[str, ...]:
@@ -65,6 +69,14 @@ def _shape_problem(data: Any) -> str | None:
         names = data.get(key)
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             return f"{key} must be an array of tool names"
+    earlier = data.get("earlier", [])
+    if not isinstance(earlier, list) or not all(isinstance(n, str) for n in earlier):
+        return "earlier must be an array of tool-set names"
+    texts = data.get("result_texts", {})
+    if not isinstance(texts, dict) or not all(
+            isinstance(v, list) and v and all(isinstance(t, str) and t for t in v)
+            for v in texts.values()):
+        return "result_texts must map tool names to arrays of texts"
     return None
 
 
@@ -77,7 +89,8 @@ class ToolSets:
         self._data: dict[str, dict[str, Any]] = {}
 
     def profiles(self) -> list[str]:
-        """Names of the profiles that ship a tool set, sorted."""
+        """Names of the tool sets shipped, sorted: one per profile, and the earlier versions
+        of an implementation a profile also accepts (``ToolSet.earlier``)."""
         return sorted(p.stem for p in self._directory.glob("*.json"))
 
     def data(self, profile: str) -> dict[str, Any]:
@@ -117,6 +130,9 @@ class ToolSets:
             base=tuple(data["base"]),
             removed=tuple(data["removed"]),
             forbidden=tuple(data["forbidden"]),
+            earlier=tuple(data.get("earlier", ())),
+            result_texts=tuple((tool, tuple(texts))
+                               for tool, texts in data.get("result_texts", {}).items()),
         )
 
     def arguments_ref(self, tool_name: str, profile: str) -> str:

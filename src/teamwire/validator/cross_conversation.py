@@ -26,7 +26,7 @@ from teamwire.validator.rules.flow_rules import (
 from teamwire.validator.rules.id_rules import ID_REUSED, MULTIPLE_RECEIVERS
 from teamwire.validator.scan import is_run_result, shorten
 from teamwire.validator.session_index import SessionIndex
-from teamwire.validator.tooling import answered_id, ask_other_form
+from teamwire.validator.tooling import answered_id, ask_other_form, named_target
 
 _SENDS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent", "create_sub_agent",
                     "send_message_to_sub_agent"})
@@ -153,7 +153,12 @@ class SessionChecker:
 
     def _target(self, arguments: dict[str, Any], key: str, caller: str | None) -> str | None:
         """The one sub-agent a targeting argument names; the caller is never its own target
-        (TW-TOOL-027), so an agent_id shared with the caller's own number is not ambiguous."""
+        (TW-TOOL-027), so an agent_id shared with the caller's own number is not ambiguous.
+        An astrion call may name it by display name instead (TW-PROF-026)."""
+        named = named_target(arguments, key, self.strict)
+        if named is not None:
+            agent = self.index.by_name(named)
+            return None if agent is None or agent.name == caller else agent.name
         agent_id = arguments.get(key)
         if type(agent_id) is not int:
             return None
@@ -436,6 +441,12 @@ class SessionChecker:
                     self.links.append(Link(me, call.index, call.position, asker, late,
                                            MessageType.ANSWER))
                 return
+        if answer is not None and answer.text_form:
+            # astrion's text carries the answer stripped, and no id when astrion chose it
+            if answer.question_id is None:
+                answer.question_id = question_id
+            if type(given) is str:
+                given = given.strip()
         if answer is None or answer.question_id != question_id or answer.sender != me \
                 or (type(given) is str and answer.content != given):
             self._call_emit(ANSWER_NOT_RETURNED, f"{call.name}: the answer to {question_id!r} does not come "
@@ -573,12 +584,14 @@ class SessionChecker:
                        leader, index, "/content")
 
     def _answer_texts(self) -> set[tuple[str, str]]:
-        """(sender, content) of every Answer an ask tool returned in the session."""
+        """(sender, content) of every Answer an ask tool returned in the session. An answer
+        in astrion's text form is left out: it is the answer of an Ask, which natural output
+        does not give (astrion's taking it so is the breach TW512 reports)."""
         answers: set[tuple[str, str]] = set()
         for facts in self.facts.values():
             for call in facts.calls:
                 answer = call.result.answer if call.result is not None else None
-                if answer is not None:
+                if answer is not None and not answer.text_form:
                     answers.add((answer.sender, answer.content))
         return answers
 

@@ -47,7 +47,7 @@ from teamwire.validator.rules.input_rules import (
 )
 from teamwire.validator.scan import HEADER_MARK, shorten
 from teamwire.validator.session_index import SessionIndex
-from teamwire.validator.tooling import ToolCatalog
+from teamwire.validator.tooling import ToolCatalog, named_target
 
 _BOM = b"\xef\xbb\xbf"
 _SUPPORTED_MAJOR = "1"
@@ -567,7 +567,8 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
     profile = options.profile
     tools = memo.tools(profile)
     leader_messages = next((m for a, m, _ in entries if a.kind is AgentKind.LEADER), [])
-    index = SessionIndex([a for a, _, _ in entries], *_leader_calls(leader_messages, profile))
+    agents = [a for a, _, _ in entries]
+    index = SessionIndex(agents, *_leader_calls(leader_messages, profile, agents))
     facts: list[Facts] = []
     total = 0
     for agent, messages, pointer in entries:
@@ -632,8 +633,10 @@ class LeaderCalls(NamedTuple):
     """(agent_id, role_id) of every astrion stop_sub_agent call that did not fail."""
 
 
-def _leader_calls(messages: list[Any], profile: Profile) -> LeaderCalls:
-    """The creations, terminations and (profile astrion) stops the leader's calls make."""
+def _leader_calls(messages: list[Any], profile: Profile, agents: list[Agent]) -> LeaderCalls:
+    """The creations, terminations and (profile astrion) stops the leader's calls make; an
+    astrion call may name its target by display name (TW-PROF-026), one of ``agents``."""
+    by_name: SessionIndex | None = None
     # create_sub_agent calls in order: (call id, role_id, agent_id or None)
     creates: list[tuple[Any, str, Any]] = []
     ends: dict[str, tuple[int, str | None]] = {}
@@ -658,6 +661,12 @@ def _leader_calls(messages: list[Any], profile: Profile) -> LeaderCalls:
                 continue
             role_id = arguments.get("role_id")
             agent_id = arguments.get("agent_id")
+            named = named_target(arguments, "agent_id", profile is not Profile.ASTRION)
+            if named is not None:
+                by_name = by_name or SessionIndex(agents)
+                found = by_name.by_name(named)
+                if found is not None:
+                    agent_id, role_id = found.agent_id, found.role_id
             if name != "create_sub_agent":
                 if type(agent_id) is int and type(call.get("id")) is str:
                     (ends if name == "terminate_sub_agent" else stops)[call["id"]] = (

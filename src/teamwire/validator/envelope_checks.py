@@ -18,7 +18,7 @@ from teamwire.envelope import (
     parse_lark,
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
-from teamwire.envelope.ids import ASTRION_ID, STRICT_ID
+from teamwire.envelope.ids import ASTRION_ASK_ID, ASTRION_ID, STRICT_ID, astrion_id
 from teamwire.validator.dispatch import Emit, dispatch, reported
 from teamwire.validator.facts import (
     DisplayName,
@@ -148,6 +148,8 @@ class EnvelopeChecks(LinterState):
             pattern = prefix + "_" + (re.escape(abbr) if abbr else "[a-z0-9]+") + "_" + _COUNTER
         if not self.strict:
             pattern += "|" + ASTRION_ID.pattern
+            if prefix == "ask":
+                pattern += "|" + ASTRION_ASK_ID.pattern
         return self.memo.id_test(pattern)
 
     def check_name(self, name: str, index: int | None, text: str | None,
@@ -162,6 +164,8 @@ class EnvelopeChecks(LinterState):
     def _check_id(self, index: int, fields: Fields, mtype: MessageType | None,
                   wanted: str | None, text: str) -> None:
         sender, message_id, tag, label = fields[0], fields[3], fields[4], fields[2]
+        if not self.strict and astrion_id(message_id, mtype):
+            return  # before the strict shape: 'ask_other_' + ten digits would read as one
         match = STRICT_ID.fullmatch(message_id)
         # Asks and sub-agents' messages carry ids the agent chose, whose shape is only a SHOULD
         # (TW-ID-012); the MUST of TW-ID-003 binds the ids the router allocates.

@@ -88,6 +88,14 @@ class Answer:
     sender: str
     question_id: str | None
     content: str
+    text_form: bool = False
+    """The answer came as astrion's result text (TW-PROF-028), which names neither sender nor
+    question: both are the ask call's, ``question_id`` None when the call chose no id."""
+
+
+UNTOLD = "untold"
+"""The error code of an error result written as text that names none (astrion's,
+TW-PROF-028): whether the call's message went out is not known."""
 
 
 @dataclass(slots=True)
@@ -141,7 +149,7 @@ class Call:
         code = self.result.error_code if self.result is not None else None
         if code == "timeout":
             return True
-        return None if code == "agent-terminated" else False
+        return None if code == "agent-terminated" or code == UNTOLD else False
 
 
 @dataclass

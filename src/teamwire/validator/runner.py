@@ -9,6 +9,7 @@ import stat
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
+from teamwire.validator import engine
 from teamwire.validator.engine import Linter, unreadable
 from teamwire.validator.findings import FileReport, LintReport
 from teamwire.validator.options import LintOptions, match_forms
@@ -160,13 +161,14 @@ def _size(path: str) -> int:
 
 
 def lint_paths(paths: Sequence[str], options: LintOptions | None = None, *, jobs: int = 1,
-               stdin: Callable[[], bytes] | None = None, stdin_name: str = "<stdin>",
+               stdin: Callable[[], bytes | None] | None = None, stdin_name: str = "<stdin>",
                exclude: Sequence[str] = (), progress: Progress | None = None,
                skip: Collection[str] = (), gitignore: bool = True) -> LintReport:
     """Lint every input under ``paths``; ``jobs`` > 1 lints files in that many processes.
 
-    ``stdin`` supplies the bytes of standard input when ``-`` is among the paths; ``exclude``,
-    ``skip`` and ``gitignore`` are as for ``find_inputs``.
+    ``stdin`` supplies the bytes of standard input when ``-`` is among the paths, or None when
+    it holds more than ``engine.MAX_UNSIZED_BYTES`` (an unreadable input, like a pipe named on
+    the command line); ``exclude``, ``skip`` and ``gitignore`` are as for ``find_inputs``.
     """
     options = options or LintOptions()
     return lint_inputs(find_inputs(paths, exclude, options.root, skip, gitignore), options,
@@ -175,7 +177,7 @@ def lint_paths(paths: Sequence[str], options: LintOptions | None = None, *, jobs
 
 
 def lint_inputs(inputs: Sequence[Input], options: LintOptions | None = None, *, jobs: int = 1,
-                stdin: Callable[[], bytes] | None = None, stdin_name: str = "<stdin>",
+                stdin: Callable[[], bytes | None] | None = None, stdin_name: str = "<stdin>",
                 progress: Progress | None = None) -> LintReport:
     """Lint inputs ``find_inputs`` found, in their order (as ``lint_paths`` does)."""
     options = options or LintOptions()
@@ -185,6 +187,11 @@ def lint_inputs(inputs: Sequence[Input], options: LintOptions | None = None, *, 
     for i, path in enumerate(inputs):
         if path == STDIN:
             data = stdin() if stdin is not None else b""
+            if data is None:
+                reports[i] = unreadable(stdin_name, f"cannot read {stdin_name}: it is not a regular "
+                                        f"file and holds more than "
+                                        f"{engine.MAX_UNSIZED_BYTES // 2**20} MiB")
+                continue
             jsonl = True if stdin_name.endswith(".jsonl") else None
             report = reports[i] = linter.lint_bytes(data, stdin_name, jsonl=jsonl)
             if report.findings:

@@ -39,6 +39,17 @@ class SessionIndex:
         agent = self.agents.get(name)
         return None if agent is None else agent.role_id
 
+    def by_name(self, name: str) -> Agent | None:
+        """The sub-agent an astrion call names by display name (TW-PROF-026): the one with
+        exactly this name, else the first whose name differs only in case, as astrion looks
+        it up."""
+        agent = self.agents.get(name)
+        if agent is not None:
+            return agent if agent.kind is AgentKind.SUB_AGENT else None
+        lowered = name.lower()
+        return next((a for a in self._subs if a.name is not None and a.name.lower() == lowered),
+                    None)
+
     def sub_roles(self) -> dict[int, set[str]]:
         """Role ids of the sub-agents by agent_id."""
         return self._roles

@@ -11,14 +11,14 @@ import orjson
 
 from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
-from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
+from teamwire.envelope.ids import ASTRION_ASK_ID, ASTRION_ID, MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
 from teamwire.schemas.arguments import ProblemKind, read_arguments
 from teamwire.validator.dispatch import all_quiet, dispatch
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
 from teamwire.validator.facts import EnvelopeAttributes, Returned, ToolText
 from teamwire.validator.memo import IdTest
-from teamwire.validator.model import Answer, Call, Result
+from teamwire.validator.model import UNTOLD, Answer, Call, Result
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
 from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
 from teamwire.validator.rules.tool_rules import (
@@ -35,7 +35,7 @@ from teamwire.validator.rules.tool_rules import (
     UNKNOWN_TARGET,
 )
 from teamwire.validator.scan import HEADER_MARK, json_type
-from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form
+from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form, named_target
 
 
 def answer_of(fields: Fields) -> Answer:
@@ -51,15 +51,21 @@ def answer_of(fields: Fields) -> Answer:
 # (strict, an Ask) → a test passing ids that id_problem finds no problem with
 _CHOSEN_OK = {
     (strict, ask): re.compile(("ask" if ask else "msg") + "_[a-z0-9]+_[0-9]{3,}"
-                              + ("" if strict else "|" + ASTRION_ID.pattern)).fullmatch
+                              + ("" if strict else "|" + ASTRION_ID.pattern)
+                              + ("|" + ASTRION_ASK_ID.pattern if ask and not strict else "")
+                              ).fullmatch
     for strict in (True, False) for ask in (True, False)}
 _ARGUMENTS = "/function/arguments"
+_NUMBER = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)
+"""The instance number a display name ends with."""
 # Routing states a status result may name (TW-ROUTE-001): list_active_sub_agents lists no
-# terminated sub-agent; astrion adds failed and timeout for turns ended so (TW-PROF-024).
+# terminated sub-agent; astrion adds failed and timeout for turns ended so, and lists
+# terminated sub-agents too (TW-PROF-024).
 STATUS_TOOLS = frozenset({"list_active_sub_agents", "get_sub_agent_status"})
 _STATUSES = {
     (tool, strict): frozenset({"idle", "running", "waiting", "completed"}
-                              | ({"terminated"} if tool == "get_sub_agent_status" else set())
+                              | ({"terminated"} if tool == "get_sub_agent_status" or not strict
+                                 else set())
                               | (set() if strict else {"failed", "timeout"}))
     for tool in STATUS_TOOLS for strict in (True, False)}
 _ANSWER_HEADS = 256
@@ -239,6 +245,9 @@ class ToolChecks(EnvelopeChecks):
             dispatch(ToolText(index, text, tool), self.tool_text_checks, self.emit)
         if tool is None or tool not in self.protocol:
             return None
+        texts = self.tools.result_texts.get(tool)
+        if texts is not None and text[:1] != "{":
+            return self._text_result(index, text, tool, texts)
         value: Any = None
         if text[:1] == "{":
             try:
@@ -260,6 +269,17 @@ class ToolChecks(EnvelopeChecks):
         elif success is True and tool in STATUS_TOOLS:
             self.check_statuses(index, tool, value)
         return Result(index, False)
+
+    @staticmethod
+    def _text_result(index: int, text: str, tool: str, texts: tuple[str, ...]) -> Result:
+        """A result the profile's implementation writes as text (TW-PROF-028): a success
+        when it starts with one of ``texts`` (an ask's answer follows), else an error result
+        that does not say whether the call's message went out."""
+        for start in texts:
+            if text.startswith(start):
+                answer = Answer("", None, text[len(start):], True) if tool in ASK_TOOLS else None
+                return Result(index, False, answer)
+        return Result(index, rejected=True, error_code=UNTOLD)
 
     def check_statuses(self, index: int, tool: str, value: dict[str, Any]) -> None:
         """Flag status values of a status tool's success result that name no routing state."""
@@ -373,7 +393,15 @@ class ToolChecks(EnvelopeChecks):
             key = "target_agent_id" if name == "ask_other_agent" else (
                 "source_agent_id" if name == "answer_other_agent" else None)
             if key is not None:
-                self._sub_target(call, arguments.get(key), arguments.get("role_id"))
+                agent_id, role_id = arguments.get(key), arguments.get("role_id")
+                named = named_target(arguments, key, self.strict)
+                if named is not None:
+                    agent_id, role_id = self._named_key(named)
+                    if agent_id is not None and agent_id < 0:
+                        self.emit(UNKNOWN_TARGET, f"{name} targets {named!r}, which does not exist",
+                                  call.index, self._call_tail(call))
+                        agent_id = None
+                self._sub_target(call, agent_id, role_id)
         if self.facts is not None and name not in self.tool_verdicts:
             # A tool this agent may not call is reported here (TW403-TW406); whatever its
             # result says, the checks across conversations expect nothing of it.
@@ -389,6 +417,11 @@ class ToolChecks(EnvelopeChecks):
             expected = ask_other_form(arguments, self.strict)[0]
         else:
             expected = arguments.get("question_id")
+        if answer.text_form:
+            # astrion's text names neither the answerer nor the question: both are the call's
+            answer.sender = self._answerer(call, arguments) or ""
+            answer.question_id = expected if type(expected) is str else None
+            return
         answered = answer.question_id
         if type(expected) is str and answered is not None and answered != expected:
             self.emit(ANSWER_MISMATCH, f"{call.name} asked {expected!r} but its result answers "
@@ -402,11 +435,32 @@ class ToolChecks(EnvelopeChecks):
         if call.name == "ask_master":
             return LEADER_NAME
         key = "agent_id" if call.name == "ask_sub_agent" else "target_agent_id"
+        named = named_target(arguments, key, self.strict)
+        if named is not None:
+            agent = self.session.by_name(named) if self.session is not None else None
+            return None if agent is None or agent.name == self.name else agent.name
         agent_id = arguments.get(key)
         if type(agent_id) is not int or self.session is None:
             return None
         role_id = arguments.get("role_id")
         return self.target_of(agent_id, role_id if type(role_id) is str else None)
+
+    def _named_key(self, name: str) -> tuple[int | None, str | None]:
+        """(agent_id, role_id) of the sub-agent an astrion call names by display name
+        (TW-PROF-026): the bundle's entry of that name; without a bundle, the number the name
+        ends with and the role of the one sub-agent known here with that number (role None
+        when there are several, or none)."""
+        if self.session is not None:
+            agent = self.session.by_name(name)
+            if agent is None:
+                return -1, None  # no sub-agent of the session has that name
+            return agent.agent_id, agent.role_id
+        number = _NUMBER.search(name)
+        if number is None:
+            return None, None
+        agent_id = int(number[1])
+        roles = self.known.get(agent_id, ())
+        return agent_id, next(iter(roles)) if len(roles) == 1 else None
 
     def target_of(self, agent_id: int, role_id: str | None) -> str | None:
         """The one other sub-agent of the session with this agent_id (and role_id), or None."""
@@ -495,8 +549,19 @@ class ToolChecks(EnvelopeChecks):
                 for agent_id in targets if type(targets) is list else ():
                     self._check_target(call, agent_id, None, self.known, terminated_ok=True)
                 return
-            target = self._check_target(call, arguments.get("agent_id"), role_id, self.known,
-                                        terminated_ok=name == "get_sub_agent_status")
+            if name == "get_sub_agent_status" and "display_names" in arguments \
+                    and not self.strict:
+                names = arguments.get("display_names")
+                for shown in names if type(names) is list else ():
+                    if type(shown) is str:
+                        self._check_named(call, shown, terminated_ok=True)
+                return
+            named = named_target(arguments, "agent_id", self.strict)
+            if named is not None:
+                target = self._check_named(call, named, name == "get_sub_agent_status")
+            else:
+                target = self._check_target(call, arguments.get("agent_id"), role_id, self.known,
+                                            terminated_ok=name == "get_sub_agent_status")
             if target is not None and name == "terminate_sub_agent":
                 self.terminated.add(target)
 
@@ -521,6 +586,20 @@ class ToolChecks(EnvelopeChecks):
                 return
         for key in keys:
             self.custom_roles[key] = call.index
+
+    def _check_named(self, call: Call, name: str,
+                     terminated_ok: bool = False) -> tuple[str, int] | None:
+        """``_check_target`` for a sub-agent an astrion call names by display name. Without a
+        bundle, a number several roles share is left alone: the name tells the role, which
+        the conversation need not."""
+        agent_id, role_id = self._named_key(name)
+        if agent_id is None or (role_id is None and len(self.known.get(agent_id, ())) > 1):
+            return None
+        if agent_id < 0:
+            self.emit(UNKNOWN_TARGET, f"{call.name} targets {name!r}, which does not exist",
+                      call.index, self._call_tail(call))
+            return None
+        return self._check_target(call, agent_id, role_id, self.known, terminated_ok)
 
     def _check_target(self, call: Call, agent_id: Any, role_id: Any, known: dict[int, set[str]],
                       terminated_ok: bool = False) -> tuple[str, int] | None:

@@ -14,8 +14,8 @@ from teamwire.schemas.compiled import Check, compile_check
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
-__all__ = ["ASK_TOOLS", "TARGETING_TOOLS", "TEXT_PARAMETERS", "ToolCatalog", "answered_id",
-           "ask_other_form", "compile_check", "tool_catalog"]
+__all__ = ["ASK_TOOLS", "DISPLAY_NAME_KEYS", "TARGETING_TOOLS", "TEXT_PARAMETERS", "ToolCatalog",
+           "answered_id", "ask_other_form", "compile_check", "named_target", "tool_catalog"]
 
 ASK_TOOLS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent"})
 """Tools whose successful result is an Answer envelope."""
@@ -23,7 +23,8 @@ ASK_TOOLS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent"})
 TARGETING_TOOLS = frozenset({"terminate_sub_agent", "send_message_to_sub_agent", "ask_sub_agent",
                              "answer_sub_agent_question", "get_sub_agent_status",
                              "stop_sub_agent"})
-"""Leader tools that name one sub-agent by ``agent_id`` (and optional ``role_id``)."""
+"""Leader tools that name one sub-agent by ``agent_id`` (and optional ``role_id``), or in
+astrion's form by ``display_name``."""
 
 
 def _anything(_value: Any) -> bool:
@@ -48,6 +49,9 @@ class ToolCatalog:
     sub_agent_only: frozenset[str]
     protocol: frozenset[str]
     arguments: ArgumentChecker = field(default_factory=ArgumentChecker)
+    result_texts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Tools whose results the profile's implementation writes as text: the beginnings of
+    their success texts (``ToolSet.result_texts``)."""
     _passes: dict[str, Check] = field(default_factory=dict)
 
     def pass_check(self, tool: str) -> Check:
@@ -87,17 +91,21 @@ def tool_catalog(profile: Profile) -> ToolCatalog:
     """A new catalog of ``profile`` (a linter keeps one per profile in its memo, which
     builds its argument checks on first use)."""
     names = schemas.tool_names(profile.value)
-    leader, sub = frozenset(names.leader), frozenset(names.sub_agent)
-    if profile is not Profile.STRICT:
-        strict = schemas.tool_names(Profile.STRICT.value)
-        leader |= frozenset(strict.leader)
-        sub |= frozenset(strict.sub_agent)
+    # A dialect accepts the tool sets of its implementation's earlier versions and
+    # strict's (TW-PROF-004) beside its own.
+    accepted = (profile.value,) if profile is Profile.STRICT \
+        else (profile.value, *names.earlier, Profile.STRICT.value)
+    leader: frozenset[str] = frozenset()
+    sub: frozenset[str] = frozenset()
+    for tool_set in accepted:
+        found = schemas.tool_names(tool_set)
+        leader |= frozenset(found.leader)
+        sub |= frozenset(found.sub_agent)
     return ToolCatalog(
         profile=profile, leader=leader, sub_agent=sub, base=frozenset(names.base),
         removed=frozenset(names.removed), forbidden=frozenset(names.forbidden),
         leader_only=leader - sub, sub_agent_only=sub - leader, protocol=leader | sub,
-        arguments=ArgumentChecker((profile.value,) if profile is Profile.STRICT
-                                  else (profile.value, Profile.STRICT.value)))
+        arguments=ArgumentChecker(accepted), result_texts=dict(names.result_texts))
 
 
 def ask_other_form(arguments: dict[str, Any], strict: bool) -> tuple[Any, Any, bool]:
@@ -112,6 +120,20 @@ def ask_other_form(arguments: dict[str, Any], strict: bool) -> tuple[Any, Any, b
         return arguments.get("question_id"), arguments.get("question"), False
     chosen = arguments.get("message_id")
     return chosen, arguments.get("content"), type(chosen) is str and chosen.startswith("msg_")
+
+
+DISPLAY_NAME_KEYS = {"agent_id": "display_name", "target_agent_id": "target_display_name"}
+"""The argument that names a target by display name in astrion's form (TW-PROF-026), for
+each argument that names it by instance number."""
+
+
+def named_target(arguments: dict[str, Any], key: str, strict: bool) -> str | None:
+    """The display name a call in astrion's form names its target by, in place of the
+    instance number argument ``key``; None when it names none (or under strict)."""
+    if strict or key in arguments:
+        return None
+    name = arguments.get(DISPLAY_NAME_KEYS.get(key, ""))
+    return name if type(name) is str else None
 
 
 def answered_id(arguments: dict[str, Any], tool: str, strict: bool) -> Any:

@@ -154,7 +154,7 @@ def _id_prefix_mismatch(fact: EnvelopeId, report: Report[EnvelopeId]) -> None:
 ID_SHAPE = rule(
     "TW107", "id-shape", E,
     "A router-allocated id is not 'task_NNN' or '{prefix}_{abbr}_NNN'.",
-    requirements=("TW-ID-003", "TW-ID-005", "TW-PROF-011"),
+    requirements=("TW-ID-003", "TW-ID-005", "TW-PROF-011", "TW-PROF-027"),
     rationale="""
 The router allocates the ids of tasks, reports, answers and the leader's messages as task_NNN
 or prefix_abbreviation_NNN (three or more digits). Profile astrion also accepts msg_ followed by

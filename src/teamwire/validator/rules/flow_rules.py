@@ -57,7 +57,7 @@ The first answer resolves the pending ask; a second one must fail with not-waiti
 ANSWER_MISMATCH = rule(
     "TW504", "answer-mismatch", E,
     "An ask's successful result is not the Answer to that ask from its answerer.",
-    requirements=("TW-TYPE-009", "TW-TYPE-013", "TW-ROUTE-012", "TW-TOOL-034"),
+    requirements=("TW-TYPE-009", "TW-TYPE-013", "TW-ROUTE-012", "TW-TOOL-034", "TW-PROF-028"),
     rationale="""
 The result of a successful ask is exactly one Answer envelope whose question_id is the id of the
 asked message and whose sender is the answerer: the Team Leader for ask_master, the target for
@@ -104,7 +104,7 @@ the Team Leader in the order it said them.""",
 ANSWER_NOT_RETURNED = rule(
     "TW508", "answer-not-returned", E,
     "An accepted answer does not come back as the result of the asker's ask call.",
-    requirements=("TW-TOOL-014", "TW-TOOL-022", "TW-ROUTE-012"), scope="bundle",
+    requirements=("TW-TOOL-014", "TW-TOOL-022", "TW-ROUTE-012", "TW-PROF-028"), scope="bundle",
     rationale="""
 answer_sub_agent_question resolves the asker's ask_master call, answer_other_agent its
 ask_other_agent call, with an Answer from the answering agent whose content is the answer text.
@@ -167,7 +167,7 @@ text.""",
 OUTPUT_NOT_DELIVERED = rule(
     "TW512", "output-not-delivered", E,
     "A sub-agent's natural output never reaches the Team Leader as an Output.",
-    requirements=("TW-TYPE-016", "TW-DEL-001", "TW-DEL-005"), scope="bundle",
+    requirements=("TW-TYPE-016", "TW-DEL-001", "TW-DEL-005", "TW-PROF-028"), scope="bundle",
     rationale="""
 Every assistant message of a sub-agent with non-blank text becomes exactly one progress report
 (when it calls tools) or completion report (when it does not), unless it was taken as an Answer.""",

@@ -25,7 +25,7 @@ some endpoints send for a call without parameters; missing required parameters a
 INVALID_ARGUMENTS = rule(
     "TW402", "invalid-arguments", E,
     "A protocol tool call's arguments do not satisfy the tool's schema.",
-    requirements=("TW-TOOL-023", "TW-TOOL-024", "TW-TOOL-039"),
+    requirements=("TW-TOOL-023", "TW-TOOL-024", "TW-TOOL-039", "TW-PROF-026", "TW-PROF-029"),
     rationale="""
 Arguments are checked against the tool's JSON Schema (required parameters, types, enums) of the
 chosen profile; text parameters (task, message, question, content, answer, and a custom role's
@@ -83,7 +83,7 @@ display name always means one agent. The router must fail such a call with dupli
 
 UNKNOWN_TARGET = rule(
     "TW408", "unknown-target", E, "A targeting call that succeeded names no existing sub-agent.",
-    requirements=("TW-TOOL-027", "TW-TOOL-028"),
+    requirements=("TW-TOOL-027", "TW-TOOL-028", "TW-PROF-026"),
     rationale="""
 A call to an agent that does not exist must fail with unknown-agent; one that succeeded anyway
 sent its message nowhere.""",
@@ -166,13 +166,16 @@ are a separate check.)""",
 INVALID_TOOL_RESULT = rule(
     "TW416", "invalid-tool-result", E,
     "A protocol tool's result is not a success object, an error result or (for asks) an Answer.",
-    requirements=("TW-TOOL-032", "TW-TOOL-033", "TW-TOOL-035", "TW-ROUTE-001", "TW-PROF-024"),
+    requirements=("TW-TOOL-032", "TW-TOOL-033", "TW-TOOL-035", "TW-ROUTE-001", "TW-PROF-024",
+                  "TW-PROF-028"),
     rationale="""
 A protocol tool returns one JSON object with success true, or the common error result
 {"success": false, "error": {"code", "message"}}; an ask tool returns the Answer envelope on
 success. The status values of list_active_sub_agents and get_sub_agent_status are routing
 states: idle, running, waiting, completed, and terminated for get_sub_agent_status only (a
-terminated sub-agent is not listed as active). Profile astrion adds failed and timeout.""",
+terminated sub-agent is not listed as active). Profile astrion adds failed and timeout, lists
+terminated sub-agents as active, and reads the results astrion shows a sub-agent as text by its
+table of success texts (TW-PROF-028).""",
     bad="role: tool (result of send_message_to_sub_agent)\nMessage sent.",
     good='role: tool (result of send_message_to_sub_agent)\n{"success": true, "display_name": '
          '"UI Operator_1", "message_id": "msg_tl_001"}')
