@@ -7,9 +7,6 @@ to ``test-artifacts/view-demo.png`` at the root of the repository (ignored by gi
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,39 +16,14 @@ import pytest
 from teamwire.view.page import render_page
 from teamwire.view.sequence import Geometry, arrow_path
 from teamwire.view.session import load_session
+from tests.browser import chromium, keep_screenshot
 from tests.view.helpers import TL, UIO, demo_bundle, encoded, with_lost_message
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-
-# CI installs the browser (.ci/run): there a missing one is a failure, elsewhere a skip.
-if not os.environ.get("CI"):
-    pytest.importorskip("selenium.webdriver")
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip("needs Debian's chromium and chromium-driver (.ci/run installs them)",
-                    allow_module_level=True)
-from selenium import webdriver  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="teamwire-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-                 "--window-size=1440,900"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def _open(browser: Any, tmp_path: Path, bundle: dict[str, Any], fragment: str = "") -> None:
@@ -78,8 +50,7 @@ def test_the_demo_draws_lanes_arrows_and_turns(browser: Any, tmp_path: Path) -> 
     assert {"tws-k-task", "tws-k-progress"} <= kinds
     shot = tmp_path / "view-demo.png"
     assert browser.save_screenshot(str(shot))
-    ARTIFACTS.mkdir(exist_ok=True)
-    shutil.copy(shot, ARTIFACTS / "view-demo.png")
+    keep_screenshot(shot)
 
 
 def test_the_script_draws_arrows_as_the_static_renderer_does(browser: Any,

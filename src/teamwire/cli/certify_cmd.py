@@ -45,7 +45,7 @@ def _shipped_scenarios() -> list[Path]:
 @click.option("--level", type=click.Choice(["core", "durable"]), default="core", show_default=True,
               help="The certification level: core, or durable (core and crash-restart).")
 @click.option("-f", "--format", "output_format",
-              type=click.Choice(["text", "json", "junit", "markdown"]), default="text",
+              type=click.Choice(["text", "json", "junit", "markdown", "html"]), default="text",
               show_default=True, help="Report format.")
 @click.option("--badge", metavar="FILE.svg", help="Also write an SVG badge of the verdict.")
 @click.option("--baseline", metavar="FILE", type=click.Path(dir_okay=False),
@@ -157,8 +157,10 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
                       else f"--in-process {shlex.quote(in_process or '')}")
         if found is not None:
             certification.results.append(found)
-    write = {"json": write_json, "junit": write_junit, "markdown": write_markdown}.get(
-        output_format, write_text)
+    from teamwire.conformance.report_html import write_html
+
+    write = {"json": write_json, "junit": write_junit, "markdown": write_markdown,
+             "html": write_html}.get(output_format, write_text)
     if badge is not None:
         try:
             Path(badge).write_text(badge_svg(certification), encoding="utf-8")
