@@ -296,7 +296,7 @@ def test_unknown_option_is_a_usage_error(command: tuple[str, ...]) -> None:
 def test_version_through_python_m() -> None:
     proc = teamwire("--version")
     assert proc.returncode == 0
-    assert proc.stdout.startswith(b"teamwire, version ")
+    assert proc.stdout.startswith(b"teamwire ") and proc.stdout.endswith(b" (spec 1.1)\n")
 
 
 def _read_one_byte_then_leave(*args: str) -> tuple[int, bytes]:

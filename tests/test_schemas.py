@@ -572,6 +572,7 @@ def test_known_error_codes() -> None:
         "round-limit",
         "store-failed",
         "turn-ended",
+        "unanswered",
     )
     description = schemas.schema("tool-results")["description"]
     for code in schemas.known_error_codes():
@@ -1124,3 +1125,14 @@ def test_messages_quote_values_as_json(schema: dict[str, Any], instance: Any, me
 
     [error] = Draft202012Validator(schema).iter_errors(instance)
     assert json_message(error) == message
+
+
+def test_the_schema_readme_lists_every_schema() -> None:
+    """spec/schemas/README.md names every schema of the directory in one of its tables (the
+    protocol's, or the implementation formats'), so that none is there unexplained."""
+    readme = (SCHEMA_DIR / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([a-z-]+)` \|", readme, flags=re.MULTILINE))
+    present = {path.name.removesuffix(".schema.json")
+               for path in SCHEMA_DIR.glob("*.schema.json")}
+    assert present - listed == set()
+    assert listed - present == set()

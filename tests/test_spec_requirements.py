@@ -257,8 +257,8 @@ def index_shape_problems(index: Any) -> list[str]:
     if not isinstance(index, dict):
         return ["index is not a JSON object"]
     problems = []
-    if index.get("version") != "1.0":
-        problems.append(f"index version is {index.get('version')!r}, expected '1.0'")
+    if index.get("version") != "1.1":
+        problems.append(f"index version is {index.get('version')!r}, expected '1.1'")
     entries = index.get("requirements")
     if not isinstance(entries, list):
         return [*problems, "index has no 'requirements' array"]
@@ -504,7 +504,7 @@ def test_checks_find_index_disagreement() -> None:
 
 
 def test_checks_find_family_without_must_and_bad_index_shape() -> None:
-    index = {"version": "1.0", "requirements": [
+    index = {"version": "1.1", "requirements": [
         {"id": "TW-ENV-001", "level": "MUST", "section": "a.md#b", "summary": "s"}]}
     assert "family TW-NAME has no MUST requirement" in family_must_problems(index)
     bad = {"version": "2.0", "requirements": [

@@ -50,7 +50,7 @@ def test_the_bundle_matches_the_bundle_schema(imported: tuple[Path, Any]) -> Non
 def test_the_bundle_holds_the_leader_and_every_sub_agent_of_the_conversation(
         imported: tuple[Path, Any]) -> None:
     _, bundle = imported
-    assert bundle["teamwire"] == "1.0"
+    assert bundle["teamwire"] == "1.1"
     assert bundle["session"] == "default/conv_20261201_101500_ab12"
     agents = bundle["agents"]
     assert list(agents) == ["Team Leader", "UI Operator_1", "Full-Stack Engineer_1"]

@@ -40,7 +40,9 @@ def test_calls_left_when_the_turn_times_out_get_the_turn_ended_error() -> None:
     session = run_to_idle(_session(
         [Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
                                            "task": "design", "timeout_seconds": 5}),)),
-         Step("waiting for the report")],
+         Step("waiting for the report"),
+         # the turn the ask starts outlasts the sub-agent's: the leader never ends it unanswered
+         Step("reading", delay=1000)],
         {UIO: [Step(None, (("ask_master", {"question": "which palette?",
                                            "question_id": "ask_uio_001"}),
                            ("list_active_sub_agents", {}),
@@ -60,7 +62,7 @@ def test_an_ask_that_times_out_is_reported_as_a_tool_error() -> None:
     session = run_to_idle(_session(
         [Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
                                            "task": "design"}),)),
-         Step("waiting for reports")],
+         Step("waiting for reports"), Step("reading", delay=1000)],
         {UIO: [Step(None, (("ask_master", {"question": "which palette?",
                                            "question_id": "ask_uio_001"}),)),
                Step("giving up")]},

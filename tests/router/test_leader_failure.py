@@ -1,5 +1,6 @@
 """TW-ROUTE-025, TW-ROUTE-026: a failed model call of the Team Leader ends its turn with no
-message, leaves the asks waiting on it pending, and is told to the host's listener."""
+message, fails the asks it had received with unanswered (TW-ROUTE-030), and is told to the
+host's listener."""
 
 from __future__ import annotations
 
@@ -68,16 +69,20 @@ def test_a_failed_leader_turn_produces_no_message_and_the_next_message_restarts_
     assert lint_value(session.bundle()).findings == []
 
 
-def test_an_ask_on_a_failing_leader_stays_pending_until_a_timeout() -> None:
-    # Both leader turns the ASK could start fail; the asker's own turn timeout (600 s, before
-    # the ask timeout) ends its wait, and its COMPLETION wakes the leader, whose late answer
-    # then fails.
+def test_an_ask_the_failing_leader_had_received_fails_with_unanswered() -> None:
+    # The second failing call is the one the ASK was delivered before: that turn ends without
+    # an answer, so the ask fails at once with unanswered (TW-ROUTE-025, TW-ROUTE-030) instead
+    # of waiting for the ask timeout; the asker goes on, and its COMPLETION wakes the leader,
+    # whose late answer then fails with not-waiting.
     session, notes = _asked_while_the_leader_fails({2, 3})
     failures = [(data["agent"], data["state"]) for kind, data in notes if kind == "turn-failed"]
-    assert failures == [(LEADER, "error"), (LEADER, "error"), (UIO, "timeout")]
+    assert failures == [(LEADER, "error"), (LEADER, "error")]
     assert session.core.state(LEADER).value == "completed"
     ask_result = next(m["content"] for m in session.conversations[UIO] if m["role"] == "tool")
-    assert '"code": "timeout"' in ask_result
+    assert '"code": "unanswered"' in ask_result
+    assert session.clock.now() < 300  # long before the ask timeout
+    late = [m["content"] for m in session.conversations[LEADER] if m["role"] == "tool"][-1]
+    assert '"code": "not-waiting"' in late
     assert lint_value(session.bundle()).findings == []
 
 

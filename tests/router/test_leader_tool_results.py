@@ -14,6 +14,7 @@ from typing import Any
 
 from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
+from teamwire.router.runtime.tools import summary_of
 from tests.router.helpers import LEADER, UIO, run_to_idle
 
 CREATE_UIO = ("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": "design"})
@@ -59,6 +60,19 @@ def test_the_summary_of_an_active_sub_agent_is_the_first_line_of_its_last_output
     assert listed == {"success": True, "agents": [
         {"agent_id": 1, "role_id": "ui-operator", "display_name": UIO,
          "status": "completed", "summary": "palette chosen"}]}
+
+
+def test_a_summary_ends_at_the_first_lf_or_cr_and_after_120_code_points() -> None:
+    """TW-TOOL-015: only LF and CR end the summary's line (not U+2028, U+0085 or a form
+    feed, which some languages' line splitters also break at), and it holds at most 120
+    code points."""
+    assert summary_of("") == ""
+    assert summary_of("one\rtwo\nthree") == "one"
+    assert summary_of("one\ntwo\rthree") == "one"
+    assert summary_of("a\u2028b\x85c\x0cd") == "a\u2028b\x85c\x0cd"
+    assert summary_of("\nlater") == ""
+    assert summary_of("界" * 130) == "界" * 120
+    assert summary_of("x" * 119 + "\ny") == "x" * 119
 
 
 def test_a_forbidden_tool_names_the_tool_and_the_caller() -> None:

@@ -1,6 +1,6 @@
 """The routing core against a simple model of queues and states (hypothesis stateful test).
 
-TW-ROUTE-005 to TW-ROUTE-011, TW-ROUTE-015, TW-DEL-001, TW-DEL-002, TW-DEL-003.
+TW-ROUTE-005 to TW-ROUTE-011, TW-ROUTE-015, TW-ROUTE-030, TW-DEL-001, TW-DEL-002, TW-DEL-003.
 """
 
 from __future__ import annotations
@@ -104,6 +104,11 @@ class RouterModel(RuleBasedStateMachine):
         if self.state[agent] not in ("running", "closing"):
             return
         self.feed(TurnEnded(agent))
+        if agent == LEADER:  # TW-ROUTE-030: asks the leader received and left unanswered end
+            for sub, question in list(self.asks.items()):
+                if question in self.expected[LEADER]:
+                    del self.asks[sub]
+                    self.state[sub] = "running"
         if self.queue[agent]:
             self.deliver(agent)
             self.state[agent] = "running"

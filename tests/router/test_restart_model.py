@@ -765,9 +765,16 @@ class RestartModel(RuleBasedStateMachine):
 
         def update() -> None:
             self.agents[name].state = "completed"
+            self.unanswered(name)
             self.settle()
 
         self.run(TurnEnded(name), update)
+
+    def unanswered(self, name: str) -> None:
+        """TW-ROUTE-030: the asks ``name`` had received and not answered end with its turn."""
+        for asker, agent in self.agents.items():
+            if agent.ask is not None and agent.ask.target == name and agent.ask.delivered:
+                self.close_ask(asker, "unanswered")
 
     def in_turn(self) -> list[str]:
         return [n for n, a in self.agents.items() if a.state in ("running", "closing", "waiting")]
@@ -804,6 +811,7 @@ class RestartModel(RuleBasedStateMachine):
                 head = f'<result agent="{name}" state="{reason}">'
                 self.enqueue(COMPLETION, name, LEADER, lambda text: text.startswith(head),
                              agent.task, 1)
+            self.unanswered(name)
             self.settle()
 
         self.run(TurnFailed(name, reason, "the model failed"), update)

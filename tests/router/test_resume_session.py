@@ -61,7 +61,10 @@ def _first_life(store: MemoryStore) -> None:
         ("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": "colours"}),
         ("create_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer", "task": "api",
                               "timeout_seconds": 30}))),
-        Step("Waiting for the team.")], clock, tag="tl")
+        Step("Waiting for the team."),
+        # the turn that reads the operator's question is still in its model call at the crash,
+        # so the question stays pending (a turn that ended would fail it, TW-ROUTE-030)
+        Step("Reading the question.", delay=1000.0)], clock, tag="tl")
     session = Session(leader=leader, drivers=_subs(clock, []), store=store, clock=clock,
                       ask_timeout=10, session_id="s-1")
 
@@ -81,14 +84,18 @@ def _first_life(store: MemoryStore) -> None:
 
 
 class Asking:
-    """The resumed leader: its first model call asks for the catalog and two statuses."""
+    """The resumed leader: its first model call asks for the catalog and two statuses; its
+    second thinks for long, so that its turn does not end while the asks on it are open."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: VirtualClock) -> None:
         self.calls = 0
+        self.clock = clock
 
     async def complete(self, agent: str, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]]) -> Reply:
         self.calls += 1
+        if self.calls == 2:
+            await self.clock.sleep(2000.0)
         if self.calls > 1:
             return Reply()
         return Reply(None, (
@@ -108,7 +115,7 @@ def resumed() -> tuple[Session, list[tuple[str, dict[str, Any]]], list[str]]:
     clock.skip_to(RESTART_AT)  # the router was down for 95 seconds
 
     async def go() -> Session:
-        session = await Session.resume(store, leader=Asking(), drivers=_subs(clock, asked),
+        session = await Session.resume(store, leader=Asking(clock), drivers=_subs(clock, asked),
                                        clock=clock, ask_timeout=10, max_ask_rounds=1,
                                        listener=lambda kind, data: heard.append((kind, data)))
         await session.run_until_idle()
@@ -242,5 +249,5 @@ def test_a_restart_whose_commit_is_refused_raises_store_failure() -> None:
     store.refuse = True
     clock = VirtualClock()
     with pytest.raises(StoreFailure, match="disk full"):
-        asyncio.run(Session.resume(store, leader=Asking(), drivers=_subs(clock, []),
+        asyncio.run(Session.resume(store, leader=Asking(clock), drivers=_subs(clock, []),
                                    clock=clock))

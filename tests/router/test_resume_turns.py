@@ -60,8 +60,11 @@ def test_the_calls_after_an_ask_run_once_it_is_answered_after_a_restart() -> Non
 
     async def first_life() -> None:
         clock = VirtualClock()
+        # the leader is still in a model call when the ask comes, so the ask waits in its
+        # queue: a turn that had received it and ended would fail it (TW-ROUTE-030)
         leader = ScriptedAgent([Step(None, (("create_sub_agent", {
-            "agent_id": 1, "role_id": "ui-operator", "task": "colours"}),))], clock, tag="tl")
+            "agent_id": 1, "role_id": "ui-operator", "task": "colours"}),)),
+            Step("reading", delay=1000)], clock, tag="tl")
         session = Session(leader=leader, drivers=_operator(clock), store=store, clock=clock)
         await session.start("a sign-up page")
         while True:  # until the operator waits for its answer
@@ -76,8 +79,7 @@ def test_the_calls_after_an_ask_run_once_it_is_answered_after_a_restart() -> Non
         clock = VirtualClock()
         session = await Session.resume(store, leader=Answering(), drivers=_operator(clock),
                                        clock=clock)
-        await session.start("answer the operator")
-        await session.run_until_idle()
+        await session.run_until_idle()  # the leader's interrupted model call is made again
         return session
 
     asyncio.run(first_life())

@@ -64,9 +64,10 @@ def test_forbidden_tools() -> None:
 
 def test_ask_timeout_on_virtual_time() -> None:
     """TW-ROUTE-017: an unanswered ask_master fails with timeout after the ask timeout;
-    nothing sleeps."""
+    nothing sleeps. The leader's turn that reads the ask outlasts the timeout (had it ended
+    first, the ask would fail with unanswered, TW-ROUTE-030)."""
     session = run_to_idle(_session(
-        [Step(None, (CREATE_UIO,)), Step("waiting for reports")],
+        [Step(None, (CREATE_UIO,)), Step("waiting for reports"), Step("reading", delay=1000)],
         {UIO: [Step(None, (("ask_master", {"question": "?", "question_id": "ask_uio_001"}),)),
                Step("giving up")]}, ask_timeout=42.0))
     [result] = _tool_results(session, UIO)
@@ -146,11 +147,12 @@ def test_demo_is_deterministic() -> None:
     assert first.events == second.events and first.bundle() == second.bundle()
 
 
-def test_silent_sub_agent_leaves_ask_sub_agent_to_its_timeout() -> None:
-    """TW-TYPE-017, TW-ROUTE-012, TW-ROUTE-017: the sub-agent's turn after the ASK ends with
+def test_silent_sub_agent_fails_ask_sub_agent_with_unanswered() -> None:
+    """TW-TYPE-017, TW-ROUTE-012, TW-ROUTE-030: the sub-agent's turn after the ASK ends with
     no output. The spec's answer is its first non-blank output, so the silent end is an empty
-    COMPLETION for the leader, not an answer; the ask fails with timeout, after which the
-    leader reads the empty COMPLETION."""
+    COMPLETION for the leader, not an answer; the turn that received the ask is over, so the
+    ask fails with unanswered at once (not after the ask timeout), and the leader then reads
+    the empty COMPLETION."""
     session = run_to_idle(_session(
         [Step(None, (CREATE_UIO,)),
          Step(None, (("ask_sub_agent", {"agent_id": 1, "question": "eta?",
@@ -158,18 +160,19 @@ def test_silent_sub_agent_leaves_ask_sub_agent_to_its_timeout() -> None:
          Step("giving up on the answer")],
         {UIO: [Step("design done", delay=1.0)]}, ask_timeout=50.0))
     result = json.loads(_tool_results(session, LEADER)[-1])
-    assert result["error"]["code"] == "timeout"
+    assert result["error"]["code"] == "unanswered"
     assert session.conversations[UIO][-1] == {"role": "assistant", "content": ""}
     reports = [parse(m["content"]) for m in session.conversations[LEADER]
                if m["role"] == "user" and m["content"].startswith("来自")]
     assert [(r.label, r.content) for r in reports][-1] == ("任务完成汇报", "")
-    assert session.clock.now() >= 50.0
+    assert session.clock.now() < 50.0
     assert [p.text for p in validate_bundle(session.bundle()) if p.fatal] == []
 
 
-def test_silent_sub_agent_answers_with_its_next_real_output() -> None:
-    """TW-ROUTE-012: after a silent turn end the ask still waits; the sub-agent's next
-    non-blank output (a new turn, started by a message) answers it."""
+def test_after_a_silent_turn_end_the_next_output_is_a_report_not_an_answer() -> None:
+    """TW-ROUTE-030: a silent turn end fails the ask it had received (in 1.0 the ask waited
+    for the sub-agent's next non-blank output); that output, in the turn a later MESSAGE of
+    ask_other_agent starts, answers that MESSAGE alone."""
     session = run_to_idle(_session(
         [Step(None, (CREATE_UIO, ("create_sub_agent", {"agent_id": 1,
                                                        "role_id": "full-stack-engineer",
@@ -184,9 +187,10 @@ def test_silent_sub_agent_answers_with_its_next_real_output() -> None:
                                                 "content": "fyi: api.md is up",
                                                 "message_id": "msg_fse_001"}),), delay=10.0)]},
         ask_timeout=500.0))
-    answer = _tool_results(session, LEADER)[-1]
-    assert parse(answer).question_id == "ask_tl_001"
-    assert parse(answer).content == "about ten minutes"
+    result = json.loads(_tool_results(session, LEADER)[-1])
+    assert result["error"]["code"] == "unanswered"
+    answer = parse(_tool_results(session, FSE)[-1])
+    assert (answer.question_id, answer.content) == ("msg_fse_001", "about ten minutes")
     assert session.clock.now() < 500.0
 
 

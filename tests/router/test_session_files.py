@@ -66,7 +66,7 @@ def _check_files(session: Session, bundle_path: Path, events_path: Path) -> None
     assert '"session": "会话-1"' in bundle_text and "\\u" not in bundle_text
     # pretty-printed, two spaces a level, and a complete last line
     lines = bundle_text.split("\n")
-    assert lines[:3] == ["{", '  "teamwire": "1.0",', '  "session": "会话-1",']
+    assert lines[:3] == ["{", '  "teamwire": "1.1",', '  "session": "会话-1",']
     assert lines[3] == '  "agents": {' and lines[4].startswith('    "Team Leader": {')
     assert lines[-2:] == ["}", ""]
     # one JSON object per line, in order, each line complete

@@ -53,7 +53,7 @@ def test_a_refused_timer_commit_stops_every_agent() -> None:
     leader = ScriptedAgent([Step(None, (
         ("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator", "task": "design"}),
         ("create_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer", "task": "api"})),
-    )], clock, tag="tl")
+    ), Step("reading", delay=500.0)], clock, tag="tl")  # busy: the ask waits in its queue
     session = Session(leader=leader, drivers=drivers, store=store, clock=clock, ask_timeout=10)
 
     async def go() -> None:

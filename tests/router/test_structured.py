@@ -122,5 +122,5 @@ def test_message_json_round_trip_fields() -> None:
     message = RoutedMessage("ans_fse_001", MessageType.ANSWER, FSE, UIO, "x", 7, "ask_uio_001",
                             "task_001", 2, "call_9")
     data = message_to_json(message)
-    assert data["version"] == "1.0" and data["round"] == 2 and data["call_id"] == "call_9"
+    assert data["version"] == "1.1" and data["round"] == 2 and data["call_id"] == "call_9"
     assert schemas.validator("message").is_valid(data)

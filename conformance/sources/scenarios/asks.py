@@ -77,20 +77,58 @@ def round_limit() -> dict[str, Any]:
 def ask_timeout() -> dict[str, Any]:
     return scenario(
         "ask-timeout",
-        "An ask the Team Leader does not answer within the ask timeout fails with timeout, and "
-        "the asker goes on",
+        "An ask the Team Leader does not answer within the ask timeout, while the turn that "
+        "read it goes on, fails with timeout, and the asker goes on",
         ["TW-ROUTE-017", "TW-TOOL-035", "TW-CERT-005"],
         [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
                says("Waiting."), says("I will not answer that."), says("Fine.")),
          agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
                                question_id="ask_fse_001")),
                says("Using port 8080, the default."))],
-        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (FSE, 2), (TL, 4)),
+        # the leader's model call that reads the ask is held until the ask has timed out
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3, "await"), (FSE, 2), (TL, 3), (TL, 4)),
         [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", "Which port?")),
          expect(FSE, 2, tool("call_fse_1", failed("timeout"))),
          expect(TL, 4, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
                                 "Using port 8080, the default."))],
         knobs={"ask_timeout": 1})
+
+
+def unanswered_ask_master() -> dict[str, Any]:
+    return scenario(
+        "unanswered-ask-master",
+        "A turn of the Team Leader that read a sub-agent's question and ended without "
+        "answering it fails the ask with unanswered at once, not after the ask timeout; the "
+        "asker goes on",
+        ["TW-ROUTE-030", "TW-TOOL-020"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("I will decide that later."), says("Fine.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
+                               question_id="ask_fse_001")),
+               says("Using port 8080, the default."))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (FSE, 2), (TL, 4)),
+        [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", "Which port?")),
+         expect(FSE, 2, tool("call_fse_1", failed("unanswered"))),
+         expect(TL, 4, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
+                                "Using port 8080, the default."))])
+
+
+def unanswered_ask_sub_agent() -> dict[str, Any]:
+    return scenario(
+        "unanswered-ask-sub-agent",
+        "A sub-agent whose turn after the Team Leader's question ends with no text answers "
+        "nothing: the Team Leader's ask fails with unanswered at once, before the empty "
+        "completion report is delivered",
+        ["TW-ROUTE-030", "TW-TYPE-017", "TW-ROUTE-010"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)), says("Waiting."),
+               calls(call("call_tl_2", "ask_sub_agent", agent_id=1, question="Which colours?",
+                          question_id="ask_tl_001")),
+               says("No answer, then.")),
+         agent(UIO, says("The form is designed."), says(""))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (UIO, 2), (TL, 4)),
+        [expect(UIO, 2, envelope(TL, "提问", "ask_tl_001", "Ask", "Which colours?")),
+         expect(TL, 4, tool("call_tl_2", failed("unanswered")),
+                envelope(UIO, "任务完成汇报", "out_uio_002", "Output", ""))])
 
 
 def leader_asks_a_sub_agent() -> dict[str, Any]:
@@ -114,6 +152,11 @@ def leader_asks_a_sub_agent() -> dict[str, Any]:
 
 def answers_out_of_order() -> dict[str, Any]:
     colours = "Which colours?"
+    waiting = {"success": True, "agents": [
+        {"agent_id": 1, "role_id": "ui-operator", "display_name": UIO, "status": "waiting",
+         "summary": ""},
+        {"agent_id": 1, "role_id": "full-stack-engineer", "display_name": FSE,
+         "status": "waiting", "summary": ""}]}
     return scenario(
         "answers-out-of-order",
         "Two sub-agents wait in ask_master; the Team Leader answers the second question first, "
@@ -121,11 +164,12 @@ def answers_out_of_order() -> dict[str, Any]:
         ["TW-ROUTE-012", "TW-TOOL-014", "TW-TOOL-020", "TW-TOOL-028"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "full-stack-engineer", FSE_TASK)),
-               says("Waiting."), says("One question so far."),
-               calls(call("call_tl_3", "answer_sub_agent_question", agent_id=1,
+               says("Waiting."),
+               calls(call("call_tl_3", "list_active_sub_agents")),
+               calls(call("call_tl_4", "answer_sub_agent_question", agent_id=1,
                           role_id="full-stack-engineer", question_id="ask_fse_001",
                           answer="Port 8080."),
-                     call("call_tl_4", "answer_sub_agent_question", agent_id=1,
+                     call("call_tl_5", "answer_sub_agent_question", agent_id=1,
                           role_id="ui-operator", question_id="ask_uio_001",
                           answer="Navy and white.")),
                says("Answered both."), says("Form noted."), says("API noted.")),
@@ -135,15 +179,19 @@ def answers_out_of_order() -> dict[str, Any]:
          agent(FSE, calls(call("call_fse_1", "ask_master", question=PORT,
                                question_id="ask_fse_001")),
                says("The API listens on 8080."))],
-        # The operator's question starts the Team Leader's turn; the engineer's arrives while
-        # that turn runs and starts the next one.
+        # The operator's question starts the Team Leader's turn, which stays open (a tool
+        # call) while the engineer's question arrives inline: both asks wait on that turn,
+        # which answers them in the other order before it ends. Nothing the router shows a
+        # model tells that the engineer's ask was taken before the Team Leader's reply is
+        # released, so a router run as a process is given a moment after each answer.
         schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3, "await"), (FSE, 1), (TL, 3), (TL, 4),
                  (TL, 5), (UIO, 2), (TL, 6), (FSE, 2), (TL, 7)),
         [expect(TL, 3, envelope(UIO, "提问", "ask_uio_001", "Ask", colours)),
-         expect(TL, 4, envelope(FSE, "提问", "ask_fse_001", "Ask", PORT)),
-         expect(TL, 5, tool("call_tl_3", {"success": True, "display_name": FSE,
+         expect(TL, 4, tool("call_tl_3", waiting),
+                envelope(FSE, "提问", "ask_fse_001", "Ask", PORT)),
+         expect(TL, 5, tool("call_tl_4", {"success": True, "display_name": FSE,
                                            "question_id": "ask_fse_001"}),
-                tool("call_tl_4", {"success": True, "display_name": UIO,
+                tool("call_tl_5", {"success": True, "display_name": UIO,
                                    "question_id": "ask_uio_001"})),
          expect(FSE, 2, tool("call_fse_1", envelope(
              TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
@@ -153,7 +201,9 @@ def answers_out_of_order() -> dict[str, Any]:
              (("question_id", "ask_uio_001"),))["content"])),
          expect(TL, 6, envelope(UIO, "任务完成汇报", "out_uio_001", "Output", "A navy form.")),
          expect(TL, 7, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
-                                "The API listens on 8080."))])
+                                "The API listens on 8080."))],
+        settle=0.2)
 
 
-SCENARIOS = [round_limit, ask_timeout, leader_asks_a_sub_agent, answers_out_of_order]
+SCENARIOS = [round_limit, ask_timeout, leader_asks_a_sub_agent, answers_out_of_order,
+             unanswered_ask_master, unanswered_ask_sub_agent]

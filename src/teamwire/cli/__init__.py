@@ -12,6 +12,7 @@ import sys
 import click
 
 from teamwire._version import __version__
+from teamwire.spec_version import SPEC_VERSION
 
 # name -> (module, attribute, one-line help shown by `teamwire --help`)
 _COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -68,7 +69,8 @@ class _LazyGroup(click.Group):
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="teamwire")
+@click.version_option(__version__, prog_name="teamwire",
+                      message=f"%(prog)s %(version)s (spec {SPEC_VERSION})")
 def main() -> None:
     """Specification and conformance toolkit for the Team Leader / sub-agent protocol."""
     from teamwire.cli.inputs import ClosedStream

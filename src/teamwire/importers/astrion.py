@@ -35,11 +35,12 @@ from teamwire.importers.astrion_store import (
 from teamwire.importers.files import DEFAULT_MAX_BYTES, DataDir, JsonFile, Problem, Unreadable
 from teamwire.importers.output import bundle_bytes, bundle_name, write_atomically
 from teamwire.json_members import json_type
+from teamwire.spec_version import SPEC_VERSION
 
 __all__ = ["ImportSummary", "UnusableInput", "UnusableOutput", "build_bundle", "import_data_dir",
            "without_extension"]
 
-BUNDLE_VERSION = "1.0"
+BUNDLE_VERSION = SPEC_VERSION
 
 
 class UnusableOutput(Exception):

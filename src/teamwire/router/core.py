@@ -621,7 +621,8 @@ class RoutingCore:
         return None
 
     def _turn_ended(self, event: TurnEnded, agent: _Agent) -> Outcome | None:
-        return None  # the table's entry (completed) is the whole of it
+        self._fail_unanswered(agent, "ended")
+        return None  # the table's entry (completed) is the rest of it
 
     def _turn_failed(self, event: TurnFailed, agent: _Agent) -> Outcome | None:
         if agent.ask is not None:
@@ -630,7 +631,21 @@ class RoutingCore:
             state = "timeout" if event.reason == "timeout" else "error"
             result = render_run_result(agent.name, state, event.detail)
             self._enqueue(self._report(agent, _COMPLETION, result))
+        self._fail_unanswered(agent, "failed" if event.reason == "error" else "timed out")
         return None
+
+    def _fail_unanswered(self, answerer: _Agent, how: str) -> None:
+        """The turn of ``answerer`` is over: every ask it has received and not answered fails
+        with ``unanswered`` (TW-ROUTE-030). An ask still in its queue is not received: the
+        turn that the queue starts next delivers it."""
+        self._awaiting_output.pop(answerer.name, None)
+        for other in self._agents.values():
+            ask = other.ask
+            if other.state is _WAITING and ask is not None and ask.target == answerer.name \
+                    and ask.delivered:
+                self._fail_ask(other, "unanswered", f"the turn of {answerer.name} {how} "
+                               f"without an answer to {ask.question_id!r}")
+                self._move(other, _ASK_RESOLVED)
 
     def _agent_terminated(self, event: AgentTerminated, agent: _Agent) -> Outcome | None:
         if agent.name == LEADER_NAME:

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 from teamwire.envelope import LEADER_NAME, Envelope, MessageType, render
 from teamwire.router.states import AgentState
+from teamwire.spec_version import SPEC_VERSION
 
-PROTOCOL_VERSION = "1.0"
-"""The ``version`` member of the structured messages the router writes."""
+PROTOCOL_VERSION = SPEC_VERSION
+"""The ``version`` member of the structured messages the router writes (TW-VER-001)."""
 
 
 @dataclass(slots=True, unsafe_hash=True)

@@ -8,7 +8,8 @@ several next states, its handler reports an ``Outcome`` and the entry keyed
 ``(event type, outcome)`` decides instead (an ask that fails at once leaves its
 caller running; one that is accepted makes it wait). Rows keyed by an
 ``Outcome`` alone are transitions of an agent that is not the event's subject
-(an answer or a termination resolves another agent's ask); rows keyed
+(an answer, a termination or the end of its answerer's turn resolves another
+agent's ask); rows keyed
 ``(Restarted, persisted state)`` restore an agent from a snapshot.
 
 ``STATE_TRIGGERED`` holds the transitions that no event names: re-checked

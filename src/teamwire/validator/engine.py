@@ -23,6 +23,7 @@ from teamwire.envelope import (
 from teamwire.envelope.errors import caret_context, position
 from teamwire.json_members import has_repeats, repeats
 from teamwire.json_text import escape_pointer_token, json_pointer
+from teamwire.spec_version import SPEC_MAJOR
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.cross_conversation import SessionChecker
 from teamwire.validator.dispatch import dispatch
@@ -50,7 +51,7 @@ from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog, named_target
 
 _BOM = b"\xef\xbb\xbf"
-_SUPPORTED_MAJOR = "1"
+_SUPPORTED_MAJOR = SPEC_MAJOR
 # ASCII digits only: str.isdigit() also takes "²" or "١", which int() then rejects or misreads.
 _VERSION = re.compile(r"(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)")
 _NUMBER_SUFFIX = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)

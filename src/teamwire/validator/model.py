@@ -138,7 +138,8 @@ class Call:
     def sent(self) -> bool | None:
         """Whether the call's message was enqueued: True, False, or None when unknowable.
 
-        An ask that ended in ``timeout`` was accepted first, so its message went out; one
+        An ask that ended in ``timeout`` or ``unanswered`` (TW-ROUTE-030) was accepted first,
+        so its message went out; one
         that ended in ``agent-terminated`` may have been refused or cut short, and one that
         may never have run may or may not have sent it.
         """
@@ -147,7 +148,7 @@ class Call:
         if self.accepted:
             return True
         code = self.result.error_code if self.result is not None else None
-        if code == "timeout":
+        if code in ("timeout", "unanswered"):
             return True
         return None if code == "agent-terminated" or code == UNTOLD else False
 

@@ -11,7 +11,7 @@
 const FAULT = process.env.MINI_ROUTER_FAULT || "";
 const URL_ = process.env.OPENAI_BASE_URL.replace(/\/$/, "") + "/chat/completions";
 const KEY = process.env.OPENAI_API_KEY || "";
-const ASK_TIMEOUT = FAULT === "no-timeout" ? null : Number(process.env.TEAMWIRE_ASK_TIMEOUT || 600);
+const ASK_TIMEOUT = FAULT === "no-timeout" ? null : Number(process.env.TEAMWIRE_ASK_TIMEOUT || 300);
 const ROUND_LIMIT = Number(process.env.TEAMWIRE_ROUND_LIMIT || 8);
 const LEADER = "Team Leader";
 const ROLES = new Map([["ui-operator", "UI Operator"], ["full-stack-engineer", "Full-Stack Engineer"]]);
@@ -112,6 +112,12 @@ function endTurn(agent, text) {
     const id = `out_${agent.abbreviation}_${String(agent.outputs).padStart(3, "0")}`;
     deliver(leader, envelope(agent.name, "任务完成汇报", id, "Output", text));
   }
+  for (const other of agents.values()) {
+    // an ask this turn received and left unanswered ends with it (TW-ROUTE-030)
+    if (other.waitingOn === agent.name && other.resolveAsk && !agent.pending.includes(other.askedText)) {
+      other.resolveAsk(error("unanswered", `${agent.name} did not answer`));
+    }
+  }
   if (agent.pending.length) startTurn(agent);
 }
 
@@ -154,7 +160,8 @@ function ask(agent, target, questionId, text) {
       timer = setTimeout(() => agent.resolveAsk(error("timeout", `${target.name} did not answer in time`)),
         ASK_TIMEOUT * 1000);
     }
-    deliver(target, envelope(agent.name, "提问", questionId, "Ask", text));
+    agent.askedText = envelope(agent.name, "提问", questionId, "Ask", text);
+    deliver(target, agent.askedText);
   }).then((answer) => {
     agent.waitingOn = null;
     if (agent.state === "waiting") agent.state = "running";

@@ -76,6 +76,7 @@ class Agent:
         self.asked_by: dict[str, str] = {}  # question id -> asker's name, for answers
         self.answers = 0
         self.waiting_on: str | None = None
+        self.asked_text: str | None = None  # the Ask it waits on, as its answerer receives it
         self.leader_asks: list[str] = []  # the Team Leader's questions its output answers
         self.timeout = 600.0
         self.generation = 0  # turns started: a reply of an older turn is dropped
@@ -93,7 +94,7 @@ class Router:
         self.answers = 0
         self.busy = 0
         self.rounds: dict[tuple[str, str], int] = {}
-        self.ask_timeout: float | None = float(os.environ.get("TEAMWIRE_ASK_TIMEOUT") or 600)
+        self.ask_timeout: float | None = float(os.environ.get("TEAMWIRE_ASK_TIMEOUT") or 300)
         self.round_limit = int(os.environ.get("TEAMWIRE_ROUND_LIMIT") or 8)
         if FAULT == "no-timeout":
             self.ask_timeout = None
@@ -189,6 +190,12 @@ class Router:
                 report = envelope(agent.name, "任务完成汇报",
                                   f"out_{agent.abbreviation}_{agent.outputs:03d}", "Output", text)
                 self.deliver(leader, report)
+            for other in self.agents.values():
+                # an ask this turn received and left unanswered ends with it (TW-ROUTE-030)
+                if other.waiting_on == agent.name and not other.answered.is_set() \
+                        and other.asked_text not in agent.pending:
+                    other.answer = error("unanswered", f"{agent.name} did not answer")
+                    other.answered.set()
             if agent.pending:
                 if FAULT == "no-inline":
                     self.drain(agent)
@@ -248,7 +255,8 @@ class Router:
                 agent.waiting_on = target.name
                 agent.answered.clear()
                 target.asked_by[question_id] = agent.name
-                self.deliver(target, envelope(agent.name, "提问", question_id, "Ask", text))
+                agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text)
+                self.deliver(target, agent.asked_text)
             answered = agent.answered.wait(self.ask_timeout)
             with self.lock:
                 agent.waiting_on = None

@@ -9,6 +9,7 @@ from typing import Any
 
 from teamwire.envelope import parse_display_name
 from teamwire.router.records import AgentRecord
+from teamwire.spec_version import SPEC_VERSION
 
 
 def session_bundle(records: Iterable[AgentRecord], conversations: Mapping[str, list[Any]],
@@ -22,7 +23,7 @@ def session_bundle(records: Iterable[AgentRecord], conversations: Mapping[str, l
             entry["agent_id"] = parsed.agent_id
         entry["messages"] = conversations.get(record.name, [])
         agents[record.name] = entry
-    bundle: dict[str, Any] = {"teamwire": "1.0"}
+    bundle: dict[str, Any] = {"teamwire": SPEC_VERSION}
     if session_id is not None:
         bundle["session"] = session_id
     bundle["agents"] = agents

@@ -79,7 +79,10 @@ Listener = Callable[[str, dict[str, Any]], None]
 ended by a model error or the turn timeout (``"turn-failed"``: ``agent``, ``state``,
 ``problem``). A failed turn of the Team Leader reaches no agent, only this (TW-ROUTE-026)."""
 
-DEFAULT_ASK_TIMEOUT = 600.0
+DEFAULT_ASK_TIMEOUT = 300.0
+"""Seconds (the setting ``ask_timeout``, TW-ROUTE-017): half the default turn timeout, so that a
+sub-agent that asks early in its turn gets the ``timeout`` result with time left to go on; equal
+to the turn timeout, it could never fire for a sub-agent, whose turn started before its ask."""
 
 
 class Session:

@@ -139,9 +139,8 @@ class ToolRunner:
         for record in self.host.core.records():
             if record.is_leader or record.state is AgentState.TERMINATED:
                 continue
-            summary = self.host.last_output.get(record.name, "")
             agents.append({**self._agent_json(record.name), "status": record.state.status,
-                           "summary": summary.splitlines()[0][:120] if summary else ""})
+                           "summary": summary_of(self.host.last_output.get(record.name, ""))})
         return ok(agents=agents)
 
     async def _get_sub_agent_status(self, agent: str, call_id: str,
@@ -192,6 +191,22 @@ class ToolRunner:
         if isinstance(outcome, FailToolCall):
             return _refused(outcome)
         return ok(display_name=name, message_id=args["message_id"], counted=True)
+
+
+SUMMARY_LENGTH = 120
+"""Code points of a sub-agent's latest natural output that ``list_active_sub_agents`` shows."""
+
+
+def summary_of(output: str) -> str:
+    """The ``summary`` of ``list_active_sub_agents`` (TW-TOOL-015): the latest natural output's
+    text before its first LF or CR, cut to ``SUMMARY_LENGTH`` code points. Only LF and CR end
+    the line, so that routers in every language cut at the same place."""
+    end = len(output)
+    for breaker in ("\n", "\r"):
+        found = output.find(breaker)
+        if found != -1:
+            end = min(end, found)
+    return output[:min(end, SUMMARY_LENGTH)]
 
 
 def _refused(failure: FailToolCall) -> ToolResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
+from teamwire.spec_version import SPEC_VERSION
 from teamwire.validator.findings import Finding, LintReport, Severity
 from teamwire.validator.reporters import encodable
 from teamwire.validator.reporters.fingerprints import fingerprints
@@ -39,6 +40,7 @@ def report_json(report: LintReport) -> dict[str, Any]:
     findings = report.findings
     written: dict[str, Any] = {
         "version": FORMAT_VERSION,
+        "spec": SPEC_VERSION,
         "findings": [finding_json(f, print_) for f, print_
                      in zip(findings, fingerprints(report), strict=True)],
         "summary": {

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from teamwire._version import __version__
+from teamwire.spec_version import SPEC_VERSION
 from teamwire.validator.docs import rule_help_markdown
 from teamwire.validator.findings import Finding, LintReport, Severity
 from teamwire.validator.reporters import encodable, relative_to_cwd
@@ -98,6 +99,7 @@ def report_sarif(report: LintReport) -> dict[str, Any]:
         "runs": [{
             "tool": {"driver": {"name": "teamwire", "version": __version__,
                                 "informationUri": "https://teamwire.dev",
+                                "properties": {"spec": SPEC_VERSION},
                                 "rules": rules_json()}},
             "results": [_result(f, index, fingerprint) for f, fingerprint
                         in zip(report.findings, fingerprints(report), strict=True)],

@@ -229,11 +229,13 @@ def _misplaced_question_id(fact: EnvelopeAttributes,
 
 
 UNKNOWN_ATTRIBUTE = rule(
-    "TW111", "unknown-attribute", W, "The inner tag carries an attribute spec 1.0 does not define.",
+    "TW111", "unknown-attribute", E, "The inner tag carries an attribute the spec does not define.",
     requirements=("TW-ENV-022", "TW-VER-005"), profiles=("strict",),
     rationale="""
 Readers ignore unknown attributes, but a writer of profile strict writes no attribute other than
-question_id. Profile astrion's target and subtype are reported here under strict.""",
+question_id (a MUST NOT, so an error since spec 1.1; 1.0's linter made it a warning). An
+envelope in a transcript was written by a router, so the attribute is that writer's fault.
+Profile astrion's target and subtype are reported here under strict.""",
     bad=user(env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Is the API final?",
                  ' priority="high"')),
     good=user(_ASK))
