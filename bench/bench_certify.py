@@ -1,8 +1,8 @@
 """Certification speed: the reference router in process (every level, with fuzzing) and
 black-box (the whole scenario set against ``teamwire run`` as a subprocess).
 
-Run: python bench/bench_certify.py [--level core|durable] [--router CMD] [--fuzz N]
-                                   [--seed S] [--no-black-box] [--no-in-process]
+Run: python bench/bench_certify.py [--level core|durable] [--router CMD] [--describe FILE]
+                                   [--fuzz N] [--seed S] [--no-black-box] [--no-in-process]
 
 In process: at every level up to ``--level``, the shipped scenarios of the level and ``--fuzz``
 generated scenarios (default 200) against the reference router in this process, on virtual
@@ -10,7 +10,9 @@ time, as ``teamwire certify --in-process --level L --fuzz N`` runs them; the tot
 the target (at most 60 s on this 2-core machine).
 
 Black-box: every shipped scenario of the level against the router command (default: the
-reference router, ``teamwire run -q``, as a subprocess), as ``teamwire certify`` does; per
+reference router, ``teamwire run -q``, as a subprocess, with the knobs its declaration
+names; another router with ``--describe``, scenarios it cannot run left out), as
+``teamwire certify`` does; per
 scenario its wall time beside the CPU time the router used, the CPU time the harness used
 (endpoint, schedule, checks), the same scenario's wall time in process, and a start-up
 baseline measured in the same run: the wall time of starting the router's interpreter and
@@ -25,8 +27,15 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from teamwire._resources import data_path
+from teamwire.cli.run_cmd import CAPABILITIES
+from teamwire.conformance.capabilities import (
+    Capabilities,
+    capabilities_from_json,
+    load_capabilities,
+)
 from teamwire.conformance.checks import Status, check_run
 from teamwire.conformance.fuzz import fuzz, in_process
 from teamwire.conformance.inprocess import InProcessRouter, reference_router
@@ -81,8 +90,8 @@ def bench_in_process(top: str, count: int, seed: int) -> None:
           f"({total:.1f} s)\n")
 
 
-def bench_black_box(level: str, command: list[str]) -> None:
-    scenarios = _scenarios(level)
+def bench_black_box(level: str, command: list[str], declared: Capabilities) -> None:
+    scenarios = [s for s in _scenarios(level) if declared.skip_reason(s) is None]
     print(f"black-box: {' '.join(command)}, level {level}")
     print(f"{'scenario':42} {'wall s':>7} {'router cpu s':>12} {'harness cpu s':>13} "
           f"{'overhead s':>10} {'in-process s':>12} {'start-up s':>10}")
@@ -95,8 +104,8 @@ def bench_black_box(level: str, command: list[str]) -> None:
         inside, _ = _in_process_once(scenario)
         children, own, started = _cpu(resource.RUSAGE_CHILDREN), _cpu(resource.RUSAGE_SELF), \
             time.perf_counter()
-        run = run_scenario(scenario, command)
-        verdicts = check_run(run)
+        run = run_scenario(scenario, command, capabilities=declared)
+        verdicts = check_run(run, declared)
         wall = time.perf_counter() - started
         router = _cpu(resource.RUSAGE_CHILDREN) - children
         harness = _cpu(resource.RUSAGE_SELF) - own
@@ -122,7 +131,11 @@ def bench_black_box(level: str, command: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--level", choices=["core", "durable"], default="durable")
-    parser.add_argument("--router", default=f"{sys.executable} -m teamwire run -q")
+    reference = f"{sys.executable} -m teamwire run -q"
+    parser.add_argument("--router", default=reference)
+    parser.add_argument("--describe", metavar="FILE",
+                        help="the router's capability declaration (default: the reference "
+                             "router's for the reference router, none for another)")
     parser.add_argument("--fuzz", type=int, default=200, metavar="N")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-black-box", action="store_true")
@@ -131,7 +144,13 @@ def main() -> None:
     if not args.no_in_process:
         bench_in_process(args.level, args.fuzz, args.seed)
     if not args.no_black_box:
-        bench_black_box(args.level, args.router.split())
+        if args.describe:
+            declared = load_capabilities(Path(args.describe))
+        elif args.router == reference:
+            declared = capabilities_from_json(CAPABILITIES, "teamwire run --describe")
+        else:
+            declared = Capabilities()
+        bench_black_box(args.level, args.router.split(), declared)
 
 
 if __name__ == "__main__":

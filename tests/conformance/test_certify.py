@@ -64,8 +64,9 @@ def test_the_reference_router_passes_every_check_of_every_scenario(tmp_path: Pat
                          ids=["written-from-spec", "written-from-spec-in-javascript"])
 def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: str) -> None:
     """The routers written from the specification give no declaration: they are taken to
-    read the ask timeout and the round limit only, so the scenario that sets the default
-    turn timeout is skipped, with the reason, and not counted as passed."""
+    read the ask timeout and the round limit only, so the scenarios that set the default
+    turn timeout or the number of model-call retries are skipped, with the reason, and not
+    counted as passed."""
     code, report, stderr = certify(router)
     assert code == 0, stderr
     assert report["certified"] is True
@@ -73,8 +74,10 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
     assert names == {p.stem for p in SCENARIOS.glob("*.json")
                      if json.loads(p.read_text(encoding="utf-8"))["level"] == "core"}
     skipped = {s["scenario"]: s["skipped"] for s in report["scenarios"] if "skipped" in s}
-    assert list(skipped) == ["default-turn-timeout"]
+    assert sorted(skipped) == ["default-turn-timeout", "leader-model-call-fails",
+                               "model-call-retried", "sub-agent-model-call-fails"]
     assert "declares no turn_timeout knob" in skipped["default-turn-timeout"]
+    assert "declares no model_retries knob" in skipped["model-call-retried"]
     assert all(not s["passed"] and not s["checks"] for s in report["scenarios"]
                if "skipped" in s)
     assert all(c["status"] == "pass" for s in report["scenarios"] for c in s["checks"])

@@ -137,3 +137,48 @@ def test_a_request_that_breaks_the_contract_is_refused_and_recorded(
     [breach] = server.breaches
     assert breach.reason.startswith(reason)
     assert server.calls == []
+
+
+def _ask_raw(url: str, results: list[Any]) -> None:
+    """One call for reply 1; what the client got: (status, body), or the exception."""
+    body = {"model": "m", "messages": [{"role": "user", "content": "Build it. [tw:leader]"}]}
+    request = urllib.request.Request(url + "/chat/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            results.append((response.status, json.loads(response.read())))
+    except urllib.error.HTTPError as exc:
+        results.append((exc.code, exc.headers.get("Retry-After")))
+    except (urllib.error.URLError, OSError) as exc:
+        results.append(exc)
+
+
+def test_a_reply_fails_its_scripted_tries_in_order_then_is_given() -> None:
+    """Each failed try is a call of its own, held until released; the forms are those chapter
+    07 counts as a failed model call (TW-ROUTE-031)."""
+    reply = Reply("Done.", failures=("status-500", "status-429", "malformed", "disconnect"))
+    server = ModelEndpoint({"[tw:leader]": "Team Leader"}, {"Team Leader": [reply]})
+    url = server.start()
+    got: list[Any] = []
+    try:
+        for _ in range(5):
+            results: list[Any] = []
+            client = threading.Thread(target=_ask_raw, args=(url, results))
+            client.start()
+            call = server.wait_for_call("Team Leader", 1, timeout=10)
+            assert call is not None
+            assert not results  # a failing try is held like any other
+            server.release(call)
+            client.join(10)
+            got += results
+    finally:
+        server.close()
+    assert got[0] == (500, None)
+    assert got[1] == (429, "0")
+    status, malformed = got[2]
+    assert status == 200 and malformed["choices"] == []
+    assert isinstance(got[3], OSError | urllib.error.URLError)  # closed without an answer
+    assert got[4] == (200, got[4][1]) and got[4][1]["choices"][0]["message"] == reply.message()
+    assert [c.failure for c in server.calls] == [*reply.failures, None]
+    assert [c.number for c in server.calls_of("Team Leader")] == [1]  # the one answered
+    assert server.unexpected == []

@@ -87,3 +87,19 @@ def test_a_response_that_is_not_json_is_a_driver_error(stub: tuple[ChatStub, str
     state.replies = [(200, body)]
     with pytest.raises(DriverError):
         asyncio.run(OpenAIChatDriver(url, "m").complete(UIO, [], []))
+
+
+def test_a_response_without_an_assistant_message_is_tried_again(
+        stub: tuple[ChatStub, str]) -> None:
+    """A response that holds no assistant message is a failed model call (TW-ROUTE-031),
+    made again like an error status while retries are left."""
+    chat, url = stub
+    chat.replies = [(200, {"object": "chat.completion", "choices": []}),
+                    (200, _message("ok"))]
+    driver = OpenAIChatDriver(url, "m", retries=1)
+    reply = asyncio.run(driver.complete("Team Leader", [{"role": "user", "content": "x"}], []))
+    assert reply.content == "ok"
+    assert len(chat.requests) == 2
+    chat.replies = [(200, {"choices": []}), (200, _message("too late"))]
+    with pytest.raises(DriverError):  # no retries: the first failure is the last
+        asyncio.run(OpenAIChatDriver(url, "m").complete("Team Leader", [], []))

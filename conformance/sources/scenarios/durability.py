@@ -89,4 +89,36 @@ def restart_while_asking() -> dict[str, Any]:
         level="durable")
 
 
-SCENARIOS = [restart_during_model_call, restart_with_a_queued_message, restart_while_asking]
+def ids_after_a_restart() -> dict[str, Any]:
+    first, second = "Start with the form.", "Now the button."
+    return scenario(
+        "ids-after-a-restart",
+        "An id counter survives a crash: the Team Leader's first message was msg_tl_001 "
+        "before the router was killed, and its next message after the restart is "
+        "msg_tl_002, not msg_tl_001 again",
+        ["TW-DUR-006", "TW-DUR-004", "TW-DEL-002"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
+                         call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                              message=first)),
+               says("Waiting."),
+               calls(call("call_tl_3", "send_message_to_sub_agent", agent_id=1,
+                          message=second)),
+               says("Sent."), says("Good.")),
+         agent(UIO, says("The form is designed."), says("The button is done."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1, "crash"), (UIO, 1), (TL, 3), (TL, 4), (UIO, 2),
+                 (TL, 5)),
+        [expect(UIO, 1, envelope(TL, "任务发布", "task_001", "Task", UIO_TASK),
+                envelope(TL, "消息", "msg_tl_001", "Message", first)),
+         expect(TL, 3, envelope(UIO, "任务完成汇报", "out_uio_001", "Output",
+                                "The form is designed.")),
+         expect(TL, 4, tool("call_tl_3", {"success": True, "display_name": UIO,
+                                           "message_id": "msg_tl_002",
+                                           "delivery": "new_turn"})),
+         expect(UIO, 2, envelope(TL, "消息", "msg_tl_002", "Message", second)),
+         expect(TL, 5, envelope(UIO, "任务完成汇报", "out_uio_002", "Output",
+                                "The button is done."))],
+        level="durable")
+
+
+SCENARIOS = [restart_during_model_call, restart_with_a_queued_message, restart_while_asking,
+             ids_after_a_restart]

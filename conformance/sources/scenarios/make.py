@@ -14,7 +14,15 @@ import json
 import sys
 from pathlib import Path
 
-from conformance.sources.scenarios import asks, durability, lifecycle, routing, targets
+from conformance.sources.scenarios import (
+    arguments,
+    asks,
+    durability,
+    failures,
+    lifecycle,
+    routing,
+    targets,
+)
 
 from teamwire.cli.run_cmd import CAPABILITIES
 from teamwire.conformance.capabilities import capabilities_from_json
@@ -25,7 +33,8 @@ from teamwire.conformance.scenario import scenario_from_json
 OUT = Path(__file__).resolve().parents[2] / "scenarios"
 REFERENCE = [sys.executable, "-m", "teamwire", "run", "-q"]
 SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *lifecycle.SCENARIOS,
-           *durability.SCENARIOS]
+           *arguments.SCENARIOS,
+           *failures.SCENARIOS, *durability.SCENARIOS]
 
 
 def main() -> int:

@@ -129,7 +129,7 @@ def answered_calls(run: Run) -> dict[str, dict[int, ModelCall]]:
     """Agent → reply number → the call that got that reply (after a restart, the repeat)."""
     found: dict[str, dict[int, ModelCall]] = {}
     for call in run.calls:
-        if not call.abandoned:
+        if not call.abandoned and call.failure is None:
             found.setdefault(call.agent, {})[call.number] = call
     return found
 
@@ -141,9 +141,10 @@ def check_run(run: Run, capabilities: Capabilities | None = None) -> list[Verdic
     verdicts = [_contract(run), _schedule(run)]
     numbered = answered_calls(run)
     by_agent = {agent: [calls[n] for n in sorted(calls)] for agent, calls in numbered.items()}
-    verdicts.append(_append_only(by_agent))
+    verdicts.append(_append_only(by_agent, run.calls))
     verdicts.append(_one_result_each(by_agent))
     verdicts.append(_tool_set(run, by_agent))
+    verdicts.append(_opening(run))
     verdicts.append(_no_duplicates(by_agent))
     if run.restarts:
         verdicts.append(_repeats_restore(run))
@@ -173,9 +174,24 @@ def _schedule(run: Run) -> Verdict:
     return Verdict("model-calls", Status.PASS, run.scenario.requirements)
 
 
-def _append_only(by_agent: dict[str, list[ModelCall]]) -> Verdict:
+def _append_only(by_agent: dict[str, list[ModelCall]], every: list[ModelCall]) -> Verdict:
     """TW-CERT-007: history is append-only: each call holds the previous call's messages and
-    the reply to it, unchanged, before anything new."""
+    the reply to it, unchanged, before anything new; a call that failed (TW-ROUTE-031) left
+    nothing to append, so the agent's next call begins with what the failed one held."""
+    for index, failed in enumerate(every):
+        if failed.failure is None or failed.abandoned:
+            continue
+        after = next((c for c in every[index + 1:]
+                      if c.agent == failed.agent and not c.abandoned and c.life == failed.life),
+                     None)
+        if after is None:
+            continue
+        kept = after.messages[:len(failed.messages)]
+        if [_normal(m) for m in kept] != [_normal(m) for m in failed.messages]:
+            return Verdict("append-only", Status.FAIL, ("TW-CERT-007", "TW-ROUTE-031"),
+                           f"the model call of {failed.agent} after the failed call for reply "
+                           f"{failed.number} does not start with what the failed call held",
+                           [_normal(m) for m in failed.messages], [_normal(m) for m in kept])
     for agent, calls in by_agent.items():
         for before, after in itertools.pairwise(calls):
             seen = [*before.messages, before.reply.message() if before.reply else {}]
@@ -298,6 +314,47 @@ def _tool_set(run: Run, by_agent: dict[str, list[ModelCall]]) -> Verdict:
     return Verdict("tool-set", Status.PASS, ("TW-CERT-009",))
 
 
+OPENING = ("TW-TOOL-043", "TW-TOOL-044", "TW-CERT-002", "TW-CERT-006")
+
+
+def _opening_problem(call: ModelCall, request: str) -> str | None:
+    """What is wrong with the first messages of one model call's conversation, if anything:
+    exactly one system message, then the request (the Team Leader) or the Task envelope
+    that created the sub-agent, from the Team Leader."""
+    from teamwire.envelope import ParseError, parse
+
+    head = call.messages[:2]
+    roles = [m.get("role") if isinstance(m, dict) else None for m in head]
+    if roles != ["system", "user"] or not isinstance(head[0].get("content"), str):
+        found = [m.get("role") if isinstance(m, dict) else m for m in call.messages[:3]]
+        return f"begins with the roles {found}, not one system message and then a user message"
+    if sum(1 for m in call.messages if isinstance(m, dict) and m.get("role") == "system") != 1:
+        return "holds more than one system message"
+    first = head[1].get("content")
+    if call.agent == LEADER_NAME:
+        if first != request:
+            return f"its first user message is not the request, verbatim: {first!r:.200}"
+        return None
+    try:
+        envelope = parse(first) if isinstance(first, str) else None
+    except ParseError:
+        envelope = None
+    if envelope is None or envelope.tag != "Task" or envelope.sender != LEADER_NAME:
+        return f"its first user message is not the Team Leader's Task envelope: {first!r:.200}"
+    return None
+
+
+def _opening(run: Run) -> Verdict:
+    """TW-TOOL-043, TW-TOOL-044 (and TW-CERT-002, TW-CERT-006): every conversation opens
+    with one system message, then the request (the Team Leader) or the sub-agent's Task."""
+    for call in run.calls:
+        problem = _opening_problem(call, run.scenario.request)
+        if problem is not None:
+            return Verdict("conversation-opening", Status.FAIL, OPENING,
+                           f"model call {call.number} of {call.agent} {problem}")
+    return Verdict("conversation-opening", Status.PASS, OPENING)
+
+
 def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[Verdict]:
     verdicts = []
     for expectation in run.scenario.expectations:
@@ -310,7 +367,7 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
                                     f"{expectation.call}", wanted, None))
             continue
         got = [_normal(m) for m in appended(calls, expectation.call)]
-        wanted = _optional_left_out(wanted, got)
+        wanted = _further_members(_optional_left_out(wanted, got), got)
         if got == wanted:
             verdicts.append(Verdict(name, Status.PASS, run.scenario.requirements))
         else:
@@ -340,6 +397,31 @@ def _optional_left_out(wanted: list[Any], got: list[Any]) -> list[Any]:
         if isinstance(result, dict) and _is_send_result(result) and "delivery" in result \
                 and isinstance(received, dict) and "delivery" not in received:
             message = {**message, "json": {k: v for k, v in result.items() if k != "delivery"}}
+        out.append(message)
+    return out
+
+
+FURTHER_MEMBERS = "<further members allowed>"
+"""A member of an expected tool result (value true) that lets the router's result carry
+members beyond the expected ones, where the specification allows them (TW-TOOL-017); the
+expected members are compared exactly."""
+
+
+def _further_members(wanted: list[Any], got: list[Any]) -> list[Any]:
+    """The expected messages with each result marked FURTHER_MEMBERS taken as what the
+    router sent, when that holds every expected member with its expected value."""
+    sent = {m.get("tool_call_id"): m.get("json") for m in got
+            if isinstance(m, dict) and m.get("role") == "tool"}
+    out = []
+    for message in wanted:
+        result = message.get("json") if isinstance(message, dict) else None
+        if isinstance(result, dict) and result.get(FURTHER_MEMBERS) is True:
+            expected = {k: v for k, v in result.items() if k != FURTHER_MEMBERS}
+            received = sent.get(message.get("tool_call_id"))
+            if isinstance(received, dict) and all(
+                    k in received and received[k] == v for k, v in expected.items()):
+                expected = received
+            message = {**message, "json": expected}
         out.append(message)
     return out
 

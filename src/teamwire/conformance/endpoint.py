@@ -9,11 +9,19 @@ the request says ``"stream": true``, as server-sent events (tool calls included)
 The server runs in threads of its own; the harness talks to it through ``ModelEndpoint``.
 Anything the router does that breaks the contract (another path, a body that is not JSON, a
 call no token identifies) is answered with an HTTP error and recorded as a breach.
+
+A scripted reply may first fail a given number of tries (``Reply.failures``): each try is a
+model call of its own, held and released by the schedule like any other, and answered with
+the failure instead of the reply, in one of the forms chapter 07 counts as a failed model
+call (TW-ROUTE-031): an error status, a body that holds no assistant message, or a
+connection closed without an answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -25,6 +33,14 @@ COMPLETIONS_PATH = "/v1/chat/completions"
 MAX_BODY_BYTES = 64 * 1024 * 1024
 """The largest request body the endpoint reads; a larger one is a breach."""
 
+FAILURES: dict[str, str] = {
+    "status-500": "the endpoint answers HTTP 500 (a server error)",
+    "status-429": "the endpoint answers HTTP 429 (too many requests, retry at once)",
+    "malformed": "the endpoint answers HTTP 200 with a response that holds no assistant message",
+    "disconnect": "the endpoint closes the connection without answering",
+}
+"""The ways a scripted model call can fail, each a failed model call by TW-ROUTE-031."""
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -33,6 +49,10 @@ class Reply:
     content: str | None = None
     tool_calls: tuple[tuple[str, str, str], ...] = ()
     """(call id, tool name, arguments as JSON text)."""
+    failures: tuple[str, ...] = ()
+    """How the tries of this reply fail before it is given, in order (keys of FAILURES):
+    each failed try is a model call of its own; the try after the last failure gets the
+    reply."""
 
     def message(self) -> dict[str, Any]:
         """The assistant message of a chat-completions response."""
@@ -64,6 +84,8 @@ class ModelCall:
     """Held when the router was killed: never answered to it."""
     life: int = 0
     """How many restarts came before the call: 0 for the router's first life."""
+    failure: str | None = None
+    """The failure (a key of FAILURES) the call was answered with instead of a reply."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +132,8 @@ class ModelEndpoint:
         self.restarts = 0
         self._released: dict[tuple[str, int], int] = {}
         """(agent, reply) → the restart count when that reply was released."""
+        self._failed: dict[tuple[str, int], int] = {}
+        """(agent, reply) → how many tries for that reply were answered with a failure."""
         self._lock = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -160,11 +184,19 @@ class ModelEndpoint:
                 self._lock.wait(min(left, 0.05))
 
     def release(self, call: ModelCall) -> None:
-        """Answer ``call`` with its agent's scripted reply."""
+        """Answer ``call`` with its agent's scripted reply, or with the reply's next failure
+        while it has failures left."""
         script = self.scripts.get(call.agent, [])
-        call.reply = script[call.number - 1] if call.number <= len(script) else Reply("")
+        reply = script[call.number - 1] if call.number <= len(script) else Reply("")
+        key = (call.agent, call.number)
         with self._lock:
-            self._released[(call.agent, call.number)] = self.restarts
+            failed = self._failed.get(key, 0)
+            if failed < len(reply.failures):
+                self._failed[key] = failed + 1
+                call.failure = reply.failures[failed]
+            else:
+                call.reply = reply
+                self._released[key] = self.restarts
         call.released.set()
 
     def restarted(self) -> None:
@@ -184,7 +216,7 @@ class ModelEndpoint:
         with self._lock:
             latest: dict[int, ModelCall] = {}
             for call in self.calls:
-                if call.agent == agent and not call.abandoned:
+                if call.agent == agent and not call.abandoned and call.failure is None:
                     latest[call.number] = call
             return [latest[n] for n in sorted(latest)]
 
@@ -291,6 +323,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(400, {"error": {"message": "the call belongs to no agent"}})
             return
         call.released.wait()
+        if call.failure is not None:
+            self._fail(call.failure)
+            return
         reply = call.reply or Reply("")
         if call.stream:
             self._stream(reply)
@@ -301,11 +336,29 @@ class _Handler(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "message": reply.message(),
                              "finish_reason": "tool_calls" if reply.tool_calls else "stop"}]})
 
-    def _json(self, status: int, data: dict[str, Any]) -> None:
+    def _fail(self, failure: str) -> None:
+        """Answer a try with its scripted failure (FAILURES)."""
+        if failure == "disconnect":
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if failure == "malformed":
+            self._json(200, {"id": "chatcmpl-malformed", "object": "chat.completion",
+                             "created": 0, "model": "scripted", "choices": []})
+            return
+        status = 429 if failure == "status-429" else 500
+        self._json(status, {"error": {"message": FAILURES[failure], "type": "scripted"}},
+                   {"Retry-After": "0"} if status == 429 else None)
+
+    def _json(self, status: int, data: dict[str, Any],
+              headers: dict[str, str] | None = None) -> None:
         payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
 

@@ -41,12 +41,12 @@ from typing import Any, cast
 
 import orjson
 
-from teamwire.conformance.endpoint import Breach, ModelCall, ModelEndpoint
+from teamwire.conformance.endpoint import FAILURES, Breach, ModelCall, ModelEndpoint
 from teamwire.conformance.runner import Run
 from teamwire.conformance.scenario import Scenario
 from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS
 from teamwire.router.runtime.clock import VirtualClock
-from teamwire.router.runtime.driver import AgentDriver, DriverError, Reply
+from teamwire.router.runtime.driver import AgentDriver, DriverError, Reply, RetryingDriver
 from teamwire.router.runtime.openai_chat import parse_completion
 from teamwire.router.runtime.session import DEFAULT_ASK_TIMEOUT, Session
 from teamwire.router.store import SQLiteStore
@@ -78,6 +78,9 @@ class InProcessSetup:
     """0 at first, one more after each crash."""
     turn_timeout: float | None = None
     """The scenario's turn timeout in seconds, or None for the router's default."""
+    model_retries: int | None = None
+    """How many times the scenario has a failed model call made again, or None for the
+    router's default."""
 
 
 RouterFactory = Callable[[InProcessSetup], Awaitable[object]]
@@ -171,7 +174,12 @@ class ScriptedModel:
 
 
 def _reply(call: ModelCall) -> Reply:
-    """The scripted reply as the reference router reads a chat-completions response."""
+    """The scripted reply as the reference router reads a chat-completions response; a
+    scripted failure as the DriverError a failed HTTP call gives."""
+    if call.failure == "malformed":
+        return parse_completion({"object": "chat.completion", "choices": []})  # raises
+    if call.failure is not None:
+        raise DriverError(f"scripted failure: {FAILURES[call.failure]}")
     message = (call.reply.message() if call.reply is not None
                else {"role": "assistant", "content": ""})
     return parse_completion({"choices": [{"index": 0, "message": message}]})
@@ -211,7 +219,8 @@ class InProcessRouter:
             ask_timeout=float(knobs["ask_timeout"]) if "ask_timeout" in knobs else None,
             round_limit=int(knobs["round_limit"]) if "round_limit" in knobs else None,
             life=self.life,
-            turn_timeout=float(knobs["turn_timeout"]) if "turn_timeout" in knobs else None)
+            turn_timeout=float(knobs["turn_timeout"]) if "turn_timeout" in knobs else None,
+            model_retries=int(knobs["model_retries"]) if "model_retries" in knobs else None)
         try:
             self._kept.append(self._loop.run_until_complete(self._start(setup)))
         except Exception as exc:  # the router's own failure to start, said plainly
@@ -347,13 +356,17 @@ def reference_factory(session_class: type[Session] = Session) -> RouterFactory:
         if setup.turn_timeout is not None:
             options["turn_timeout"] = setup.turn_timeout
 
+        model: AgentDriver = setup.model
+        if setup.model_retries:
+            model = RetryingDriver(setup.model, setup.model_retries)
+
         def drivers(name: str, role_id: str) -> AgentDriver:
-            return setup.model
+            return model
 
         if store.load().agents:
-            return await session_class.resume(store, leader=setup.model, drivers=drivers,
+            return await session_class.resume(store, leader=model, drivers=drivers,
                                               clock=setup.clock, **options)
-        session = session_class(leader=setup.model, drivers=drivers, store=store,
+        session = session_class(leader=model, drivers=drivers, store=store,
                                 clock=setup.clock, **options)
         await session.start(setup.request)
         return session

@@ -133,7 +133,18 @@ function deliver(agent, text) {
   return "new_turn";
 }
 
+const TEXTS = ["task", "message", "question", "content", "answer", "description", "prompt"];
+
+// How deep objects and arrays nest, the outermost counted as level 1.
+function depth(value) {
+  if (value === null || typeof value !== "object") return 0;
+  return 1 + Math.max(0, ...Object.values(value).map(depth));
+}
+
 function resolve(caller, agentId, roleId) {
+  if (caller.name !== LEADER && roleId === caller.roleId && agentId === caller.agentId) {
+    return error("invalid-arguments", "a call may not target its caller");
+  }
   const found = [...agents.values()].filter((a) => a.name !== LEADER && a.name !== caller.name
     && a.agentId === agentId && (roleId === undefined || roleId === a.roleId));
   if (!found.length) return error("unknown-agent", `no sub-agent ${agentId}`);
@@ -179,6 +190,12 @@ async function execute(agent, name, args) {
       return error("invalid-arguments", `${key} must be an integer of at least 1`);
     }
   }
+  for (const key of TEXTS) {
+    if (typeof args[key] === "string" && !args[key].trim()) {
+      return error("invalid-arguments", `${key} holds nothing but white space`);
+    }
+  }
+  if (depth(args) > 64) return error("invalid-arguments", "the arguments nest more than 64 levels deep");
   if (name === "ask_master") return ask(agent, agents.get(LEADER), args.question_id, args.question);
   if (name === "ask_sub_agent") {
     const target = resolve(agent, args.agent_id, args.role_id);
@@ -249,9 +266,16 @@ async function execute(agent, name, args) {
     return JSON.stringify({ success: true, agent_id: sub.agentId, role_id: sub.roleId,
       display_name: sub.name, status: "running", task_id: taskId });
   }
+  if (name === "get_sub_agent_status") {
+    const target = resolve(agent, args.agent_id, args.role_id);
+    if (typeof target === "string") return target;
+    return JSON.stringify({ success: true, agent_id: target.agentId, role_id: target.roleId,
+      display_name: target.name, status: target.state });
+  }
   if (name === "send_message_to_sub_agent") {
     const target = resolve(agent, args.agent_id, args.role_id);
     if (typeof target === "string") return target;
+    if (target.state === "terminated") return error("agent-terminated", `${target.name} is terminated`);
     counters.sent += 1;
     const id = `msg_tl_${String(counters.sent).padStart(3, "0")}`;
     const how = deliver(target, envelope(LEADER, "消息", id, "Message", args.message));

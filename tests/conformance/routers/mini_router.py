@@ -56,6 +56,18 @@ def error(code: str, message: str) -> str:
     return json.dumps({"success": False, "error": {"code": code, "message": message}})
 
 
+TEXTS = ("task", "message", "question", "content", "answer", "description", "prompt")
+
+
+def depth(value: Any) -> int:
+    """How deep objects and arrays nest, the outermost counted as level 1."""
+    if isinstance(value, dict):
+        return 1 + max((depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((depth(v) for v in value), default=0)
+    return 0
+
+
 def tools(names: list[str]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
             for name in names]
@@ -223,6 +235,11 @@ class Router:
         for key in ("agent_id", "target_agent_id", "source_agent_id", "timeout_seconds"):
             if key in args and (type(args[key]) is not int or args[key] < 1):
                 return error("invalid-arguments", f"{key} must be an integer of at least 1")
+        for key in TEXTS:
+            if isinstance(args.get(key), str) and not args[key].strip():
+                return error("invalid-arguments", f"{key} holds nothing but white space")
+        if depth(args) > 64:
+            return error("invalid-arguments", "the arguments nest more than 64 levels deep")
         if name in ("ask_master", "ask_other_agent", "ask_sub_agent"):
             with self.lock:
                 if name == "ask_sub_agent":
@@ -324,10 +341,19 @@ class Router:
                 found.answered.set()
                 return json.dumps({"success": True, "display_name": found.name,
                                    "message_id": question_id})
+            if name == "get_sub_agent_status":
+                found = self.resolve(agent, args["agent_id"], args.get("role_id"))
+                if isinstance(found, str):
+                    return found
+                return json.dumps({"success": True, "agent_id": found.agent_id,
+                                   "role_id": found.role_id, "display_name": found.name,
+                                   "status": found.state})
             if name == "send_message_to_sub_agent":
                 found = self.resolve(agent, args["agent_id"], args.get("role_id"))
                 if isinstance(found, str):
                     return found
+                if found.state == "terminated":
+                    return error("agent-terminated", f"{found.name} is terminated")
                 target = found
                 self.sent += 1
                 message_id = f"msg_tl_{self.sent:03d}"
@@ -362,6 +388,8 @@ class Router:
 
     def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
         """The sub-agent an agent_id (and role_id) names, or the error result."""
+        if caller.name != LEADER and (role_id, agent_id) == (caller.role_id, caller.agent_id):
+            return error("invalid-arguments", "a call may not target its caller")
         found = [a for a in self.agents.values() if a.name not in (LEADER, caller.name)
                  and a.agent_id == agent_id and role_id in (None, a.role_id)]
         if not found:

@@ -50,3 +50,23 @@ class AgentDriver(Protocol):
                        tools: list[dict[str, Any]]) -> Reply:
         """Return the next assistant message, or raise DriverError."""
         ...
+
+
+class RetryingDriver:
+    """A driver that makes a failed model call again, up to ``retries`` more times, before
+    it gives up (the ``model_retries`` setting, TW-ROUTE-031)."""
+
+    def __init__(self, driver: AgentDriver, retries: int) -> None:
+        self.driver = driver
+        self.retries = retries
+
+    async def complete(self, agent: str, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]]) -> Reply:
+        left = self.retries
+        while True:
+            try:
+                return await self.driver.complete(agent, messages, tools)
+            except DriverError:
+                if left == 0:
+                    raise
+                left -= 1

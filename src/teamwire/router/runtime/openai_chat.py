@@ -37,12 +37,13 @@ class OpenAIChatDriver:
             body["tools"] = tools
         for attempt in range(self.retries + 1):
             try:
-                data = await asyncio.to_thread(self._post, body)
-                break
+                # A response that holds no assistant message is a failed call too
+                # (TW-ROUTE-031), tried again like an error status.
+                return parse_completion(await asyncio.to_thread(self._post, body))
             except DriverError:
                 if attempt == self.retries:
                     raise
-        return parse_completion(data)
+        raise AssertionError("unreachable: the last try returns or raises")
 
     def _post(self, body: dict[str, Any]) -> Any:
         headers = {"Content-Type": "application/json"}

@@ -1,0 +1,155 @@
+"""Arguments a router refuses or ignores (TW-TOOL-023 to TW-TOOL-039), the status of one
+sub-agent (TW-TOOL-016), and the order of the calls of one reply (TW-ROUTE-021,
+TW-ROUTE-022)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance.sources.scenarios.asks import failed
+from conformance.sources.scenarios.blocks import (
+    TL,
+    UIO,
+    UIO_TASK,
+    agent,
+    call,
+    calls,
+    created,
+    envelope,
+    expect,
+    says,
+    scenario,
+    schedule,
+    tool,
+)
+from conformance.sources.scenarios.routing import message, output
+
+from teamwire.conformance.checks import FURTHER_MEMBERS
+
+TASK_UIO = envelope(TL, "任务发布", "task_001", "Task", UIO_TASK)
+
+
+def nested(levels: int) -> Any:
+    """A value that nests arrays ``levels`` deep."""
+    value: Any = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def refused_arguments() -> dict[str, Any]:
+    # 64 arrays inside the arguments object: 65 levels, one more than TW-TOOL-039 allows.
+    deep = json.dumps({"agent_id": 1, "message": "Deep.", "extra": nested(64)})
+    return scenario(
+        "refused-arguments",
+        "An argument the tool does not define is ignored; a blank message, arguments nested "
+        "65 levels deep and a sub-agent's ask that names itself fail with invalid-arguments, "
+        "which comes before unknown-agent, and nothing is sent",
+        ["TW-TOOL-024", "TW-TOOL-025", "TW-TOOL-026", "TW-TOOL-030", "TW-TOOL-037",
+         "TW-TOOL-039"],
+        [agent(TL, calls(call("call_tl_1", "create_sub_agent", agent_id=1, role_id="ui-operator",
+                              task=UIO_TASK, priority="high"),
+                         call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                              message=" \n\t"),
+                         call("call_tl_3", "send_message_to_sub_agent", agent_id=9, message=" "),
+                         {"id": "call_tl_4", "name": "send_message_to_sub_agent",
+                          "arguments": deep}),
+               says("Waiting."), says("Good.")),
+         agent(UIO, calls(call("call_uio_1", "ask_other_agent", target_agent_id=1,
+                               role_id="ui-operator", message_id="ask_uio_001",
+                               content="Am I done?")),
+               says("The form is designed."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (UIO, 2), (TL, 3)),
+        [expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001")),
+                tool("call_tl_2", failed("invalid-arguments")),
+                tool("call_tl_3", failed("invalid-arguments")),
+                tool("call_tl_4", failed("invalid-arguments"))),
+         expect(UIO, 1, TASK_UIO),
+         expect(UIO, 2, tool("call_uio_1", failed("invalid-arguments"))),
+         expect(TL, 3, output(UIO, "out_uio_001", "The form is designed."))])
+
+
+def status(state: str) -> dict[str, Any]:
+    """get_sub_agent_status's result for UI Operator_1: the members TW-TOOL-016 names, and
+    whatever further members TW-TOOL-017 lets a router add."""
+    return {"success": True, "agent_id": 1, "role_id": "ui-operator", "display_name": UIO,
+            "status": state, FURTHER_MEMBERS: True}
+
+
+def sub_agent_status() -> dict[str, Any]:
+    return scenario(
+        "sub-agent-status",
+        "get_sub_agent_status gives a sub-agent's routing state, a terminated one's too; a "
+        "message to the terminated sub-agent fails with agent-terminated",
+        ["TW-TOOL-016", "TW-TOOL-017", "TW-TOOL-031", "TW-TOOL-010"],
+        [agent(TL, calls(call("call_tl_1", "create_sub_agent", agent_id=1, role_id="ui-operator",
+                              task=UIO_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_2", "get_sub_agent_status", agent_id=1),
+                     call("call_tl_3", "terminate_sub_agent", agent_id=1),
+                     call("call_tl_4", "get_sub_agent_status", agent_id=1,
+                          role_id="ui-operator"),
+                     call("call_tl_5", "send_message_to_sub_agent", agent_id=1,
+                          message="Are you there?")),
+               says("Done.")),
+         agent(UIO, says("The form is designed."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (TL, 4)),
+        [expect(TL, 3, output(UIO, "out_uio_001", "The form is designed.")),
+         expect(TL, 4, tool("call_tl_2", status("completed")),
+                tool("call_tl_3", {"success": True, "agent_id": 1, "role_id": "ui-operator",
+                                   "display_name": UIO, "status": "terminated"}),
+                tool("call_tl_4", status("terminated")),
+                tool("call_tl_5", failed("agent-terminated")))])
+
+
+def output_kept_after_termination() -> dict[str, Any]:
+    return scenario(
+        "output-kept-after-termination",
+        "A sub-agent's completion report that waits in the running Team Leader's queue is "
+        "still delivered after the Team Leader has terminated that sub-agent",
+        ["TW-ROUTE-021", "TW-DEL-001"],
+        [agent(TL, calls(call("call_tl_1", "create_sub_agent", agent_id=1, role_id="ui-operator",
+                              task=UIO_TASK)),
+               calls(call("call_tl_2", "terminate_sub_agent", agent_id=1)),
+               says("Noted.")),
+         agent(UIO, says("The form is designed."))],
+        # The operator's report reaches the Team Leader while its second model call is held.
+        schedule((TL, 1), (TL, 2, "await"), (UIO, 1), (TL, 2), (TL, 3)),
+        [expect(TL, 3, tool("call_tl_2", {"success": True, "agent_id": 1,
+                                           "role_id": "ui-operator", "display_name": UIO,
+                                           "status": "terminated"}),
+                output(UIO, "out_uio_001", "The form is designed."))],
+        settle=0.2)
+
+
+def ask_blocks_later_calls() -> dict[str, Any]:
+    return scenario(
+        "ask-blocks-later-calls",
+        "The calls of one reply run in order and an ask blocks the ones after it: the message "
+        "the Team Leader sends after asking reaches the sub-agent only once its answer has "
+        "resolved the ask, as a new turn",
+        ["TW-ROUTE-022", "TW-ROUTE-014"],
+        [agent(TL, calls(call("call_tl_1", "create_sub_agent", agent_id=1, role_id="ui-operator",
+                              task=UIO_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_2", "ask_sub_agent", agent_id=1, question="Which colours?",
+                          question_id="ask_tl_001"),
+                     call("call_tl_3", "send_message_to_sub_agent", agent_id=1,
+                          message="Use them on the button too.")),
+               says("Told the operator."), says("Good.")),
+         agent(UIO, says("The form is designed."), says("Navy and white."),
+               says("The button is navy."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (UIO, 2), (TL, 4), (UIO, 3), (TL, 5)),
+        [expect(UIO, 2, envelope(TL, "提问", "ask_tl_001", "Ask", "Which colours?")),
+         expect(TL, 4, tool("call_tl_2", envelope(
+             UIO, "回答", "ans_uio_001", "Answer", "Navy and white.",
+             (("question_id", "ask_tl_001"),))["content"]),
+                tool("call_tl_3", {"success": True, "display_name": UIO,
+                                   "message_id": "msg_tl_001", "delivery": "new_turn"})),
+         expect(UIO, 3, message("msg_tl_001", "Use them on the button too.")),
+         expect(TL, 5, output(UIO, "out_uio_002", "The button is navy."))])
+
+
+SCENARIOS = [refused_arguments, sub_agent_status, output_kept_after_termination,
+             ask_blocks_later_calls]
