@@ -17,7 +17,7 @@ from orjson import JSONDecodeError, loads
 from teamwire.envelope import MessageType
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.dispatch import all_quiet, dispatch, quiet_unless
-from teamwire.validator.facts import AssistantText, Delivered, NotText, UserText
+from teamwire.validator.facts import AssistantText, Delivered, NotText, ToolResult, UserText
 from teamwire.validator.memo import QuietPlan
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
 from teamwire.validator.rules.tool_rules import DUPLICATE_TOOL_RESULT, MISSING_TOOL_RESULT, ORPHAN_TOOL_RESULT
@@ -27,7 +27,7 @@ from teamwire.validator.scan import (
     has_mark,
     json_type,
 )
-from teamwire.validator.tool_checks import STATUS_TOOLS, ToolChecks, answer_of
+from teamwire.validator.tool_checks import ToolChecks, answer_of
 
 _ROLES = ("system", "user", "assistant", "tool")
 _HEADS = 256
@@ -97,9 +97,11 @@ class ConversationLinter(ToolChecks):
         # envelope taken by its head, a tool's output (dispatch.FastPath).
         every_text, text_ends, firsts, prefixes, suffixes, on_mark, every_envelope, \
             env_prefixes, env_suffixes, env_mark, head_ends, head_prefixes, head_suffixes, \
-            every_output, out_ends, out_prefixes, out_suffixes, out_mark = self.selection.fast
+            every_output, out_ends, out_prefixes, out_suffixes, out_mark, every_call \
+            = self.selection.fast
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
+        result_checks, strict = self.result_checks, self.strict
         for index, message in enumerate(messages):
             role = message.get("role") if type(message) is dict else None
             if role == "assistant":
@@ -128,7 +130,7 @@ class ConversationLinter(ToolChecks):
                             if type(name) is not str:
                                 assistant(index, message)  # reported there (TW004)
                                 continue
-                            if name not in special:
+                            if name not in special and not every_call:
                                 if has_text and texts is not None:
                                     texts.append((index, content, True))
                                 call_ids.add(call_id)
@@ -168,8 +170,9 @@ class ConversationLinter(ToolChecks):
                         except JSONDecodeError:
                             value = None
                         if type(value) is dict and value.get("success") is True:
-                            if entry.name in STATUS_TOOLS:
-                                self.check_statuses(index, entry.name, value)
+                            if result_checks:
+                                dispatch(ToolResult(index, entry.name, value, strict),
+                                         result_checks, self.emit)
                             entry.result = Result(index, False)
                             settle(entry)
                             continue
@@ -448,9 +451,11 @@ class ConversationLinter(ToolChecks):
                            "/tool_calls")
             return
         call_ids, special, pending = self.call_ids, self.special_tools, self.pending
+        every_call = self.selection.fast.every_call
         for position, call in enumerate(calls):
-            # The common case inline: a well-formed call of a tool no rule looks into.
-            if type(call) is dict:
+            # The common case inline: a well-formed call of a tool no check of calls looks
+            # into (dispatch.FastPath).
+            if type(call) is dict and not every_call:
                 call_id = call.get("id")
                 function = call.get("function")
                 if type(call_id) is str and call_id not in call_ids and type(function) is dict:

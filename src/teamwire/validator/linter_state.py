@@ -10,13 +10,11 @@ rule module (``rules``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from teamwire.envelope import Profile
 from teamwire.validator.dispatch import dispatch
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
+    CallTarget,
     DisplayName,
     EnvelopeAttributes,
     EnvelopeHead,
@@ -25,6 +23,9 @@ from teamwire.validator.facts import (
     Malformed,
     NotText,
     Owner,
+    RoleDefined,
+    ToolCall,
+    ToolResult,
     Unparsed,
 )
 from teamwire.validator.memo import IdTest, Memo, Plan, QuietPlan
@@ -85,6 +86,10 @@ class LinterState:
         self.name_every = selection.every[DisplayName]
         self.attribute_every = selection.every[EnvelopeAttributes]
         self.repeat_checks = selection.checks[IdRepeated]
+        self.call_checks = selection.checks[ToolCall]
+        self.result_checks = selection.checks[ToolResult]
+        self.target_checks = selection.checks[CallTarget]
+        self.role_checks = selection.checks[RoleDefined]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
@@ -134,8 +139,6 @@ class LinterState:
         self.known: dict[int, set[str]] = {}
         self.terminated: set[tuple[str, int]] = set()
         self.check_arguments = emitter.on(INVALID_ARGUMENTS)
-        # tool name → a test passing the arguments its schemas accept
-        self.argument_tests: dict[str, Callable[[Any], bool]] = {}
         self.targets: dict[tuple[int, str | None], str | None] = {}
         self.others: dict[int, set[str]] | None = None
         if self.is_leader and session is not None:

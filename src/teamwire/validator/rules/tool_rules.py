@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
+from teamwire.schemas.arguments import ProblemKind
+from teamwire.validator.facts import CallTarget, RoleDefined, ToolCall, ToolResult
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import rule
+from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call
+from teamwire.validator.tooling import ASK_TOOLS
 
 E = Severity.ERROR
 _LEADER = "Team Leader"
 _UIO = "UI Operator_1"
+_ARGUMENTS = "/function/arguments"
+"""Where a finding about a call's arguments points, below the call."""
 
 INVALID_ARGUMENTS_JSON = rule(
     "TW401", "invalid-arguments-json", E,
@@ -212,3 +219,67 @@ at the second occurrence, and no other argument check reads the call's arguments
              '{"agent_id": 1, "message": "Use the blue palette.", "agent_id": 2}', _LEADER),
     good=call("send_message_to_sub_agent",
               '{"agent_id": 1, "message": "Use the blue palette."}', _LEADER))
+
+
+@check(DUPLICATE_TOOL_CALL_ID, ToolCall, calls=("repeated",))
+def _duplicate_tool_call_id(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.repeated:
+        report(fact, f"tool call id {fact.call_id!r} is used twice", below="/id")
+
+
+@check(SELF_TARGET, CallTarget, always=True)
+def _self_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    if fact.caller:
+        report(fact, f"{fact.tool} targets its own caller and did not fail")
+
+
+# Routing states a status result may name (TW-ROUTE-001): list_active_sub_agents lists no
+# terminated sub-agent; astrion adds failed and timeout for turns ended so, and lists
+# terminated sub-agents too (TW-PROF-024).
+_STATUS_TOOLS = frozenset({"list_active_sub_agents", "get_sub_agent_status"})
+_STATUSES = {
+    (tool, strict): frozenset({"idle", "running", "waiting", "completed"}
+                              | ({"terminated"} if tool == "get_sub_agent_status" or not strict
+                                 else set())
+                              | (set() if strict else {"failed", "timeout"}))
+    for tool in _STATUS_TOOLS for strict in (True, False)}
+
+
+@check(INVALID_TOOL_RESULT, ToolResult, always=True)
+def _invalid_tool_result(fact: ToolResult, report: Report[ToolResult]) -> None:
+    value, tool = fact.value, fact.tool
+    success = value.get("success") if type(value) is dict else None
+    if success is False:
+        error = value.get("error")
+        if not (type(error) is dict and type(error.get("code")) is str
+                and type(error.get("message")) is str):
+            report(fact, f"error result of {tool} lacks error.code and error.message strings")
+    elif success is not True:
+        if tool not in ASK_TOOLS:
+            report(fact, f"result of {tool} is not a JSON object with \"success\": true or "
+                   "false")
+    elif tool in _STATUS_TOOLS:
+        found = [value.get("status")]
+        agents = value.get("agents")
+        if type(agents) is list:
+            found += [agent.get("status") for agent in agents if type(agent) is dict]
+        allowed = _STATUSES[tool, fact.strict]
+        for status in dict.fromkeys(s for s in found if type(s) is str and s not in allowed):
+            report(fact, f"{tool}: status {status!r} is not one of {', '.join(sorted(allowed))}")
+
+
+@check(ROLE_EXISTS, RoleDefined, always=True)
+def _role_exists(fact: RoleDefined, report: Report[RoleDefined]) -> None:
+    if fact.strict:
+        where = "" if fact.first is None else f", defined at message {fact.first}"
+        report(fact, f"create_custom_agent defines the {fact.kind} {fact.value!r}, which the "
+               f"catalog already has{where}; the call must fail with role-exists")
+
+
+@check(REPEATED_ARGUMENT_NAME, ToolCall, calls=("protocol",))
+def _repeated_argument_name(fact: ToolCall, report: Report[ToolCall]) -> None:
+    problem = fact.problem
+    if problem is not None and problem.kind is ProblemKind.REPEATED_MEMBER:
+        member = json.dumps(problem.detail, ensure_ascii=False)
+        report(fact, f"arguments of {fact.tool} name the member {member} twice in one object; "
+               "JSON readers differ on which value wins", problem.offset, below=_ARGUMENTS)
