@@ -14,6 +14,7 @@ from teamwire.envelope import Profile
 from teamwire.validator.dispatch import dispatch
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
+    AgentCreated,
     CallTarget,
     DisplayName,
     EnvelopeAttributes,
@@ -31,9 +32,6 @@ from teamwire.validator.facts import (
 from teamwire.validator.memo import IdTest, Memo, Plan, QuietPlan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
-from teamwire.validator.rules.tool_rules import (
-    INVALID_ARGUMENTS,
-)
 from teamwire.validator.scan import locate
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog
@@ -90,6 +88,7 @@ class LinterState:
         self.result_checks = selection.checks[ToolResult]
         self.target_checks = selection.checks[CallTarget]
         self.role_checks = selection.checks[RoleDefined]
+        self.created_checks = selection.checks[AgentCreated]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
@@ -138,7 +137,6 @@ class LinterState:
         self.custom_roles: dict[tuple[str, str], int] = {}
         self.known: dict[int, set[str]] = {}
         self.terminated: set[tuple[str, int]] = set()
-        self.check_arguments = emitter.on(INVALID_ARGUMENTS)
         self.targets: dict[tuple[int, str | None], str | None] = {}
         self.others: dict[int, set[str]] | None = None
         if self.is_leader and session is not None:

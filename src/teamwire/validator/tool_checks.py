@@ -16,6 +16,7 @@ from teamwire.schemas.arguments import ArgumentProblem, ProblemKind, read_argume
 from teamwire.validator.dispatch import all_quiet, dispatch
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
 from teamwire.validator.facts import (
+    AgentCreated,
     CallTarget,
     EnvelopeAttributes,
     Returned,
@@ -26,26 +27,12 @@ from teamwire.validator.facts import (
 )
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import UNTOLD, Answer, Call, Result
-from teamwire.validator.registry import Rule
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
 from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
-from teamwire.validator.rules.tool_rules import (
-    AGENT_ID_REUSED,
-    AMBIGUOUS_TARGET,
-    FORBIDDEN_TOOL,
-    INVALID_ARGUMENTS,
-    INVALID_ARGUMENTS_JSON,
-    LEADER_TOOL_BY_SUB_AGENT,
-    REMOVED_TOOL,
-    SUB_AGENT_TOOL_BY_LEADER,
-    TERMINATED_TARGET,
-    UNKNOWN_TARGET,
-)
 from teamwire.validator.scan import HEADER_MARK, json_type
 from teamwire.validator.tooling import (
     ASK_TOOLS,
     TARGETING_TOOLS,
-    Verdict,
     ask_other_form,
     named_target,
 )
@@ -71,13 +58,6 @@ _CHOSEN_OK = {
 _ARGUMENTS = "/function/arguments"
 _NUMBER = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)
 """The instance number a display name ends with."""
-_VERDICTS: dict[Verdict, tuple[Rule, str]] = {
-    Verdict.LEADER_TOOL: (LEADER_TOOL_BY_SUB_AGENT, "is a Team Leader tool, called by a sub-agent"),
-    Verdict.SUB_AGENT_TOOL: (SUB_AGENT_TOOL_BY_LEADER,
-                             "is a sub-agent tool, called by the Team Leader"),
-    Verdict.FORBIDDEN: (FORBIDDEN_TOOL, "is forbidden: a sub-agent reports by natural output"),
-    Verdict.REMOVED: (REMOVED_TOOL, "was removed in multi-agent mode"),
-}
 _ANSWER_HEADS = 256
 
 
@@ -127,17 +107,14 @@ class ToolChecks(EnvelopeChecks):
                     repeated = call_id in self.call_ids
                     if not repeated:
                         self.call_ids.add(call_id)
-                    verdict = self.tool_verdicts.get(name)
-                    if verdict is not None:
-                        rule, said = _VERDICTS[verdict]
-                        self.emit(rule, f"{name} {said}", index, f"/tool_calls/{position}")
                     if name in self.protocol:
                         self.protocol_call(index, position, call_id, name,
                                            function.get("arguments"), has_text, repeated)
                     else:
                         if self.call_checks:
                             raw = function.get("arguments")
-                            dispatch(ToolCall(index, position, call_id, name, verdict, repeated,
+                            dispatch(ToolCall(index, position, call_id, name,
+                                              self.tool_verdicts.get(name), repeated,
                                               False, raw if type(raw) is str else None, raw,
                                               None, None, self.tools, self.owner, has_text,
                                               f"/tool_calls/{position}"),
@@ -163,50 +140,10 @@ class ToolChecks(EnvelopeChecks):
                               repeated, True, raw if type(raw) is str else None, raw, arguments,
                               problem, self.tools, self.owner, has_text,
                               f"/tool_calls/{position}"), self.call_checks, self.emit)
-        if problem is not None and problem.kind is not ProblemKind.TOO_DEEP:
-            self._unread(index, name, raw, position, problem)
-        elif arguments is not None and self.check_arguments:
-            self._argument_problems(index, name, arguments, problem, position)
         record = Call(index, call_id, position, name, arguments, None, has_text)
         self.pending[call_id] = record
         if arguments is not None and name in ASK_TOOLS:
             self._on_ask(record, arguments)
-
-    def _unread(self, index: int, name: str, raw: Any, position: int,
-                problem: ArgumentProblem) -> None:
-        tail = f"/tool_calls/{position}{_ARGUMENTS}"
-        if problem.kind is ProblemKind.NOT_TEXT:
-            self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are {problem.detail}, "
-                      "not a JSON string", index, tail)
-        elif problem.kind is ProblemKind.NOT_OBJECT:
-            self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are a JSON "
-                      f"{problem.detail}, not an object", index, tail)
-        elif problem.kind is ProblemKind.NOT_JSON:
-            self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are not valid JSON: "
-                      f"{problem.detail}", index, tail, raw,
-                      None if problem.offset is None else min(problem.offset, len(raw)))
-
-    def _argument_problems(self, index: int, name: str, value: dict[str, Any],
-                           problem: ArgumentProblem | None, position: int) -> None:
-        tail = f"/tool_calls/{position}{_ARGUMENTS}"
-        if problem is not None:  # nested too deep (TW-TOOL-039): still read for the rest
-            self.emit(INVALID_ARGUMENTS, f"{name}: {problem.message}", index, tail)
-            return
-        texts = self.tools.text_parameters(name).intersection(value)
-        if self.tools.pass_check(name)(value) and not any(
-                type(value[key]) is str and (not value[key] or value[key].isspace())
-                for key in texts):
-            return
-        problems = list(self.tools.argument_errors(name, value))
-        for found in problems:
-            self.emit(INVALID_ARGUMENTS, f"{name}: {found}", index, tail)
-        # Most arguments hold one text, if any: look only at those present.
-        for key in sorted(texts) if len(texts) > 1 else texts:
-            text = value.get(key)
-            # An empty text is already a schema problem (minLength): one finding per text.
-            if type(text) is str and (not text or text.isspace()) and not any(
-                    p.startswith(key + ":") for p in problems):
-                self.emit(INVALID_ARGUMENTS, f"{name}: {key} is blank", index, tail)
 
     def _on_ask(self, call: Call, arguments: dict[str, Any]) -> None:
         if call.name == "ask_other_agent":
@@ -392,8 +329,7 @@ class ToolChecks(EnvelopeChecks):
                 if named is not None:
                     agent_id, role_id = self._named_key(named)
                     if agent_id is not None and agent_id < 0:
-                        self.emit(UNKNOWN_TARGET, f"{name} targets {named!r}, which does not exist",
-                                  call.index, self._call_tail(call))
+                        self._nowhere(call, named)
                         agent_id = None
                 self._sub_target(call, agent_id, role_id)
         if self.facts is not None and name not in self.tool_verdicts:
@@ -530,9 +466,10 @@ class ToolChecks(EnvelopeChecks):
                 return
             key = (role_id, agent_id)
             first = self.created.get(key)
+            if self.created_checks:
+                dispatch(AgentCreated(call.index, self._call_tail(call), role_id, agent_id, first),
+                         self.created_checks, self.emit)
             if first is not None:
-                self.emit(AGENT_ID_REUSED, f"create_sub_agent reuses {role_id} #{agent_id}, created at "
-                          f"message {first}", call.index, self._call_tail(call))
                 return
             self.created[key] = call.index
             self.know(role_id, agent_id)
@@ -592,34 +529,32 @@ class ToolChecks(EnvelopeChecks):
         if agent_id is None or (role_id is None and len(self.known.get(agent_id, ())) > 1):
             return None
         if agent_id < 0:
-            self.emit(UNKNOWN_TARGET, f"{call.name} targets {name!r}, which does not exist",
-                      call.index, self._call_tail(call))
+            self._nowhere(call, name)
             return None
         return self._check_target(call, agent_id, role_id, self.known, terminated_ok)
 
     def _check_target(self, call: Call, agent_id: Any, role_id: Any, known: dict[int, set[str]],
                       terminated_ok: bool = False) -> tuple[str, int] | None:
-        """Flag a target that does not exist, is ambiguous or terminated; return its key."""
+        """Hand the checks of targets the sub-agent a call targets (whether it exists, is
+        ambiguous or was terminated); its key when it is one sub-agent."""
         if type(agent_id) is not int:
             return None
         roles: Collection[str] = known.get(agent_id) or ()
         if type(role_id) is str:
             roles = (role_id,) if role_id in roles else ()
-        if not roles:
+        key = (next(iter(roles)), agent_id) if len(roles) == 1 else None
+        if self.target_checks:
             which = f"{role_id} #{agent_id}" if type(role_id) is str else f"agent_id {agent_id}"
-            self.emit(UNKNOWN_TARGET, f"{call.name} targets {which}, which does not exist", call.index,
-                      self._call_tail(call))
-            return None
-        if len(roles) > 1:
-            self.emit(AMBIGUOUS_TARGET, f"{call.name}: agent_id {agent_id} matches agents of roles "
-                      f"{', '.join(sorted(roles))}; the call must fail or name a role_id",
-                      call.index, self._call_tail(call))
-            return None
-        key = (next(iter(roles)), agent_id)
-        if key in self.terminated and not terminated_ok:
-            self.emit(TERMINATED_TARGET, f"{call.name} targets {key[0]} #{agent_id}, which was terminated, "
-                      "and did not fail", call.index, self._call_tail(call))
+            dispatch(CallTarget(call.index, self._call_tail(call), call.name, which, agent_id,
+                                tuple(sorted(roles)), key is not None and key in self.terminated,
+                                terminated_ok, False), self.target_checks, self.emit)
         return key
+
+    def _nowhere(self, call: Call, name: str) -> None:
+        """Hand the checks of targets a display name no sub-agent of the session has."""
+        if self.target_checks:
+            dispatch(CallTarget(call.index, self._call_tail(call), call.name, repr(name), None,
+                                (), False, False, False), self.target_checks, self.emit)
 
     @staticmethod
     def _call_tail(call: Call) -> str:

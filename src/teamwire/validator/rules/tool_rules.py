@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 from teamwire.schemas.arguments import ProblemKind
-from teamwire.validator.facts import CallTarget, RoleDefined, ToolCall, ToolResult
+from teamwire.validator.facts import AgentCreated, CallTarget, RoleDefined, ToolCall, ToolResult
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call
-from teamwire.validator.tooling import ASK_TOOLS
+from teamwire.validator.tooling import ASK_TOOLS, Verdict
 
 E = Severity.ERROR
 _LEADER = "Team Leader"
@@ -283,3 +283,96 @@ def _repeated_argument_name(fact: ToolCall, report: Report[ToolCall]) -> None:
         member = json.dumps(problem.detail, ensure_ascii=False)
         report(fact, f"arguments of {fact.tool} name the member {member} twice in one object; "
                "JSON readers differ on which value wins", problem.offset, below=_ARGUMENTS)
+
+
+@check(INVALID_ARGUMENTS_JSON, ToolCall, calls=("protocol",))
+def _invalid_arguments_json(fact: ToolCall, report: Report[ToolCall]) -> None:
+    problem = fact.problem
+    if problem is None or not fact.protocol:
+        return
+    if problem.kind is ProblemKind.NOT_TEXT:
+        report(fact, f"arguments of {fact.tool} are {problem.detail}, not a JSON string",
+               below=_ARGUMENTS)
+    elif problem.kind is ProblemKind.NOT_OBJECT:
+        report(fact, f"arguments of {fact.tool} are a JSON {problem.detail}, not an object",
+               below=_ARGUMENTS)
+    elif problem.kind is ProblemKind.NOT_JSON:
+        at = None if problem.offset is None else min(problem.offset, len(fact.text or ""))
+        report(fact, f"arguments of {fact.tool} are not valid JSON: {problem.detail}", at,
+               below=_ARGUMENTS)
+
+
+@check(INVALID_ARGUMENTS, ToolCall, calls=("protocol",))
+def _invalid_arguments(fact: ToolCall, report: Report[ToolCall]) -> None:
+    value, tool, catalog = fact.arguments, fact.tool, fact.catalog
+    if value is None or not fact.protocol:
+        return  # unread: TW401, TW418
+    if fact.problem is not None:  # nested too deep (TW-TOOL-039): still read for the rest
+        report(fact, f"{tool}: {fact.problem.message}", below=_ARGUMENTS)
+        return
+    texts = catalog.text_parameters(tool).intersection(value)
+    if catalog.pass_check(tool)(value) and not any(
+            type(value[key]) is str and (not value[key] or value[key].isspace())
+            for key in texts):
+        return  # the common case, told at the least cost
+    problems = list(catalog.argument_errors(tool, value))
+    for found in problems:
+        report(fact, f"{tool}: {found}", below=_ARGUMENTS)
+    # Most arguments hold one text, if any: look only at those present.
+    for key in sorted(texts) if len(texts) > 1 else texts:
+        text = value.get(key)
+        # An empty text is already a schema problem (minLength): one finding per text.
+        if type(text) is str and (not text or text.isspace()) and not any(
+                p.startswith(key + ":") for p in problems):
+            report(fact, f"{tool}: {key} is blank", below=_ARGUMENTS)
+
+
+@check(LEADER_TOOL_BY_SUB_AGENT, ToolCall, calls=("verdict",))
+def _leader_tool_by_sub_agent(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.verdict is Verdict.LEADER_TOOL:
+        report(fact, f"{fact.tool} is a Team Leader tool, called by a sub-agent")
+
+
+@check(SUB_AGENT_TOOL_BY_LEADER, ToolCall, calls=("verdict",))
+def _sub_agent_tool_by_leader(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.verdict is Verdict.SUB_AGENT_TOOL:
+        report(fact, f"{fact.tool} is a sub-agent tool, called by the Team Leader")
+
+
+@check(REMOVED_TOOL, ToolCall, calls=("verdict",))
+def _removed_tool(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.verdict is Verdict.REMOVED:
+        report(fact, f"{fact.tool} was removed in multi-agent mode")
+
+
+@check(FORBIDDEN_TOOL, ToolCall, calls=("verdict",))
+def _forbidden_tool(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.verdict is Verdict.FORBIDDEN:
+        report(fact, f"{fact.tool} is forbidden: a sub-agent reports by natural output")
+
+
+@check(AGENT_ID_REUSED, AgentCreated, always=True)
+def _agent_id_reused(fact: AgentCreated, report: Report[AgentCreated]) -> None:
+    if fact.first is not None:
+        report(fact, f"create_sub_agent reuses {fact.role_id} #{fact.agent_id}, created at "
+               f"message {fact.first}")
+
+
+@check(UNKNOWN_TARGET, CallTarget, always=True)
+def _unknown_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    if not fact.caller and not fact.roles:
+        report(fact, f"{fact.tool} targets {fact.named}, which does not exist")
+
+
+@check(TERMINATED_TARGET, CallTarget, always=True)
+def _terminated_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    if fact.terminated and not fact.terminated_ok and len(fact.roles) == 1:
+        report(fact, f"{fact.tool} targets {fact.roles[0]} #{fact.agent_id}, which was "
+               "terminated, and did not fail")
+
+
+@check(AMBIGUOUS_TARGET, CallTarget, always=True)
+def _ambiguous_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    if len(fact.roles) > 1:
+        report(fact, f"{fact.tool}: agent_id {fact.agent_id} matches agents of roles "
+               f"{', '.join(fact.roles)}; the call must fail or name a role_id")
