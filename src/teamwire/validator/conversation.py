@@ -17,10 +17,17 @@ from orjson import JSONDecodeError, loads
 from teamwire.envelope import MessageType
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.dispatch import all_quiet, dispatch, quiet_unless
-from teamwire.validator.facts import AssistantText, Delivered, NotText, ToolResult, UserText
+from teamwire.validator.facts import (
+    AssistantText,
+    Delivered,
+    MissingResult,
+    NotText,
+    StrayResult,
+    ToolResult,
+    UserText,
+)
 from teamwire.validator.memo import QuietPlan
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
-from teamwire.validator.rules.tool_rules import DUPLICATE_TOOL_RESULT, MISSING_TOOL_RESULT, ORPHAN_TOOL_RESULT
 from teamwire.validator.scan import (
     HEADER_MARK,
     MARK_KEY,
@@ -290,10 +297,12 @@ class ConversationLinter(ToolChecks):
                 and self.stops_used < self.session.stopped[self.name]:
             self._stopped_here()
             return
+        missing_checks = self.missing_checks
         for call_id, entry in self.pending.items():
             name, where = (entry.name, entry.index) if isinstance(entry, Call) else entry
-            self.emit(MISSING_TOOL_RESULT, f"tool call {call_id!r} ({name}) has no result before message "
-                      f"{index}", where)
+            if missing_checks:
+                dispatch(MissingResult(where, call_id, name, index, False), missing_checks,
+                         self.emit)
             self.late.add(call_id)
             if isinstance(entry, Call):
                 self.settle(entry)
@@ -508,11 +517,9 @@ class ConversationLinter(ToolChecks):
             # The call was taken as one a stop ended without a result; a result after the
             # next message is one that came late after all.
             name, where = self.stopped_calls.pop(call_id)
-            self.emit(MISSING_TOOL_RESULT, f"tool call {call_id!r} ({name}) gets its result only at message "
-                      f"{index}, after a later message", where)
-        elif call_id in self.call_ids:
-            self.emit(DUPLICATE_TOOL_RESULT,
-                      f"another result for tool call {call_id!r}", index, "/tool_call_id")
-        else:
-            self.emit(ORPHAN_TOOL_RESULT, f"tool result answers no pending call: {call_id!r}", index,
-                      "/tool_call_id")
+            if self.missing_checks:
+                dispatch(MissingResult(where, call_id, name, index, True), self.missing_checks,
+                         self.emit)
+        elif self.stray_checks:
+            dispatch(StrayResult(index, call_id, call_id in self.call_ids), self.stray_checks,
+                     self.emit)

@@ -2,10 +2,9 @@
 
 The walker (``conversation.ConversationLinter``, with its halves ``envelope_checks`` and
 ``tool_checks``) keeps this state and hands what each message says to the rule checks as
-typed facts (``facts``) through the dispatcher (``dispatch``). The checks of calls and
-results (TW304 in calls, TW401-TW418, TW504, TW509, TW510) still live in the walker and
-emit through the registry constants; every other per-message rule holds its checks in its
-rule module (``rules``).
+typed facts (``facts``) through the dispatcher (``dispatch``). TW304 (ids agents choose),
+TW504, TW509 and TW510 are still emitted by the walker through the registry constants;
+every other per-message rule holds its checks in its rule module (``rules``).
 """
 
 from __future__ import annotations
@@ -22,9 +21,11 @@ from teamwire.validator.facts import (
     EnvelopeId,
     IdRepeated,
     Malformed,
+    MissingResult,
     NotText,
     Owner,
     RoleDefined,
+    StrayResult,
     ToolCall,
     ToolResult,
     Unparsed,
@@ -89,6 +90,8 @@ class LinterState:
         self.target_checks = selection.checks[CallTarget]
         self.role_checks = selection.checks[RoleDefined]
         self.created_checks = selection.checks[AgentCreated]
+        self.missing_checks = selection.checks[MissingResult]
+        self.stray_checks = selection.checks[StrayResult]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because

@@ -1,4 +1,5 @@
-"""Checks on tool calls and their results, including the leader's view of its team."""
+"""The tool half of a conversation pass: reads tool calls and their results into the facts
+their rules check (``facts``), and keeps the leader's view of its team."""
 
 from __future__ import annotations
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 
 from teamwire.schemas.arguments import ProblemKind
-from teamwire.validator.facts import AgentCreated, CallTarget, RoleDefined, ToolCall, ToolResult
+from teamwire.validator.facts import (
+    AgentCreated,
+    CallTarget,
+    MissingResult,
+    RoleDefined,
+    StrayResult,
+    ToolCall,
+    ToolResult,
+)
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call
@@ -376,3 +384,25 @@ def _ambiguous_target(fact: CallTarget, report: Report[CallTarget]) -> None:
     if len(fact.roles) > 1:
         report(fact, f"{fact.tool}: agent_id {fact.agent_id} matches agents of roles "
                f"{', '.join(fact.roles)}; the call must fail or name a role_id")
+
+
+@check(MISSING_TOOL_RESULT, MissingResult, always=True)
+def _missing_tool_result(fact: MissingResult, report: Report[MissingResult]) -> None:
+    if fact.late:
+        report(fact, f"tool call {fact.call_id!r} ({fact.tool}) gets its result only at "
+               f"message {fact.at}, after a later message")
+    else:
+        report(fact, f"tool call {fact.call_id!r} ({fact.tool}) has no result before message "
+               f"{fact.at}")
+
+
+@check(DUPLICATE_TOOL_RESULT, StrayResult, always=True)
+def _duplicate_tool_result(fact: StrayResult, report: Report[StrayResult]) -> None:
+    if fact.answered:
+        report(fact, f"another result for tool call {fact.call_id!r}")
+
+
+@check(ORPHAN_TOOL_RESULT, StrayResult, always=True)
+def _orphan_tool_result(fact: StrayResult, report: Report[StrayResult]) -> None:
+    if not fact.answered:
+        report(fact, f"tool result answers no pending call: {fact.call_id!r}")
