@@ -154,7 +154,7 @@ class Selection:
     """The checks of the enabled rules by the fact type they take, the gates they make, and
     every registered check of the envelope facts whose quiet heads the memo shares."""
 
-    __slots__ = ("bound", "checks", "every", "fast", "gates")
+    __slots__ = ("bound", "calls", "checks", "every", "fast", "gates")
 
     def __init__(self, enabled: frozenset[str]) -> None:
         self.checks: dict[type, tuple[Check[Any], ...]] = {}
@@ -166,6 +166,13 @@ class Selection:
             self.checks[fact_type] = tuple(checks)
             self.gates[fact_type] = _gate(checks)
             self.every[fact_type] = tuple(every)
+        self.calls = {
+            (protocol, verdict, repeated): _call_checks(self.checks[ToolCall], protocol, verdict,
+                                                        repeated)
+            for protocol in (False, True) for verdict in (False, True)
+            for repeated in (False, True)}
+        """(protocol tool, with a verdict, a repeated id) → the checks of calls that look
+        into such a call."""
         self.fast = _fast_path(self.gates[AssistantText], self.gates[EnvelopeText],
                                self.gates[ToolText], _every_call(self.checks[ToolCall]))
         on, gates = self.checks, self.gates
@@ -175,6 +182,13 @@ class Selection:
                       envelope_opens, on[Delivered], on[Returned], self.every[Delivered],
                       self.every[Returned])
         """What a conversation pass takes of the selection, in the order it binds it."""
+
+
+def _call_checks(checks: tuple[Check[Any], ...], protocol: bool, verdict: bool,
+                 repeated: bool) -> tuple[Check[Any], ...]:
+    kinds = {kind for kind, on in (("protocol", protocol), ("verdict", verdict),
+                                   ("repeated", repeated)) if on}
+    return tuple(c for c in checks if c.trigger is None or kinds.intersection(c.trigger.calls))
 
 
 def select(enabled: frozenset[str]) -> Selection:

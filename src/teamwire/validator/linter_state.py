@@ -26,7 +26,6 @@ from teamwire.validator.facts import (
     Owner,
     RoleDefined,
     StrayResult,
-    ToolCall,
     ToolResult,
     Unparsed,
 )
@@ -85,7 +84,7 @@ class LinterState:
         self.name_every = selection.every[DisplayName]
         self.attribute_every = selection.every[EnvelopeAttributes]
         self.repeat_checks = selection.checks[IdRepeated]
-        self.call_checks = selection.checks[ToolCall]
+        self.call_kinds = selection.calls
         self.result_checks = selection.checks[ToolResult]
         self.target_checks = selection.checks[CallTarget]
         self.role_checks = selection.checks[RoleDefined]

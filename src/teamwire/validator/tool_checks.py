@@ -112,14 +112,14 @@ class ToolChecks(EnvelopeChecks):
                         self.protocol_call(index, position, call_id, name,
                                            function.get("arguments"), has_text, repeated)
                     else:
-                        if self.call_checks:
+                        verdict = self.tool_verdicts.get(name)
+                        checks = self.call_kinds[False, verdict is not None, repeated]
+                        if checks:
                             raw = function.get("arguments")
-                            dispatch(ToolCall(index, position, call_id, name,
-                                              self.tool_verdicts.get(name), repeated,
+                            dispatch(ToolCall(index, position, call_id, name, verdict, repeated,
                                               False, raw if type(raw) is str else None, raw,
                                               None, None, self.tools, self.owner, has_text,
-                                              f"/tool_calls/{position}"),
-                                     self.call_checks, self.emit)
+                                              f"/tool_calls/{position}"), checks, self.emit)
                         self.pending[call_id] = (name, index)
                     return
                 self.malformed(index, "tool call has no function name",
@@ -136,11 +136,14 @@ class ToolChecks(EnvelopeChecks):
         """Hand a call of protocol tool ``name`` to the checks of calls and remember it as
         pending."""
         arguments, problem = read_call_arguments(raw)
-        if self.call_checks:
-            dispatch(ToolCall(index, position, call_id, name, self.tool_verdicts.get(name),
-                              repeated, True, raw if type(raw) is str else None, raw, arguments,
-                              problem, self.tools, self.owner, has_text,
-                              f"/tool_calls/{position}"), self.call_checks, self.emit)
+        verdict = self.tool_verdicts.get(name)
+        # Only the checks of calls that look into a call of this kind (Trigger.calls).
+        checks = self.call_kinds[True, verdict is not None, repeated]
+        if checks:
+            dispatch(ToolCall(index, position, call_id, name, verdict, repeated, True,
+                              raw if type(raw) is str else None, raw, arguments, problem,
+                              self.tools, self.owner, has_text, f"/tool_calls/{position}"),
+                     checks, self.emit)
         record = Call(index, call_id, position, name, arguments, None, has_text)
         self.pending[call_id] = record
         if arguments is not None and name in ASK_TOOLS:
