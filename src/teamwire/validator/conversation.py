@@ -17,17 +17,24 @@ from orjson import JSONDecodeError, loads
 from teamwire.envelope import MessageType
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.validator.dispatch import all_quiet, dispatch, quiet_unless
-from teamwire.validator.facts import AssistantText, Delivered, NotText, UserText
+from teamwire.validator.facts import (
+    AssistantText,
+    Delivered,
+    MissingResult,
+    NotText,
+    StrayResult,
+    ToolResult,
+    UserText,
+)
 from teamwire.validator.memo import QuietPlan
 from teamwire.validator.model import Call, DeliveredEnvelope, Result
-from teamwire.validator.rules.tool_rules import DUPLICATE_TOOL_RESULT, MISSING_TOOL_RESULT, ORPHAN_TOOL_RESULT
 from teamwire.validator.scan import (
     HEADER_MARK,
     MARK_KEY,
     has_mark,
     json_type,
 )
-from teamwire.validator.tool_checks import STATUS_TOOLS, ToolChecks, answer_of
+from teamwire.validator.tool_checks import ToolChecks, answer_of
 
 _ROLES = ("system", "user", "assistant", "tool")
 _HEADS = 256
@@ -97,9 +104,11 @@ class ConversationLinter(ToolChecks):
         # envelope taken by its head, a tool's output (dispatch.FastPath).
         every_text, text_ends, firsts, prefixes, suffixes, on_mark, every_envelope, \
             env_prefixes, env_suffixes, env_mark, head_ends, head_prefixes, head_suffixes, \
-            every_output, out_ends, out_prefixes, out_suffixes, out_mark = self.selection.fast
+            every_output, out_ends, out_prefixes, out_suffixes, out_mark, every_call \
+            = self.selection.fast
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
+        result_checks, strict = self.result_checks, self.strict
         for index, message in enumerate(messages):
             role = message.get("role") if type(message) is dict else None
             if role == "assistant":
@@ -128,7 +137,7 @@ class ConversationLinter(ToolChecks):
                             if type(name) is not str:
                                 assistant(index, message)  # reported there (TW004)
                                 continue
-                            if name not in special:
+                            if name not in special and not every_call:
                                 if has_text and texts is not None:
                                     texts.append((index, content, True))
                                 call_ids.add(call_id)
@@ -168,8 +177,9 @@ class ConversationLinter(ToolChecks):
                         except JSONDecodeError:
                             value = None
                         if type(value) is dict and value.get("success") is True:
-                            if entry.name in STATUS_TOOLS:
-                                self.check_statuses(index, entry.name, value)
+                            if result_checks:
+                                dispatch(ToolResult(index, entry.name, value, strict),
+                                         result_checks, self.emit)
                             entry.result = Result(index, False)
                             settle(entry)
                             continue
@@ -287,10 +297,12 @@ class ConversationLinter(ToolChecks):
                 and self.stops_used < self.session.stopped[self.name]:
             self._stopped_here()
             return
+        missing_checks = self.missing_checks
         for call_id, entry in self.pending.items():
             name, where = (entry.name, entry.index) if isinstance(entry, Call) else entry
-            self.emit(MISSING_TOOL_RESULT, f"tool call {call_id!r} ({name}) has no result before message "
-                      f"{index}", where)
+            if missing_checks:
+                dispatch(MissingResult(where, call_id, name, index, False), missing_checks,
+                         self.emit)
             self.late.add(call_id)
             if isinstance(entry, Call):
                 self.settle(entry)
@@ -448,9 +460,11 @@ class ConversationLinter(ToolChecks):
                            "/tool_calls")
             return
         call_ids, special, pending = self.call_ids, self.special_tools, self.pending
+        every_call = self.selection.fast.every_call
         for position, call in enumerate(calls):
-            # The common case inline: a well-formed call of a tool no rule looks into.
-            if type(call) is dict:
+            # The common case inline: a well-formed call of a tool no check of calls looks
+            # into (dispatch.FastPath).
+            if type(call) is dict and not every_call:
                 call_id = call.get("id")
                 function = call.get("function")
                 if type(call_id) is str and call_id not in call_ids and type(function) is dict:
@@ -503,11 +517,9 @@ class ConversationLinter(ToolChecks):
             # The call was taken as one a stop ended without a result; a result after the
             # next message is one that came late after all.
             name, where = self.stopped_calls.pop(call_id)
-            self.emit(MISSING_TOOL_RESULT, f"tool call {call_id!r} ({name}) gets its result only at message "
-                      f"{index}, after a later message", where)
-        elif call_id in self.call_ids:
-            self.emit(DUPLICATE_TOOL_RESULT,
-                      f"another result for tool call {call_id!r}", index, "/tool_call_id")
-        else:
-            self.emit(ORPHAN_TOOL_RESULT, f"tool result answers no pending call: {call_id!r}", index,
-                      "/tool_call_id")
+            if self.missing_checks:
+                dispatch(MissingResult(where, call_id, name, index, True), self.missing_checks,
+                         self.emit)
+        elif self.stray_checks:
+            dispatch(StrayResult(index, call_id, call_id in self.call_ids), self.stray_checks,
+                     self.emit)

@@ -17,6 +17,7 @@ from teamwire.validator.facts import (
     EnvelopeText,
     Fact,
     Returned,
+    ToolCall,
     ToolText,
     UserText,
 )
@@ -67,16 +68,18 @@ class _Reporter:
         self.count = 0
         """Reports made, enabled rules or not."""
 
-    def __call__(self, fact: Fact, message: str, at: int | None = None) -> None:
+    def __call__(self, fact: Fact, message: str, at: int | None = None,
+                 below: str = "") -> None:
         assert self.rule is not None
         self.count += 1
-        self._emit(self.rule, message, fact.index, fact.tail,
+        self._emit(self.rule, message, fact.index, fact.tail + below,
                    None if at is None else fact.text, at)
 
-    def later(self, fact: Fact, message: str, at: int | None = None) -> Callable[[], None]:
+    def later(self, fact: Fact, message: str, at: int | None = None,
+              below: str = "") -> Callable[[], None]:
         assert self.rule is not None
         self.count += 1
-        return partial(self._emit, self.rule, message, fact.index, fact.tail,
+        return partial(self._emit, self.rule, message, fact.index, fact.tail + below,
                        None if at is None else fact.text, at)
 
 
@@ -120,9 +123,16 @@ class FastPath(NamedTuple):
     out_prefixes: tuple[str, ...]
     out_suffixes: tuple[str, ...]
     out_mark: bool
+    every_call: bool
+    """Every tool call goes to the checks of calls (one of them has no trigger), not only
+    those of the kinds their triggers name."""
 
 
-def _fast_path(assistant: Gate, envelope: Gate, output: Gate) -> FastPath:
+def _every_call(checks: tuple[Check[Any], ...]) -> bool:
+    return any(c.trigger is None for c in checks)
+
+
+def _fast_path(assistant: Gate, envelope: Gate, output: Gate, every_call: bool) -> FastPath:
     firsts = frozenset(p[:1] for p in assistant.prefixes)
     # A header line seen before starts the text and its closing tags end it, so only
     # triggers that can match such a start or end can open a delivery taken by it.
@@ -137,14 +147,14 @@ def _fast_path(assistant: Gate, envelope: Gate, output: Gate) -> FastPath:
         envelope.always or bool(head_prefixes) or bool(head_suffixes), head_prefixes,
         head_suffixes, output.always,
         output.always or bool(output.prefixes) or bool(output.suffixes), output.prefixes,
-        output.suffixes, output.mark)
+        output.suffixes, output.mark, every_call)
 
 
 class Selection:
     """The checks of the enabled rules by the fact type they take, the gates they make, and
     every registered check of the envelope facts whose quiet heads the memo shares."""
 
-    __slots__ = ("bound", "checks", "every", "fast", "gates")
+    __slots__ = ("bound", "calls", "checks", "every", "fast", "gates")
 
     def __init__(self, enabled: frozenset[str]) -> None:
         self.checks: dict[type, tuple[Check[Any], ...]] = {}
@@ -156,8 +166,15 @@ class Selection:
             self.checks[fact_type] = tuple(checks)
             self.gates[fact_type] = _gate(checks)
             self.every[fact_type] = tuple(every)
+        self.calls = {
+            (protocol, verdict, repeated): _call_checks(self.checks[ToolCall], protocol, verdict,
+                                                        repeated)
+            for protocol in (False, True) for verdict in (False, True)
+            for repeated in (False, True)}
+        """(protocol tool, with a verdict, a repeated id) → the checks of calls that look
+        into such a call."""
         self.fast = _fast_path(self.gates[AssistantText], self.gates[EnvelopeText],
-                               self.gates[ToolText])
+                               self.gates[ToolText], _every_call(self.checks[ToolCall]))
         on, gates = self.checks, self.gates
         envelope_opens = gates[EnvelopeText].opens if on[EnvelopeText] else None
         self.bound = (on[UserText], gates[UserText], on[AssistantText], gates[AssistantText],
@@ -165,6 +182,13 @@ class Selection:
                       envelope_opens, on[Delivered], on[Returned], self.every[Delivered],
                       self.every[Returned])
         """What a conversation pass takes of the selection, in the order it binds it."""
+
+
+def _call_checks(checks: tuple[Check[Any], ...], protocol: bool, verdict: bool,
+                 repeated: bool) -> tuple[Check[Any], ...]:
+    kinds = {kind for kind, on in (("protocol", protocol), ("verdict", verdict),
+                                   ("repeated", repeated)) if on}
+    return tuple(c for c in checks if c.trigger is None or kinds.intersection(c.trigger.calls))
 
 
 def select(enabled: frozenset[str]) -> Selection:

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from teamwire.envelope import MessageType
+from teamwire.schemas.arguments import ArgumentProblem
+from teamwire.validator.model import Answer
+from teamwire.validator.tooling import ToolCatalog, Verdict
 
 
 class Owner(NamedTuple):
@@ -230,12 +233,171 @@ class IdRepeated:
     tail: ClassVar[str] = "/content"
 
 
+@dataclass(slots=True)
+class ToolCall:
+    """A well-formed entry of an assistant message's tool_calls that some check may look
+    into: a call of a protocol tool, of a tool the catalog gives a verdict on for this
+    agent, or one reusing a call id of this conversation (every call, when an enabled check
+    of calls has no trigger)."""
+
+    index: int
+    position: int
+    """Its place in the message's tool_calls."""
+    call_id: str
+    tool: str
+    verdict: Verdict | None
+    """Why this agent may not call the tool, by the catalog; None when it may."""
+    repeated: bool
+    """Whether an earlier call of this conversation has the same id."""
+    protocol: bool
+    """Whether the tool is a protocol tool of the profile."""
+    text: str | None
+    """The arguments text (what offsets refer to); None when the arguments are no string."""
+    raw: Any
+    """The arguments as the message gives them."""
+    arguments: dict[str, Any] | None
+    """The arguments object as read (protocol tools only); None when it cannot be read."""
+    problem: ArgumentProblem | None
+    """What stopped or marred reading them (``schemas.arguments.read_arguments``)."""
+    catalog: ToolCatalog
+    owner: Owner
+    has_text: bool
+    """Whether the message also says something (non-blank text)."""
+    tail: str
+    """The call's pointer below the message (``/tool_calls/N``)."""
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """The JSON result of a protocol tool call (not an envelope, not a text the profile
+    writes its results as)."""
+
+    index: int
+    tool: str
+    value: Any
+    """The decoded result; None when it is not JSON."""
+    strict: bool
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class MissingResult:
+    """A tool call that got no result before the next message (its index is the call's)."""
+
+    index: int
+    call_id: str
+    tool: str
+    at: int
+    """The message before which the result was due (or, when ``late``, came)."""
+    late: bool
+    """The result came after all, after a later message (a call an astrion stop was taken
+    to end)."""
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
+@dataclass(slots=True)
+class StrayResult:
+    """A tool result that answers no open call."""
+
+    index: int
+    call_id: str
+    answered: bool
+    """Whether a call of this conversation had that id (its result came before)."""
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = "/tool_call_id"
+
+
+@dataclass(slots=True)
+class AgentCreated:
+    """An accepted create_sub_agent call (or one still without a result)."""
+
+    index: int
+    tail: str
+    role_id: str
+    agent_id: int
+    first: int | None
+    """The message of an earlier such call for the same (role_id, agent_id); None if none."""
+    text: ClassVar[str | None] = None
+
+
+@dataclass(slots=True)
+class RoleDefined:
+    """An accepted create_custom_agent call whose role id or name the catalog had already."""
+
+    index: int
+    tail: str
+    kind: str
+    """Which of them: "role id" or "name"."""
+    value: str
+    first: int | None
+    """The message of the create_custom_agent call that defined it; None for the role of a
+    sub-agent created or known before."""
+    strict: bool
+    text: ClassVar[str | None] = None
+
+
+@dataclass(slots=True)
+class CallTarget:
+    """A sub-agent an accepted call targets, as the conversation (or the bundle) knows it."""
+
+    index: int
+    tail: str
+    tool: str
+    named: str
+    """How the call names it: repr of a display name, ``role #N`` or ``agent_id N``."""
+    agent_id: int | None
+    roles: tuple[str, ...]
+    """The roles of the known sub-agents that fit (none: it does not exist)."""
+    terminated: bool
+    """Whether the one that fits was terminated before."""
+    terminated_ok: bool
+    """Whether the tool may target a terminated sub-agent (get_sub_agent_status)."""
+    caller: bool
+    """Whether the call targets its own caller (then nothing else about it is told)."""
+    text: ClassVar[str | None] = None
+
+
+@dataclass(slots=True)
+class PeerAsk:
+    """An accepted ask_other_agent, counted per target agent of the asking sub-agent."""
+
+    index: int
+    tail: str
+    agent_id: int
+    count: int
+    """Asks to that agent so far, this one included."""
+    limit: int
+    """The round limit of the options."""
+    text: ClassVar[str | None] = None
+
+
+@dataclass(slots=True)
+class AskAnswered:
+    """The successful result of an ask tool call (its index is the result's)."""
+
+    index: int
+    tool: str
+    answer: Answer | None
+    """The Answer the result holds; None when it is no Answer envelope."""
+    expected: Any
+    """The id the call chose for its question."""
+    answerer: str | None
+    """Who must answer; None when it cannot be told."""
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = "/content"
+
+
 Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned | Malformed
         | NotText | Unparsed | EnvelopeHead | DisplayName | EnvelopeAttributes | EnvelopeId
-        | IdRepeated)
+        | IdRepeated | ToolCall | ToolResult | MissingResult | StrayResult | AgentCreated
+        | RoleDefined | CallTarget | PeerAsk | AskAnswered)
 """Every kind of fact a check can take."""
 
 FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,
                                       Returned, Malformed, NotText, Unparsed, EnvelopeHead,
                                       DisplayName,
-                                      EnvelopeAttributes, EnvelopeId, IdRepeated)
+                                      EnvelopeAttributes, EnvelopeId, IdRepeated, ToolCall,
+                                      ToolResult, MissingResult, StrayResult, AgentCreated,
+                                      RoleDefined, CallTarget, PeerAsk, AskAnswered)

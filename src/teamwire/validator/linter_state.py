@@ -2,37 +2,36 @@
 
 The walker (``conversation.ConversationLinter``, with its halves ``envelope_checks`` and
 ``tool_checks``) keeps this state and hands what each message says to the rule checks as
-typed facts (``facts``) through the dispatcher (``dispatch``). The checks of calls and
-results (TW304 in calls, TW401-TW418, TW504, TW509, TW510) still live in the walker and
-emit through the registry constants; every other per-message rule holds its checks in its
-rule module (``rules``).
+typed facts (``facts``) through the dispatcher (``dispatch``). TW304 (ids agents choose),
+TW504, TW509 and TW510 are still emitted by the walker through the registry constants;
+every other per-message rule holds its checks in its rule module (``rules``).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from teamwire.envelope import Profile
 from teamwire.validator.dispatch import dispatch
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
+    AgentCreated,
+    CallTarget,
     DisplayName,
     EnvelopeAttributes,
     EnvelopeHead,
     EnvelopeId,
     IdRepeated,
     Malformed,
+    MissingResult,
     NotText,
     Owner,
+    RoleDefined,
+    StrayResult,
+    ToolResult,
     Unparsed,
 )
 from teamwire.validator.memo import IdTest, Memo, Plan, QuietPlan
 from teamwire.validator.model import Agent, AgentKind, Call, Facts
 from teamwire.validator.registry import Rule
-from teamwire.validator.rules.tool_rules import (
-    INVALID_ARGUMENTS,
-)
 from teamwire.validator.scan import locate
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog
@@ -85,6 +84,13 @@ class LinterState:
         self.name_every = selection.every[DisplayName]
         self.attribute_every = selection.every[EnvelopeAttributes]
         self.repeat_checks = selection.checks[IdRepeated]
+        self.call_kinds = selection.calls
+        self.result_checks = selection.checks[ToolResult]
+        self.target_checks = selection.checks[CallTarget]
+        self.role_checks = selection.checks[RoleDefined]
+        self.created_checks = selection.checks[AgentCreated]
+        self.missing_checks = selection.checks[MissingResult]
+        self.stray_checks = selection.checks[StrayResult]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
@@ -133,9 +139,6 @@ class LinterState:
         self.custom_roles: dict[tuple[str, str], int] = {}
         self.known: dict[int, set[str]] = {}
         self.terminated: set[tuple[str, int]] = set()
-        self.check_arguments = emitter.on(INVALID_ARGUMENTS)
-        # tool name → a test passing the arguments its schemas accept
-        self.argument_tests: dict[str, Callable[[Any], bool]] = {}
         self.targets: dict[tuple[int, str | None], str | None] = {}
         self.others: dict[int, set[str]] | None = None
         if self.is_leader and session is not None:

@@ -18,14 +18,7 @@ from typing import Any
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, MessageType, Profile
 from teamwire.validator.dispatch import Selection, select
 from teamwire.validator.facts import Owner
-from teamwire.validator.registry import Rule
-from teamwire.validator.rules.tool_rules import (
-    FORBIDDEN_TOOL,
-    LEADER_TOOL_BY_SUB_AGENT,
-    REMOVED_TOOL,
-    SUB_AGENT_TOOL_BY_LEADER,
-)
-from teamwire.validator.tooling import ToolCatalog, tool_catalog
+from teamwire.validator.tooling import ToolCatalog, Verdict, tool_catalog
 
 IdTest = Callable[[str], object]
 """A test that an id needs no closer look: a match, or None when it does."""
@@ -47,8 +40,8 @@ class Tables:
     labels: dict[str, tuple[MessageType, str, str]]
     """label → (type, its tag, its id prefix) for the profile; tuples, because hashing enum
     members is slow on the per-message path."""
-    verdicts: dict[str, tuple[Rule, str]]
-    """tool name → the finding calling it makes in this agent's conversation."""
+    verdicts: dict[str, Verdict]
+    """tool name → why this agent may not call it, for the tools it may not call."""
     special: frozenset[str]
     """Tools some check looks into: protocol tools and those with a verdict."""
     protocol_plain: frozenset[str]
@@ -61,17 +54,17 @@ def _build_tables(profile: Profile, tools: ToolCatalog, is_leader: bool,
     if profile is not Profile.STRICT:
         done = MessageType.COMPLETION
         labels[ASTRION_COMPLETION_LABEL] = (done, done.tag, done.prefix)
-    verdicts: dict[str, tuple[Rule, str]] = {}
+    verdicts: dict[str, Verdict] = {}
     if is_sub:
         for name in tools.leader_only:
-            verdicts[name] = (LEADER_TOOL_BY_SUB_AGENT, "is a Team Leader tool, called by a sub-agent")
+            verdicts[name] = Verdict.LEADER_TOOL
     if is_leader:
         for name in tools.sub_agent_only:
-            verdicts[name] = (SUB_AGENT_TOOL_BY_LEADER, "is a sub-agent tool, called by the Team Leader")
+            verdicts[name] = Verdict.SUB_AGENT_TOOL
     for name in tools.forbidden:
-        verdicts[name] = (FORBIDDEN_TOOL, "is forbidden: a sub-agent reports by natural output")
+        verdicts[name] = Verdict.FORBIDDEN
     for name in tools.removed:
-        verdicts[name] = (REMOVED_TOOL, "was removed in multi-agent mode")
+        verdicts[name] = Verdict.REMOVED
     return Tables(labels, verdicts, tools.protocol.union(verdicts),
                   tools.protocol.difference(verdicts))
 

@@ -64,9 +64,12 @@ class Report(Protocol[F_contra]):
     """How a check reports its rule: a message about ``fact``, at offset ``at`` of the
     fact's text when the finding has a place in it."""
 
-    def __call__(self, fact: F_contra, message: str, at: int | None = None) -> None: ...
+    def __call__(self, fact: F_contra, message: str, at: int | None = None,
+                 below: str = "") -> None:
+        """``below`` extends the fact's pointer (a part of a tool call, say)."""
 
-    def later(self, fact: F_contra, message: str, at: int | None = None) -> Callable[[], None]:
+    def later(self, fact: F_contra, message: str, at: int | None = None,
+              below: str = "") -> Callable[[], None]:
         """The same report, made when the returned function is called (for a finding the
         checks across conversations may still withdraw)."""
 
@@ -87,6 +90,14 @@ class Trigger(NamedTuple):
     """An envelope's content starts with one of these (checks of ``Delivered``, beside
     their ``quiet`` test: a delivery of a head a check is not quiet about is still taken by
     its header line when its content starts with none of these)."""
+    calls: tuple[str, ...] = ()
+    """For checks of ``ToolCall``: the calls looked into, of ``CALL_KINDS``."""
+
+
+CALL_KINDS = frozenset({"protocol", "verdict", "repeated"})
+"""Tool calls a check of calls may say it looks into: calls of protocol tools, calls the
+catalog gives a verdict on for the calling agent, calls reusing a call id. The conversation
+pass takes any other call inline unless an enabled check of calls has no trigger."""
 
 
 @dataclass(frozen=True)
@@ -209,20 +220,24 @@ def rule(code: str, name: str, severity: Severity, summary: str, *, requirements
 
 def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
           suffixes: Iterable[str] = (), mark: bool = False,
-          content_prefixes: Iterable[str] = (), always: bool = False,
-          quiet: Callable[..., bool] | None = None) -> Callable[
+          content_prefixes: Iterable[str] = (), calls: Iterable[str] = (),
+          always: bool = False, quiet: Callable[..., bool] | None = None) -> Callable[
               [Callable[[F, Report[F]], None]], Callable[[F, Report[F]], None]]:
     """Register the decorated function as a check of ``rule`` on facts of type ``on``.
 
     ``prefixes``, ``suffixes``, ``mark`` and ``content_prefixes`` say what a text needs for
-    the check to report it (see ``Trigger``); ``always`` says the check may report any text,
+    the check to report it, ``calls`` which tool calls it looks into (see ``Trigger``);
+    ``always`` says the check may report any text,
     which turns off the fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
     for ``Check``.
     """
-    trigger = Trigger(tuple(prefixes), tuple(suffixes), mark, tuple(content_prefixes))
+    trigger = Trigger(tuple(prefixes), tuple(suffixes), mark, tuple(content_prefixes),
+                      tuple(calls))
     if always == (trigger != Trigger()):
         raise ValueError(f"check of {rule.code}: give a trigger (prefixes, suffixes, mark, "
-                         "content_prefixes) or always")
+                         "content_prefixes, calls) or always")
+    if not CALL_KINDS.issuperset(trigger.calls):
+        raise ValueError(f"check of {rule.code}: calls must be of {sorted(CALL_KINDS)}")
 
     def register(run: Callable[[F, Report[F]], None]) -> Callable[[F, Report[F]], None]:
         REGISTRY.add_check(Check(rule, on, run, None if always else trigger, quiet))

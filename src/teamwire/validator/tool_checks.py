@@ -1,8 +1,8 @@
-"""Checks on tool calls and their results, including the leader's view of its team."""
+"""The tool half of a conversation pass: reads tool calls and their results into the facts
+their rules check (``facts``), and keeps the leader's view of its team."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection
 from typing import Any
@@ -13,29 +13,30 @@ from teamwire.envelope import LEADER_NAME, MessageType, id_problem
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import ASTRION_ASK_ID, ASTRION_ID, MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
-from teamwire.schemas.arguments import ProblemKind, read_arguments
+from teamwire.schemas.arguments import ArgumentProblem, ProblemKind, read_arguments
 from teamwire.validator.dispatch import all_quiet, dispatch
 from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
-from teamwire.validator.facts import EnvelopeAttributes, Returned, ToolText
+from teamwire.validator.facts import (
+    AgentCreated,
+    CallTarget,
+    EnvelopeAttributes,
+    Returned,
+    RoleDefined,
+    ToolCall,
+    ToolResult,
+    ToolText,
+)
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import UNTOLD, Answer, Call, Result
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
 from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
-from teamwire.validator.rules.tool_rules import (
-    AGENT_ID_REUSED,
-    AMBIGUOUS_TARGET,
-    DUPLICATE_TOOL_CALL_ID,
-    INVALID_ARGUMENTS,
-    INVALID_ARGUMENTS_JSON,
-    INVALID_TOOL_RESULT,
-    REPEATED_ARGUMENT_NAME,
-    ROLE_EXISTS,
-    SELF_TARGET,
-    TERMINATED_TARGET,
-    UNKNOWN_TARGET,
-)
 from teamwire.validator.scan import HEADER_MARK, json_type
-from teamwire.validator.tooling import ASK_TOOLS, TARGETING_TOOLS, ask_other_form, named_target
+from teamwire.validator.tooling import (
+    ASK_TOOLS,
+    TARGETING_TOOLS,
+    ask_other_form,
+    named_target,
+)
 
 
 def answer_of(fields: Fields) -> Answer:
@@ -58,17 +59,37 @@ _CHOSEN_OK = {
 _ARGUMENTS = "/function/arguments"
 _NUMBER = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)
 """The instance number a display name ends with."""
-# Routing states a status result may name (TW-ROUTE-001): list_active_sub_agents lists no
-# terminated sub-agent; astrion adds failed and timeout for turns ended so, and lists
-# terminated sub-agents too (TW-PROF-024).
-STATUS_TOOLS = frozenset({"list_active_sub_agents", "get_sub_agent_status"})
-_STATUSES = {
-    (tool, strict): frozenset({"idle", "running", "waiting", "completed"}
-                              | ({"terminated"} if tool == "get_sub_agent_status" or not strict
-                                 else set())
-                              | (set() if strict else {"failed", "timeout"}))
-    for tool in STATUS_TOOLS for strict in (True, False)}
 _ANSWER_HEADS = 256
+
+
+def read_call_arguments(raw: Any) -> tuple[dict[str, Any] | None, ArgumentProblem | None]:
+    """The arguments object of a call, and what marred reading it, as
+    ``schemas.arguments.read_arguments`` tells (the object is None when the problem stops
+    reading); told at the least cost for the common, well-formed case."""
+    if type(raw) is str:
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            value = None if raw and not raw.isspace() else {}
+        if type(value) is dict:
+            # Each member has one colon outside strings: as many colons as the decoded
+            # objects hold members means no name was dropped as a repeat. Most arguments are
+            # flat, with no colon in their texts, so their own length tells at once.
+            colons = raw.count(":")
+            if colons == len(value) or colons == member_count(value) \
+                    or repeated_member(raw) is None:
+                for item in value.values():  # most arguments hold no object or array at all
+                    if type(item) is dict or type(item) is list:
+                        if depth(value) <= ARGUMENTS_DEPTH_LIMIT:
+                            return value, None
+                        break
+                else:
+                    return value, None
+    reading = read_arguments(raw)
+    problem = reading.problem
+    if problem is None or problem.kind is ProblemKind.TOO_DEEP:
+        return reading.arguments, problem
+    return None, problem
 
 
 class ToolChecks(EnvelopeChecks):
@@ -84,19 +105,21 @@ class ToolChecks(EnvelopeChecks):
             if type(call_id) is str and call_id and type(function) is dict:
                 name = function.get("name")
                 if type(name) is str:
-                    if call_id in self.call_ids:
-                        self.emit(DUPLICATE_TOOL_CALL_ID, f"tool call id {call_id!r} is used twice", index,
-                                  f"/tool_calls/{position}/id")
-                    else:
+                    repeated = call_id in self.call_ids
+                    if not repeated:
                         self.call_ids.add(call_id)
-                    verdict = self.tool_verdicts.get(name)
-                    if verdict is not None:
-                        self.emit(verdict[0], f"{name} {verdict[1]}", index,
-                                  f"/tool_calls/{position}")
                     if name in self.protocol:
                         self.protocol_call(index, position, call_id, name,
-                                            function.get("arguments"), has_text)
+                                           function.get("arguments"), has_text, repeated)
                     else:
+                        verdict = self.tool_verdicts.get(name)
+                        checks = self.call_kinds[False, verdict is not None, repeated]
+                        if checks:
+                            raw = function.get("arguments")
+                            dispatch(ToolCall(index, position, call_id, name, verdict, repeated,
+                                              False, raw if type(raw) is str else None, raw,
+                                              None, None, self.tools, self.owner, has_text,
+                                              f"/tool_calls/{position}"), checks, self.emit)
                         self.pending[call_id] = (name, index)
                     return
                 self.malformed(index, "tool call has no function name",
@@ -109,94 +132,22 @@ class ToolChecks(EnvelopeChecks):
                        f"/tool_calls/{position}")
 
     def protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
-                      has_text: bool) -> None:
-        """Check a call of protocol tool ``name`` and remember it as pending."""
-        arguments = self._fine_arguments(name, raw)
-        if arguments is None:
-            arguments = self._arguments(index, name, raw, position)
+                      has_text: bool, repeated: bool = False) -> None:
+        """Hand a call of protocol tool ``name`` to the checks of calls and remember it as
+        pending."""
+        arguments, problem = read_call_arguments(raw)
+        verdict = self.tool_verdicts.get(name)
+        # Only the checks of calls that look into a call of this kind (Trigger.calls).
+        checks = self.call_kinds[True, verdict is not None, repeated]
+        if checks:
+            dispatch(ToolCall(index, position, call_id, name, verdict, repeated, True,
+                              raw if type(raw) is str else None, raw, arguments, problem,
+                              self.tools, self.owner, has_text, f"/tool_calls/{position}"),
+                     checks, self.emit)
         record = Call(index, call_id, position, name, arguments, None, has_text)
         self.pending[call_id] = record
         if arguments is not None and name in ASK_TOOLS:
             self._on_ask(record, arguments)
-
-    def _fine_arguments(self, name: str, raw: Any) -> dict[str, Any] | None:
-        """The arguments of a call of ``name`` when no argument check reports them (the
-        common case, told at the least cost); else None, and ``_arguments`` tells why."""
-        if type(raw) is not str:
-            return None
-        try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            if raw and not raw.isspace():
-                return None
-            value = {}  # an empty arguments string reads as no arguments (TW-TOOL-023)
-        if type(value) is not dict:
-            return None
-        # Each member has one colon outside strings: as many colons as the decoded objects
-        # hold members means no name was dropped as a repeat (TW418). Most arguments are
-        # flat, with no colon in their texts, so their own length tells at once.
-        colons = raw.count(":")
-        if colons != len(value) and colons != member_count(value) \
-                and repeated_member(raw) is not None:
-            return None
-        if self.check_arguments:
-            for item in value.values():  # most arguments hold no object or array at all
-                if type(item) is dict or type(item) is list:
-                    if depth(value) > ARGUMENTS_DEPTH_LIMIT:
-                        return None
-                    break
-            passes = self.argument_tests.get(name)
-            if passes is None:
-                passes = self.argument_tests[name] = self.tools.pass_check(name)
-            if not passes(value):
-                return None
-            for key in self.tools.text_parameters(name).intersection(value):
-                text = value[key]
-                if type(text) is str and (not text or text.isspace()):
-                    return None
-        return value
-
-    def _arguments(self, index: int, name: str, raw: Any,
-                   position: int) -> dict[str, Any] | None:
-        tail = f"/tool_calls/{position}{_ARGUMENTS}"
-        # The one reading of arguments text the router makes too (teamwire.schemas.arguments).
-        reading = read_arguments(raw)
-        problem, value = reading.problem, reading.arguments
-        if problem is not None and problem.kind is not ProblemKind.TOO_DEEP:
-            if problem.kind is ProblemKind.NOT_TEXT:
-                self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are {problem.detail}, "
-                          "not a JSON string", index, tail)
-            elif problem.kind is ProblemKind.NOT_OBJECT:
-                self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are a JSON "
-                          f"{problem.detail}, not an object", index, tail)
-            elif problem.kind is ProblemKind.REPEATED_MEMBER:
-                member = json.dumps(problem.detail, ensure_ascii=False)
-                self.emit(REPEATED_ARGUMENT_NAME, f"arguments of {name} name the member {member} "
-                          "twice in one object; JSON readers differ on which value wins", index,
-                          tail, raw, problem.offset)
-            else:
-                self.emit(INVALID_ARGUMENTS_JSON, f"arguments of {name} are not valid JSON: "
-                          f"{problem.detail}", index, tail, raw,
-                          None if problem.offset is None else min(problem.offset, len(raw)))
-            # which value a repeated name has is undefined: nothing more to check
-            return None
-        assert value is not None
-        if self.check_arguments:
-            if problem is not None:  # nested too deep (TW-TOOL-039): still read for the rest
-                self.emit(INVALID_ARGUMENTS, f"{name}: {problem.message}", index, tail)
-                return value
-            problems = list(self.tools.argument_errors(name, value))
-            for found in problems:
-                self.emit(INVALID_ARGUMENTS, f"{name}: {found}", index, tail)
-            # Most arguments hold one text, if any: look only at those present.
-            texts = self.tools.text_parameters(name).intersection(value)
-            for key in sorted(texts) if len(texts) > 1 else texts:
-                text = value.get(key)
-                # An empty text is already a schema problem (minLength): one finding per text.
-                if type(text) is str and (not text or text.isspace()) and not any(
-                        p.startswith(key + ":") for p in problems):
-                    self.emit(INVALID_ARGUMENTS, f"{name}: {key} is blank", index, tail)
-        return value
 
     def _on_ask(self, call: Call, arguments: dict[str, Any]) -> None:
         if call.name == "ask_other_agent":
@@ -254,20 +205,15 @@ class ToolChecks(EnvelopeChecks):
                 value = orjson.loads(text)
             except orjson.JSONDecodeError:
                 value = None
+        if self.result_checks:
+            dispatch(ToolResult(index, tool, value, self.strict), self.result_checks, self.emit)
         success = value.get("success") if type(value) is dict else None
         if success is False:
             error = value.get("error")
             if type(error) is dict and type(error.get("code")) is str \
                     and type(error.get("message")) is str:
                 return Result(index, rejected=True, error_code=error["code"])
-            self.emit(INVALID_TOOL_RESULT, f"error result of {tool} lacks error.code and error.message "
-                      "strings", index, CONTENT)
             return Result(index, rejected=True)
-        if success is not True and tool not in ASK_TOOLS:
-            self.emit(INVALID_TOOL_RESULT, f"result of {tool} is not a JSON object with \"success\": true "
-                      "or false", index, CONTENT)
-        elif success is True and tool in STATUS_TOOLS:
-            self.check_statuses(index, tool, value)
         return Result(index, False)
 
     @staticmethod
@@ -280,17 +226,6 @@ class ToolChecks(EnvelopeChecks):
                 answer = Answer("", None, text[len(start):], True) if tool in ASK_TOOLS else None
                 return Result(index, False, answer)
         return Result(index, rejected=True, error_code=UNTOLD)
-
-    def check_statuses(self, index: int, tool: str, value: dict[str, Any]) -> None:
-        """Flag status values of a status tool's success result that name no routing state."""
-        found = [value.get("status")]
-        agents = value.get("agents")
-        if type(agents) is list:
-            found += [agent.get("status") for agent in agents if type(agent) is dict]
-        allowed = _STATUSES[tool, self.strict]
-        for status in dict.fromkeys(s for s in found if type(s) is str and s not in allowed):
-            self.emit(INVALID_TOOL_RESULT, f"{tool}: status {status!r} is not one of "
-                      f"{', '.join(sorted(allowed))}", index, CONTENT)
 
     def _remember_answer(self, text: str, fields: Fields) -> None:
         """Remember the header line of an Answer whose head no check reports here."""
@@ -398,8 +333,7 @@ class ToolChecks(EnvelopeChecks):
                 if named is not None:
                     agent_id, role_id = self._named_key(named)
                     if agent_id is not None and agent_id < 0:
-                        self.emit(UNKNOWN_TARGET, f"{name} targets {named!r}, which does not exist",
-                                  call.index, self._call_tail(call))
+                        self._nowhere(call, named)
                         agent_id = None
                 self._sub_target(call, agent_id, role_id)
         if self.facts is not None and name not in self.tool_verdicts:
@@ -482,8 +416,10 @@ class ToolChecks(EnvelopeChecks):
         if agent_id == me.agent_id and (
                 (type(role_id) is str and role_id == me.role_id)
                 or (role_id is None and others is not None and not others.get(agent_id))):
-            self.emit(SELF_TARGET, f"{call.name} targets its own caller and did not fail",
-                      call.index, self._call_tail(call))
+            if self.target_checks:
+                dispatch(CallTarget(call.index, self._call_tail(call), call.name,
+                                    f"agent_id {agent_id}", agent_id, (), False, False, True),
+                         self.target_checks, self.emit)
             return
         if others is not None:
             self._check_target(call, agent_id, role_id, others)
@@ -534,13 +470,14 @@ class ToolChecks(EnvelopeChecks):
                 return
             key = (role_id, agent_id)
             first = self.created.get(key)
+            if self.created_checks:
+                dispatch(AgentCreated(call.index, self._call_tail(call), role_id, agent_id, first),
+                         self.created_checks, self.emit)
             if first is not None:
-                self.emit(AGENT_ID_REUSED, f"create_sub_agent reuses {role_id} #{agent_id}, created at "
-                          f"message {first}", call.index, self._call_tail(call))
                 return
             self.created[key] = call.index
             self.know(role_id, agent_id)
-        elif name == "create_custom_agent" and accepted and self.strict:
+        elif name == "create_custom_agent" and accepted:
             self._custom_role(call, arguments)
         elif name in TARGETING_TOOLS and accepted:
             role_id = arguments.get("role_id")
@@ -566,9 +503,9 @@ class ToolChecks(EnvelopeChecks):
                 self.terminated.add(target)
 
     def _custom_role(self, call: Call, arguments: dict[str, Any]) -> None:
-        """A role defined by create_custom_agent must be new to the catalog in profile strict
-        (TW-TOOL-018): no role defined before with that id or name, no role of a sub-agent
-        created or known before; astrion replaces the role instead (TW-PROF-020)."""
+        """Hand the checks of roles a role create_custom_agent defines again: one defined
+        before with that id or name, or the role of a sub-agent created or known before
+        (TW-TOOL-018; astrion replaces the role instead, TW-PROF-020)."""
         role_id, role_name = arguments.get("role_id"), arguments.get("name")
         if type(role_id) is not str:
             return
@@ -579,10 +516,10 @@ class ToolChecks(EnvelopeChecks):
                     role_id in roles for roles in self.known.values()):
                 first = -1
             if first is not None:
-                where = "" if first < 0 else f", defined at message {first}"
-                self.emit(ROLE_EXISTS, f"create_custom_agent defines the {kind} {value!r}, which the "
-                          f"catalog already has{where}; the call must fail with role-exists",
-                          call.index, self._call_tail(call))
+                if self.role_checks:
+                    dispatch(RoleDefined(call.index, self._call_tail(call), kind, value,
+                                         None if first < 0 else first, self.strict),
+                             self.role_checks, self.emit)
                 return
         for key in keys:
             self.custom_roles[key] = call.index
@@ -596,34 +533,32 @@ class ToolChecks(EnvelopeChecks):
         if agent_id is None or (role_id is None and len(self.known.get(agent_id, ())) > 1):
             return None
         if agent_id < 0:
-            self.emit(UNKNOWN_TARGET, f"{call.name} targets {name!r}, which does not exist",
-                      call.index, self._call_tail(call))
+            self._nowhere(call, name)
             return None
         return self._check_target(call, agent_id, role_id, self.known, terminated_ok)
 
     def _check_target(self, call: Call, agent_id: Any, role_id: Any, known: dict[int, set[str]],
                       terminated_ok: bool = False) -> tuple[str, int] | None:
-        """Flag a target that does not exist, is ambiguous or terminated; return its key."""
+        """Hand the checks of targets the sub-agent a call targets (whether it exists, is
+        ambiguous or was terminated); its key when it is one sub-agent."""
         if type(agent_id) is not int:
             return None
         roles: Collection[str] = known.get(agent_id) or ()
         if type(role_id) is str:
             roles = (role_id,) if role_id in roles else ()
-        if not roles:
+        key = (next(iter(roles)), agent_id) if len(roles) == 1 else None
+        if self.target_checks:
             which = f"{role_id} #{agent_id}" if type(role_id) is str else f"agent_id {agent_id}"
-            self.emit(UNKNOWN_TARGET, f"{call.name} targets {which}, which does not exist", call.index,
-                      self._call_tail(call))
-            return None
-        if len(roles) > 1:
-            self.emit(AMBIGUOUS_TARGET, f"{call.name}: agent_id {agent_id} matches agents of roles "
-                      f"{', '.join(sorted(roles))}; the call must fail or name a role_id",
-                      call.index, self._call_tail(call))
-            return None
-        key = (next(iter(roles)), agent_id)
-        if key in self.terminated and not terminated_ok:
-            self.emit(TERMINATED_TARGET, f"{call.name} targets {key[0]} #{agent_id}, which was terminated, "
-                      "and did not fail", call.index, self._call_tail(call))
+            dispatch(CallTarget(call.index, self._call_tail(call), call.name, which, agent_id,
+                                tuple(sorted(roles)), key is not None and key in self.terminated,
+                                terminated_ok, False), self.target_checks, self.emit)
         return key
+
+    def _nowhere(self, call: Call, name: str) -> None:
+        """Hand the checks of targets a display name no sub-agent of the session has."""
+        if self.target_checks:
+            dispatch(CallTarget(call.index, self._call_tail(call), call.name, repr(name), None,
+                                (), False, False, False), self.target_checks, self.emit)
 
     @staticmethod
     def _call_tail(call: Call) -> str:

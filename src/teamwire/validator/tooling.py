@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,19 @@ TARGETING_TOOLS = frozenset({"terminate_sub_agent", "send_message_to_sub_agent",
                              "stop_sub_agent"})
 """Leader tools that name one sub-agent by ``agent_id`` (and optional ``role_id``), or in
 astrion's form by ``display_name``."""
+
+
+class Verdict(str, Enum):
+    """Why the catalog says an agent may not call a tool."""
+
+    LEADER_TOOL = "leader-tool"
+    """A Team Leader tool, called by a sub-agent."""
+    SUB_AGENT_TOOL = "sub-agent-tool"
+    """A sub-agent tool, called by the Team Leader."""
+    FORBIDDEN = "forbidden"
+    """A tool no agent has (a sub-agent reports by natural output)."""
+    REMOVED = "removed"
+    """A tool removed in multi-agent mode."""
 
 
 def _anything(_value: Any) -> bool:

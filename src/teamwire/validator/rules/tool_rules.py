@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import json
+
+from teamwire.schemas.arguments import ProblemKind
+from teamwire.validator.facts import (
+    AgentCreated,
+    CallTarget,
+    MissingResult,
+    RoleDefined,
+    StrayResult,
+    ToolCall,
+    ToolResult,
+)
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import rule
+from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call
+from teamwire.validator.tooling import ASK_TOOLS, Verdict
 
 E = Severity.ERROR
 _LEADER = "Team Leader"
 _UIO = "UI Operator_1"
+_ARGUMENTS = "/function/arguments"
+"""Where a finding about a call's arguments points, below the call."""
 
 INVALID_ARGUMENTS_JSON = rule(
     "TW401", "invalid-arguments-json", E,
@@ -212,3 +227,182 @@ at the second occurrence, and no other argument check reads the call's arguments
              '{"agent_id": 1, "message": "Use the blue palette.", "agent_id": 2}', _LEADER),
     good=call("send_message_to_sub_agent",
               '{"agent_id": 1, "message": "Use the blue palette."}', _LEADER))
+
+
+@check(DUPLICATE_TOOL_CALL_ID, ToolCall, calls=("repeated",))
+def _duplicate_tool_call_id(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.repeated:
+        report(fact, f"tool call id {fact.call_id!r} is used twice", below="/id")
+
+
+@check(SELF_TARGET, CallTarget, always=True)
+def _self_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    if fact.caller:
+        report(fact, f"{fact.tool} targets its own caller and did not fail")
+
+
+# Routing states a status result may name (TW-ROUTE-001): list_active_sub_agents lists no
+# terminated sub-agent; astrion adds failed and timeout for turns ended so, and lists
+# terminated sub-agents too (TW-PROF-024).
+_STATUS_TOOLS = frozenset({"list_active_sub_agents", "get_sub_agent_status"})
+_STATUSES = {
+    (tool, strict): frozenset({"idle", "running", "waiting", "completed"}
+                              | ({"terminated"} if tool == "get_sub_agent_status" or not strict
+                                 else set())
+                              | (set() if strict else {"failed", "timeout"}))
+    for tool in _STATUS_TOOLS for strict in (True, False)}
+
+
+@check(INVALID_TOOL_RESULT, ToolResult, always=True)
+def _invalid_tool_result(fact: ToolResult, report: Report[ToolResult]) -> None:
+    value, tool = fact.value, fact.tool
+    success = value.get("success") if type(value) is dict else None
+    if success is False:
+        error = value.get("error")
+        if not (type(error) is dict and type(error.get("code")) is str
+                and type(error.get("message")) is str):
+            report(fact, f"error result of {tool} lacks error.code and error.message strings")
+    elif success is not True:
+        if tool not in ASK_TOOLS:
+            report(fact, f"result of {tool} is not a JSON object with \"success\": true or "
+                   "false")
+    elif tool in _STATUS_TOOLS:
+        found = [value.get("status")]
+        agents = value.get("agents")
+        if type(agents) is list:
+            found += [agent.get("status") for agent in agents if type(agent) is dict]
+        allowed = _STATUSES[tool, fact.strict]
+        for status in dict.fromkeys(s for s in found if type(s) is str and s not in allowed):
+            report(fact, f"{tool}: status {status!r} is not one of {', '.join(sorted(allowed))}")
+
+
+@check(ROLE_EXISTS, RoleDefined, always=True)
+def _role_exists(fact: RoleDefined, report: Report[RoleDefined]) -> None:
+    if fact.strict:
+        where = "" if fact.first is None else f", defined at message {fact.first}"
+        report(fact, f"create_custom_agent defines the {fact.kind} {fact.value!r}, which the "
+               f"catalog already has{where}; the call must fail with role-exists")
+
+
+@check(REPEATED_ARGUMENT_NAME, ToolCall, calls=("protocol",))
+def _repeated_argument_name(fact: ToolCall, report: Report[ToolCall]) -> None:
+    problem = fact.problem
+    if problem is not None and problem.kind is ProblemKind.REPEATED_MEMBER:
+        member = json.dumps(problem.detail, ensure_ascii=False)
+        report(fact, f"arguments of {fact.tool} name the member {member} twice in one object; "
+               "JSON readers differ on which value wins", problem.offset, below=_ARGUMENTS)
+
+
+@check(INVALID_ARGUMENTS_JSON, ToolCall, calls=("protocol",))
+def _invalid_arguments_json(fact: ToolCall, report: Report[ToolCall]) -> None:
+    problem = fact.problem
+    if problem is None or not fact.protocol:
+        return
+    if problem.kind is ProblemKind.NOT_TEXT:
+        report(fact, f"arguments of {fact.tool} are {problem.detail}, not a JSON string",
+               below=_ARGUMENTS)
+    elif problem.kind is ProblemKind.NOT_OBJECT:
+        report(fact, f"arguments of {fact.tool} are a JSON {problem.detail}, not an object",
+               below=_ARGUMENTS)
+    elif problem.kind is ProblemKind.NOT_JSON:
+        at = None if problem.offset is None else min(problem.offset, len(fact.text or ""))
+        report(fact, f"arguments of {fact.tool} are not valid JSON: {problem.detail}", at,
+               below=_ARGUMENTS)
+
+
+@check(INVALID_ARGUMENTS, ToolCall, calls=("protocol",))
+def _invalid_arguments(fact: ToolCall, report: Report[ToolCall]) -> None:
+    value, tool, catalog = fact.arguments, fact.tool, fact.catalog
+    if value is None or not fact.protocol:
+        return  # unread: TW401, TW418
+    if fact.problem is not None:  # nested too deep (TW-TOOL-039): still read for the rest
+        report(fact, f"{tool}: {fact.problem.message}", below=_ARGUMENTS)
+        return
+    texts = catalog.text_parameters(tool).intersection(value)
+    if catalog.pass_check(tool)(value) and not any(
+            type(value[key]) is str and (not value[key] or value[key].isspace())
+            for key in texts):
+        return  # the common case, told at the least cost
+    problems = list(catalog.argument_errors(tool, value))
+    for found in problems:
+        report(fact, f"{tool}: {found}", below=_ARGUMENTS)
+    # Most arguments hold one text, if any: look only at those present.
+    for key in sorted(texts) if len(texts) > 1 else texts:
+        text = value.get(key)
+        # An empty text is already a schema problem (minLength): one finding per text.
+        if type(text) is str and (not text or text.isspace()) and not any(
+                p.startswith(key + ":") for p in problems):
+            report(fact, f"{tool}: {key} is blank", below=_ARGUMENTS)
+
+
+@check(LEADER_TOOL_BY_SUB_AGENT, ToolCall, calls=("verdict",))
+def _leader_tool_by_sub_agent(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.verdict is Verdict.LEADER_TOOL:
+        report(fact, f"{fact.tool} is a Team Leader tool, called by a sub-agent")
+
+
+@check(SUB_AGENT_TOOL_BY_LEADER, ToolCall, calls=("verdict",))
+def _sub_agent_tool_by_leader(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.verdict is Verdict.SUB_AGENT_TOOL:
+        report(fact, f"{fact.tool} is a sub-agent tool, called by the Team Leader")
+
+
+@check(REMOVED_TOOL, ToolCall, calls=("verdict",))
+def _removed_tool(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.verdict is Verdict.REMOVED:
+        report(fact, f"{fact.tool} was removed in multi-agent mode")
+
+
+@check(FORBIDDEN_TOOL, ToolCall, calls=("verdict",))
+def _forbidden_tool(fact: ToolCall, report: Report[ToolCall]) -> None:
+    if fact.verdict is Verdict.FORBIDDEN:
+        report(fact, f"{fact.tool} is forbidden: a sub-agent reports by natural output")
+
+
+@check(AGENT_ID_REUSED, AgentCreated, always=True)
+def _agent_id_reused(fact: AgentCreated, report: Report[AgentCreated]) -> None:
+    if fact.first is not None:
+        report(fact, f"create_sub_agent reuses {fact.role_id} #{fact.agent_id}, created at "
+               f"message {fact.first}")
+
+
+@check(UNKNOWN_TARGET, CallTarget, always=True)
+def _unknown_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    if not fact.caller and not fact.roles:
+        report(fact, f"{fact.tool} targets {fact.named}, which does not exist")
+
+
+@check(TERMINATED_TARGET, CallTarget, always=True)
+def _terminated_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    if fact.terminated and not fact.terminated_ok and len(fact.roles) == 1:
+        report(fact, f"{fact.tool} targets {fact.roles[0]} #{fact.agent_id}, which was "
+               "terminated, and did not fail")
+
+
+@check(AMBIGUOUS_TARGET, CallTarget, always=True)
+def _ambiguous_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    if len(fact.roles) > 1:
+        report(fact, f"{fact.tool}: agent_id {fact.agent_id} matches agents of roles "
+               f"{', '.join(fact.roles)}; the call must fail or name a role_id")
+
+
+@check(MISSING_TOOL_RESULT, MissingResult, always=True)
+def _missing_tool_result(fact: MissingResult, report: Report[MissingResult]) -> None:
+    if fact.late:
+        report(fact, f"tool call {fact.call_id!r} ({fact.tool}) gets its result only at "
+               f"message {fact.at}, after a later message")
+    else:
+        report(fact, f"tool call {fact.call_id!r} ({fact.tool}) has no result before message "
+               f"{fact.at}")
+
+
+@check(DUPLICATE_TOOL_RESULT, StrayResult, always=True)
+def _duplicate_tool_result(fact: StrayResult, report: Report[StrayResult]) -> None:
+    if fact.answered:
+        report(fact, f"another result for tool call {fact.call_id!r}")
+
+
+@check(ORPHAN_TOOL_RESULT, StrayResult, always=True)
+def _orphan_tool_result(fact: StrayResult, report: Report[StrayResult]) -> None:
+    if not fact.answered:
+        report(fact, f"tool result answers no pending call: {fact.call_id!r}")
