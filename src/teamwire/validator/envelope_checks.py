@@ -17,6 +17,7 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID, STRICT_ID
+from teamwire.envelope.syntax_error import find_syntax_error
 from teamwire.validator.dispatch import dispatch
 from teamwire.validator.facts import EnvelopeText
 from teamwire.validator.linter_state import LinterState
@@ -87,7 +88,10 @@ class EnvelopeChecks(LinterState):
             if envelope is None:
                 if not is_envelope(text):
                     return False
-                envelope = parse_lark(text)
+                error = find_syntax_error(text)
+                if error is not None:
+                    raise error
+                envelope = parse_lark(text)  # only if the fast path and the definition disagree
             return fields_of(envelope)
         except ParseError as exc:
             rule = _PARSE_CODES.get(exc.code, ENVELOPE_SYNTAX)
