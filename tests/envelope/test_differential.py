@@ -100,6 +100,7 @@ def test_agree_on_valid_envelopes(envelope: Envelope) -> None:
 @example(SAMPLE.replace("<Ask>", '<Ask a="1" a="2">'))
 @example(SAMPLE.replace("来自 UI Operator_1 的", "来自 A 向 的"))
 @example(SAMPLE + "\n\n")
+@example(SAMPLE[:SAMPLE.index("<Ask>") + 4] + " question_id")  # ends inside an attribute name
 def test_agree_on_mutated_envelopes(text: str) -> None:
     assert_agree(text)
 

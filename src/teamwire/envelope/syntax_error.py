@@ -35,20 +35,13 @@ class _Wrong(Exception):
         self.expected = expected
 
 
-def _is_tag_start(ch: str) -> bool:
-    return ch.isascii() and ch.isalpha()
-
-
-def _is_tag_char(ch: str) -> bool:
-    return ch.isascii() and (ch.isalnum() or ch in "_-")
-
-
-def _is_attr_start(ch: str) -> bool:
-    return ch.isascii() and (ch.isalpha() or ch == "_")
-
-
-def _is_attr_char(ch: str) -> bool:
-    return ch.isascii() and (ch.isalnum() or ch in "_.-")
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_DIGITS = frozenset("0123456789")
+# Sets, not strings: '' (the end of the text) is in every string but in no set.
+_TAG_START = _LETTERS
+_TAG_CHARS = _LETTERS | _DIGITS | {"_", "-"}
+_ATTR_START = _LETTERS | {"_"}
+_ATTR_CHARS = _LETTERS | _DIGITS | {"_", ".", "-"}
 
 
 def _is_id_char(ch: str) -> bool:
@@ -90,10 +83,10 @@ class _Scanner:
         return self.at - start
 
     def tag(self) -> None:
-        if not _is_tag_start(self.peek()):
+        if self.peek() not in _TAG_START:
             self.fail("a tag name")
         self.at += 1
-        while self.at < len(self.text) and _is_tag_char(self.text[self.at]):
+        while self.peek() in _TAG_CHARS:
             self.at += 1
 
 
@@ -167,10 +160,10 @@ def _inner_open(scan: _Scanner) -> None:
     scan.tag()
     while scan.peek() == " ":
         scan.at += 1
-        if not _is_attr_start(scan.peek()):
+        if scan.peek() not in _ATTR_START:
             scan.fail("an attribute name")
         scan.at += 1
-        while _is_attr_char(scan.peek()):
+        while scan.peek() in _ATTR_CHARS:
             scan.at += 1
         scan.literal("=")
         scan.literal('"')
