@@ -4,8 +4,8 @@ specification defines it (spec chapter "Envelope", section "Error positions").
 The first five lines (the head) are read from the start, one character at a time: the
 error is at the first character after which no text can still be an envelope. Content is
 raw text, so after the head the closing tag lines are read from the end: the last two
-lines, a single final line break set aside. A text that runs out before either is
-complete ends early, and the error is at its end.
+lines, the line breaks at the end set aside (a reader accepts one; a second is the error).
+A text that runs out before either is complete ends early, and the error is at its end.
 
 Nothing here depends on Lark: the reference parser asks this module where a text it
 rejected is wrong, and the fast path asks it directly, so both report the same error.
@@ -95,8 +95,7 @@ def _name_end(text: str, start: int, end: int) -> tuple[int, str]:
     the separator after it (``' 向 '`` or ``' 的'``); ``(end, '')`` when none follows.
 
     A name holds no space that starts either separator, so the name ends at the first
-    such space; the two cannot overlap, since each starts with the only space it holds
-    after a character that is not a space."""
+    such space: whichever separator starts first (no space starts both)."""
     of = text.find(_OF, start, end)
     to = text.find(_TO, start, end)
     if of < 0 and to < 0:
