@@ -4,9 +4,9 @@ spec/01-envelope.md, "Error positions", turned into code another way than the li
 the library walks the text with a cursor; this oracle cuts the text into lines and, for each
 line of the head and for the two closing lines, writes the language of *beginnings* of that
 line as a regular expression. The longest beginning of a line that such an expression matches in
-full is the part of the line some envelope could still start with (TW-ENV-030); the character
+full is the part of the line some envelope could still start with (TW-ENV-031); the character
 after it is the error. A line that is a beginning but not a whole line stops short: its error is
-where it ends (TW-ENV-031, TW-ENV-032). Lookaheads in these expressions only ever see the
+where it ends (TW-ENV-032, TW-ENV-033). Lookaheads in these expressions only ever see the
 beginning being tested, which is what "no continuation can still be an envelope" means.
 
 Nothing here imports the package's parsers or position functions.
@@ -66,8 +66,8 @@ def wrong_column(line: str, start: re.Pattern[str], whole: re.Pattern[str]) -> i
 
 
 def syntax_error(text: str) -> Expected | None:
-    """The ``syntax`` error of ``text`` by TW-ENV-030 to TW-ENV-032; None if it has none."""
-    lines = text.split("\n")  # only LF ends a line (TW-ENV-013, TW-ENV-025)
+    """The ``syntax`` error of ``text`` by TW-ENV-031 to TW-ENV-033; None if it has none."""
+    lines = text.split("\n")  # only LF ends a line (TW-ENV-013, TW-ENV-026)
     for number, (start, whole) in enumerate(HEAD, start=1):
         line = lines[number - 1]
         column = wrong_column(line, start, whole)
@@ -96,7 +96,7 @@ def syntax_error(text: str) -> Expected | None:
 
 
 def checked_error(text: str) -> Expected | None:
-    """The first error of the checks after the parse (TW-ENV-028, TW-ENV-029), for a text
+    """The first error of the checks after the parse (TW-ENV-029, TW-ENV-030), for a text
     without a syntax error."""
     lines = text.split("\n")
     if lines[-1] == "":
@@ -123,12 +123,12 @@ def checked_error(text: str) -> Expected | None:
 
 
 def first_error(text: str) -> Expected | None:
-    """The one error a reader reports for ``text`` (TW-ENV-027), None for a well-formed one."""
+    """The one error a reader reports for ``text`` (TW-ENV-028), None for a well-formed one."""
     return syntax_error(text) or checked_error(text)
 
 
 def encoding_error(data: bytes) -> Expected | None:
-    """TW-ENV-033: the end of the longest prefix of ``data`` that is well-formed UTF-8."""
+    """TW-ENV-034: the end of the longest prefix of ``data`` that is well-formed UTF-8."""
     for keep in range(len(data), -1, -1):
         try:
             prefix = data[:keep].decode("utf-8")

@@ -5,7 +5,7 @@ column), TW-ENV-013 (a CR never ends a line: lines are counted by LF only), TW-E
 (``name-mismatch``, names compared code point for code point), TW-ENV-015
 (``duplicate-attribute``), TW-ENV-016 (``encoding``; a byte order mark is a character the grammar
 rejects) and the ``syntax`` code of TW-ENV-017 for every text the grammar rejects; the positions
-themselves follow TW-ENV-025 to TW-ENV-033 (a syntax error in the head at the first character no
+themselves follow TW-ENV-026 to TW-ENV-034 (a syntax error in the head at the first character no
 envelope can go on from, one in the closing lines on those lines, a text that ends early at its end).
 
 The oracle is the envelope's template (spec chapter "Envelope") and the chapter's definition of a
@@ -356,7 +356,7 @@ def test_there_are_vectors_with_several_defects() -> None:
                for group in groups)
 
 
-# -- a text that ends early is wrong at its end (TW-ENV-032) ------------------------------------
+# -- a text that ends early is wrong at its end (TW-ENV-033) ------------------------------------
 
 TRUNCATED: list[Any] = [
     pytest.param("来自 ", (1, 4), id="header prefix only"),
@@ -394,7 +394,7 @@ def parse_error(text: str) -> ParseError:
     return caught.value
 
 
-# -- a defect in the closing lines is on those lines (TW-ENV-031) ------------------------------
+# -- a defect in the closing lines is on those lines (TW-ENV-032) ------------------------------
 
 CLOSING: list[Any] = [
     pytest.param("</Message >", "</Team Leader>", "", (7, 10), id="a space in the inner close tag"),

@@ -1,4 +1,4 @@
-"""The shape of a parse result (TW-ENV-034 to TW-ENV-036) and its schema, parse-result.
+"""The shape of a parse result (TW-ENV-035 to TW-ENV-037) and its schema, parse-result.
 
 The envelope vectors state each case's expected outcome as a parse result (``valid`` with
 ``envelope`` or ``error``); every one must validate against the schema, and so must what the

@@ -1,4 +1,4 @@
-"""The reader places every error where the spec's definition does (TW-ENV-025 to TW-ENV-033).
+"""The reader places every error where the spec's definition does (TW-ENV-026 to TW-ENV-034).
 
 The oracle is ``tests/envelope/spec_positions.py``, a position finder written from the text of
 spec/01-envelope.md alone (it imports nothing of the package). It is checked against every

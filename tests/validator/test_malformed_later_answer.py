@@ -5,7 +5,7 @@ The second ask's result has the header line of the first, but its Answer has no 
 line at all (the open tag is followed straight by the close tag), which the grammar does
 not allow. It is a syntax error (TW101) however the linter read the first Answer, at the
 end of the text: after the open tag line only two lines follow, so the text ends before its
-content and its two closing lines (TW-ENV-032).
+content and its two closing lines (TW-ENV-033).
 """
 
 from __future__ import annotations

@@ -389,7 +389,7 @@ def flow_cases() -> list[dict[str, Any]]:
             agent=UIO,
         ),
         case(
-            "TW504 an error result after a line break is no error result (TW-TOOL-041)",
+            "TW504 an error result after a line break is no error result (TW-TOOL-046)",
             [calls("ask_master", ASK_MASTER), result("\n" + json.dumps(error("timeout")))],
             [("TW504", UIO, 1)],
             agent=UIO,

@@ -57,7 +57,7 @@ The first answer resolves the pending ask; a second one must fail with not-waiti
 ANSWER_MISMATCH = rule(
     "TW504", "answer-mismatch", E,
     "An ask's successful result is not the Answer to that ask from its answerer.",
-    requirements=("TW-TYPE-009", "TW-TYPE-013", "TW-ROUTE-012", "TW-TOOL-034", "TW-TOOL-041"),
+    requirements=("TW-TYPE-009", "TW-TYPE-013", "TW-ROUTE-012", "TW-TOOL-034", "TW-TOOL-046"),
     rationale="""
 The result of a successful ask is exactly one Answer envelope whose question_id is the id of the
 asked message and whose sender is the answerer: the Team Leader for ask_master, the target for
