@@ -37,6 +37,7 @@ PROTOCOL_SCHEMAS = [
     "chat-message",
     "conversation",
     "message",
+    "parse-result",
     "result",
     "role",
     "tool-results",

@@ -51,9 +51,9 @@ def envelope_with(attributes: str, header: str = "来自 UI Operator_1 的任务
 CASES: list[Any] = [
     pytest.param(envelope_with(' note="来自 UI Operator_1 的任务" note="x"'), 5, 37,
                  id="the wire text in an attribute"),
-    pytest.param("来自 UI Operator_1 向  的任务\nid: out_uio_001\n", 1, 20,
+    pytest.param("来自 UI Operator_1 向  的任务\nid: out_uio_001\n", 1, 21,
                  id="the wire header, no receiver"),
-    pytest.param("来自 ＵＩ Operator_1 向  的任务\nid: out_uio_001\n", 1, 20, id="fullwidth letters"),
+    pytest.param("来自 ＵＩ Operator_1 向  的任务\nid: out_uio_001\n", 1, 21, id="fullwidth letters"),
     pytest.param(envelope_with(' a="ＡＢＣ" a=""'), 5, 17, id="fullwidth letters in a value"),
     pytest.param(envelope_with(' a="🚀🧪" a=""'), 5, 16, id="emoji"),
     pytest.param(envelope_with(' a="x\ty" a=""'), 5, 17, id="a tab"),
@@ -64,12 +64,12 @@ CASES: list[Any] = [
 ]
 COMBINING: list[Any] = [
     pytest.param(envelope_with(' a="e\u0301\u0301" a=""'), 5, 17, id="combining marks"),
-    pytest.param("来自 Cafe\u0301 Bot_1 向  的任务\nid: out_cb_001\n", 1, 18,
+    pytest.param("来自 Cafe\u0301 Bot_1 向  的任务\nid: out_cb_001\n", 1, 19,
                  id="a combining mark in the header"),
 ]
 WIDE_SPACE: list[Any] = [
     pytest.param(envelope_with(' a="任\u3000务" a=""'), 5, 17, id="an ideographic space"),
-    pytest.param("来自 ＵＩ\u3000Operator_1 向  的任务\nid: out_uio_001\n", 1, 20,
+    pytest.param("来自 ＵＩ\u3000Operator_1 向  的任务\nid: out_uio_001\n", 1, 21,
                  id="an ideographic space in the header"),
 ]
 
@@ -102,9 +102,10 @@ def test_the_wire_text_literally() -> None:
     # '<Output note="' then the header text, '" ': 14 + 25 + 2 columns before the second 'note'.
     error = the_error(envelope_with(' note="来自 UI Operator_1 的任务" note="x"'))
     assert error.context == ('<Output note="来自 UI Operator_1 的任务" note="x">\n' + " " * 41 + "^")
-    # The receiver is missing after '来自 ＵＩ Operator_1 向 ': 4 + 1 + 4 + 1 + 10 + 1 + 2 + 1 columns.
+    # The receiver is left empty by the ' 的' after '来自 ＵＩ Operator_1 向 ': the error is at
+    # its 的, after 4 + 1 + 4 + 1 + 10 + 1 + 2 + 1 + 1 columns.
     error = the_error("来自 ＵＩ Operator_1 向  的任务\nid: out_uio_001\n")
-    assert error.context == "来自 ＵＩ Operator_1 向  的任务\n" + " " * 24 + "^"
+    assert error.context == "来自 ＵＩ Operator_1 向  的任务\n" + " " * 25 + "^"
 
 
 CHARS = st.sampled_from([*"abc XYZ_", "中", "文", "任", "务", "Ａ", "ｚ", "！", "🚀", "\t", "\r", "\u3000",

@@ -1,4 +1,6 @@
-"""The fast path and the Lark reference parser accept the same texts with the same result."""
+"""The fast path and the Lark reference parser accept the same texts with the same result, and
+the definition of error positions (``syntax_error``) finds a syntax error exactly in the texts
+the grammar rejects."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from hypothesis import strategies as st
 
 from teamwire.envelope import Envelope, ParseError, parse, parse_lark, render
 from teamwire.envelope.fast_parser import parse_fast
+from teamwire.envelope.lark_parser import _parser
+from teamwire.envelope.syntax_error import syntax_offset
 from tests.envelope.strategies import envelopes
 
 SAMPLE = render(Envelope("UI Operator_1", "提问", "ask_uio_001", "Ask", "API ready?"))
@@ -28,6 +32,24 @@ def outcome_lark(text: str) -> object:
         return ("error", exc.code, exc.offset)
 
 
+def outcome_parse(text: str) -> object:
+    try:
+        return ("ok", parse(text))
+    except ParseError as exc:
+        return ("error", exc.code, exc.offset)
+
+
+def grammar_accepts(text: str) -> bool:
+    """Whether the Lark grammar alone (before the post-parse checks) accepts ``text``."""
+    from lark.exceptions import LarkError
+
+    try:
+        _parser().parse(text)
+    except LarkError:
+        return False
+    return True
+
+
 def assert_agree(text: str) -> None:
     fast, lark = outcome_fast(text), outcome_lark(text)
     if fast == ("rejected",):
@@ -35,6 +57,10 @@ def assert_agree(text: str) -> None:
         assert lark[0] == "error" and lark[1] == "syntax", (text, lark)  # type: ignore[index]
     else:
         assert fast == lark, (text, fast, lark)
+    # parse (the fast path, then the definition of error positions) gives what Lark gives,
+    # and the definition finds a syntax error exactly where the grammar rejects.
+    assert outcome_parse(text) == lark, text
+    assert (syntax_offset(text) is None) == grammar_accepts(text), text
 
 
 @st.composite
@@ -74,6 +100,7 @@ def test_agree_on_valid_envelopes(envelope: Envelope) -> None:
 @example(SAMPLE.replace("<Ask>", '<Ask a="1" a="2">'))
 @example(SAMPLE.replace("来自 UI Operator_1 的", "来自 A 向 的"))
 @example(SAMPLE + "\n\n")
+@example(SAMPLE[:SAMPLE.index("<Ask>") + 4] + " question_id")  # ends inside an attribute name
 def test_agree_on_mutated_envelopes(text: str) -> None:
     assert_agree(text)
 

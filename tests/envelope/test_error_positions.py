@@ -4,10 +4,12 @@ Requirements: TW-ENV-017 (exactly one error, the first in text order, with its 1
 column), TW-ENV-013 (a CR never ends a line: lines are counted by LF only), TW-ENV-014
 (``name-mismatch``, names compared code point for code point), TW-ENV-015
 (``duplicate-attribute``), TW-ENV-016 (``encoding``; a byte order mark is a character the grammar
-rejects) and the ``syntax`` code of TW-ENV-017 for every text the grammar rejects.
+rejects) and the ``syntax`` code of TW-ENV-017 for every text the grammar rejects; the positions
+themselves follow TW-ENV-026 to TW-ENV-034 (a syntax error in the head at the first character no
+envelope can go on from, one in the closing lines on those lines, a text that ends early at its end).
 
-The oracle is the envelope's template (spec chapter "Envelope") and the vectors' definition of a
-position (conformance/envelopes/README.md: 1-based line and column, in characters): each text is
+The oracle is the envelope's template (spec chapter "Envelope") and the chapter's definition of a
+position (section "Error positions": 1-based line and column, in code points): each text is
 built here line by line from its parts, and the expected position of each defect is read off that
 construction (which line it is on, how many characters precede it on that line), never from the
 library's own position function. A name mismatch is placed at the first character of the
@@ -91,7 +93,7 @@ def build(envelope: Envelope, defects: frozenset[str] = frozenset(), *,
         header += f" 的{envelope.label}"
     lines.append(header)
     if ID_COLON in defects:
-        at[ID_COLON] = here("syntax", "")  # 'id: ' is one token
+        at[ID_COLON] = here("syntax", "id:")  # the space 'id: ' wants is missing there
         lines.append(f"id:{envelope.id}")
     else:
         lines.append(f"id: {envelope.id}")
@@ -203,7 +205,7 @@ MULTIPLE: list[Any] = [
                  ("syntax", 5, 11), id="syntax error 5:11 after a name mismatch 4:2"),
     pytest.param(text_of(HEADER, "id:out_uio_004", "", "<UI Operator_1>", '<Output a="" a="">',
                          "Done.", "</Task>", "</UI Operator_2>"),
-                 ("syntax", 2, 1), id="syntax error before three checked defects"),
+                 ("syntax", 2, 4), id="syntax error before three checked defects"),
     pytest.param(text_of(HEADER, "id: out_uio_004", "<UI Operator_1>", "<Output a=1>", "Done.",
                          "</Output>", "</UI Operator_1>"),
                  ("syntax", 3, 1), id="two syntax errors: the first"),
@@ -354,7 +356,7 @@ def test_there_are_vectors_with_several_defects() -> None:
                for group in groups)
 
 
-# -- a known bug: the end of the text is placed at the start of its last token -------------------
+# -- a text that ends early is wrong at its end (TW-ENV-033) ------------------------------------
 
 TRUNCATED: list[Any] = [
     pytest.param("来自 ", (1, 4), id="header prefix only"),
@@ -365,22 +367,52 @@ TRUNCATED: list[Any] = [
     pytest.param("来自 Team Leader 的消息\nid: msg_tl_001\n\n<Team Leader", (4, 13), id="open outer tag"),
     pytest.param('来自 Team Leader 的消息\nid: msg_tl_001\n\n<Team Leader>\n<Message a="1"', (5, 15),
                  id="open inner tag"),
+    pytest.param("来自 Team Leader 的消息\nid: msg_tl_001\n\n<Team Leader>\n<Message a_b", (5, 13),
+                 id="inside an attribute name"),
+    pytest.param("来自 Team Leader 的消息\nid: msg_tl_001\n\n<Team Leader>\n<Mess", (5, 6),
+                 id="inside the tag"),
+    pytest.param("来自 Team Leader 的消息\nid: msg_tl_001\n\n<Team Leader>\n<Message>\nHi", (6, 3),
+                 id="content without the closing lines"),
+    pytest.param("来自 Team Leader 的消息\nid: msg_tl_001\n\n<Team Leader>\n<Message>\nHi\n</Message>\n",
+                 (8, 1), id="no outer close tag line"),
 ]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: for a text that ends early, lark_parser._syntax_error places the error at the start of "
-    "the last token (Lark's $END token borrows its position) instead of at the end of the text, "
-    "where the first error is (TW-ENV-017): '来自 Team Leader 的消息' is reported at 1:17, "
-    "under a valid label, with 'found the end of the message'"))
 @pytest.mark.parametrize("text,where", TRUNCATED)
 def test_a_text_that_ends_early_is_reported_at_its_end(text: str, where: tuple[int, int]) -> None:
+    # The end of the text is where the first error is: every character before it is one some
+    # envelope could go on from, however short the last token is.
     assert reported(parse, text) == ("syntax", *where)
+    assert reported(parse_lark, text) == ("syntax", *where)
+    error = parse_error(text)
+    assert error.offset == len(text) and error.message.endswith("found the end of the message")
 
 
-@pytest.mark.parametrize("text,where", TRUNCATED)
-def test_a_text_that_ends_early_is_a_syntax_error(text: str, where: tuple[int, int]) -> None:
-    # What holds today and must keep holding once the position is fixed.
-    error = reported(parse, text)
-    assert error is not None and error[0] == "syntax"
-    assert reported(parse_lark, text) == error
+def parse_error(text: str) -> ParseError:
+    with pytest.raises(ParseError) as caught:
+        parse(text)
+    return caught.value
+
+
+# -- a defect in the closing lines is on those lines (TW-ENV-032) ------------------------------
+
+CLOSING: list[Any] = [
+    pytest.param("</Message >", "</Team Leader>", "", (7, 10), id="a space in the inner close tag"),
+    pytest.param("</Message>x", "</Team Leader>", "", (7, 11), id="text after the inner close tag"),
+    pytest.param("<Message>", "</Team Leader>", "", (7, 2), id="the inner close without its slash"),
+    pytest.param("</Message>", "</Team Leader", "", (8, 14), id="the outer close without its '>'"),
+    pytest.param("</Message>", "</>", "", (8, 3), id="an empty outer close name"),
+    pytest.param("</Message>", "</Team Leader>", " ", (8, 15), id="a space after the outer close"),
+    pytest.param("</Message>", "</Team Leader>", "\n\n", (9, 1), id="a second final line break"),
+]
+
+
+@pytest.mark.parametrize("inner,outer,end,where", CLOSING)
+def test_a_defect_in_the_closing_lines_is_reported_on_them(inner: str, outer: str, end: str,
+                                                          where: tuple[int, int]) -> None:
+    # Lark's parser stops at the line break that ends the inner open tag line for all of
+    # these (its content token cannot end anywhere); the definition reads the last lines.
+    text = "\n".join(["来自 Team Leader 的消息", "id: msg_tl_001", "", "<Team Leader>", "<Message>",
+                      "Hi", inner, outer]) + end
+    assert reported(parse, text) == ("syntax", *where)
+    assert reported(parse_lark, text) == ("syntax", *where)

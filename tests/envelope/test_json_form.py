@@ -142,10 +142,14 @@ HEAD = "来自 A_1 的提问\nid: ask_a_001\n"
 
 
 @pytest.mark.parametrize(("text", "message", "where"), [
-    (HEAD, "expected a line break, found the end of the message", (2, 14)),
-    (HEAD + "\n<A_1>", "expected a line break, found the end of the message", (4, 5)),
-    (HEAD + "\n<A_1>\n<Ask>", "expected a line break, the content, then the two closing tags "
-     "ending the message, found the end of the message", (5, 5)),
+    (HEAD, "expected a line break, found the end of the message", (3, 1)),
+    (HEAD + "\n<A_1>", "expected a line break, found the end of the message", (4, 6)),
+    (HEAD + "\n<A_1>\n<Ask>", "expected a line break, found the end of the message", (5, 6)),
+    (HEAD + "\n<A_1>\n<Ask>\n?\n</Ask>", "expected the content, then the two closing tag "
+     "lines, found the end of the message", (7, 7)),
+    (HEAD + "\n<A_1>\n<Ask>\n?\n</Ask >\n</A_1>", "expected '>', found ' >'", (7, 6)),
+    (HEAD + "\n<A_1>\n<Ask>\n?\n</Ask>\n</A_1> ",
+     "expected a line break or the end of the message, found ' '", (8, 7)),
     (HEAD + "\n" + "y" * 40, "expected '<', found '" + "y" * 40 + "'", (4, 1)),
     (HEAD + "\n" + "y" * 41, "expected '<', found '" + "y" * 40 + "'…", (4, 1)),
     (HEAD + "\n<A_1>\n<Ask x>\n?\n</Ask>\n</A_1>", "expected '=', found '>'", (5, 7)),
@@ -156,8 +160,9 @@ HEAD = "来自 A_1 的提问\nid: ask_a_001\n"
 ])
 def test_syntax_errors_say_what_was_expected_and_found(text: str, message: str,
                                                        where: tuple[int, int]) -> None:
-    """The message a user reads: what the grammar wanted there, and what it met (a token is
-    quoted up to 40 characters, then cut with an ellipsis)."""
+    """The message a user reads: what the grammar wanted there, and what it met (the text is
+    quoted from the error to the end of its line, up to 40 characters, then cut with an
+    ellipsis)."""
     with pytest.raises(ParseError) as caught:
         parse(text)
     assert caught.value.code == "syntax"
@@ -205,20 +210,23 @@ def test_id_problems_say_what_shape_was_wanted() -> None:
 
 
 def test_other_lark_failures_still_end_as_errors_with_a_position() -> None:
-    """envelope.lark's LALR parser reports bad text as an unexpected token; the other failures
-    a Lark version may raise must still give a syntax error at a position, not a traceback."""
+    """Should the definition of error positions find nothing wrong with a text Lark rejects (a
+    disagreement the differential tests look for), Lark's failure is reported where Lark
+    stopped. envelope.lark's LALR parser reports bad text as an unexpected token; the other
+    failures a Lark version may raise must still give a syntax error at a position, not a
+    traceback."""
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF
 
-    from teamwire.envelope.lark_parser import _syntax_error
+    from teamwire.envelope.lark_parser import _lark_error
 
     text = "来自 A_1 的提问\nid: ask_a_001\n"
-    error = _syntax_error(text, UnexpectedCharacters(text, 3, 1, 4, allowed={"NL"}))
+    error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4, allowed={"NL"}))
     assert (error.code, error.offset, error.line, error.column) == ("syntax", 3, 1, 4)
     assert error.message == "expected a line break, found 'A'"
     assert error.expected == ("a line break",)
-    error = _syntax_error(text, UnexpectedEOF(["NL"]))
+    error = _lark_error(text, UnexpectedEOF(["NL"]))
     assert (error.offset, error.line, error.column) == (len(text), 3, 1)
     assert error.message == "expected a line break, found the end of the message"
-    error = _syntax_error(text, UnexpectedCharacters(text, 3, 1, 4))
+    error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4))
     assert error.message == "expected nothing more, found 'A'"
     assert error.expected == ()

@@ -344,12 +344,15 @@ def test_linting_clean_input_loads_neither_lark_nor_jsonschema(files: dict[str, 
 
 
 
-def test_findings_that_need_lark_or_jsonschema_load_them(tmp_path: Path) -> None:
+def test_findings_that_need_jsonschema_load_it_and_a_malformed_envelope_needs_no_lark(
+        tmp_path: Path) -> None:
+    # Where a malformed envelope is wrong is the spec's definition, found without the Lark
+    # parser (teamwire.envelope.syntax_error).
     cut_short = {"role": "user", "content": "来自 Team Leader 的任务发布\nid: task_001\n\n"
                  "<Team Leader>\n<Task>\nDesign the palette."}
     path = tmp_path / "sub.json"
     path.write_text(json.dumps([cut_short]), encoding="utf-8")
-    assert _heavy_imports("lint", "-q", "--agent", "UI Operator_1", str(path)) == "1 lark"
+    assert _heavy_imports("lint", "-q", "--agent", "UI Operator_1", str(path)) == "1 -"
     wrong_type = {"role": "assistant", "content": None, "tool_calls": [{
         "id": "call_1", "type": "function", "function": {
             "name": "create_sub_agent", "arguments": json.dumps({"role_id": 5})}}]}

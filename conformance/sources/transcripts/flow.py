@@ -388,6 +388,18 @@ def flow_cases() -> list[dict[str, Any]]:
             [],
             agent=UIO,
         ),
+        case(
+            "TW504 an error result after a line break is no error result (TW-TOOL-046)",
+            [calls("ask_master", ASK_MASTER), result("\n" + json.dumps(error("timeout")))],
+            [("TW504", UIO, 1)],
+            agent=UIO,
+        ),
+        case(
+            "TW504 near miss: the error result starts with its brace",
+            [calls("ask_master", ASK_MASTER), result(error("timeout"))],
+            [],
+            agent=UIO,
+        ),
         case("TW505 a message that never arrives", only_first, [("TW505", TL, sent_first[1])]),
         case("TW505 near miss: both arrive", both, []),
         case(

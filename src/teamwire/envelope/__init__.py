@@ -3,8 +3,8 @@
 ``parse`` turns text into an ``Envelope`` (or raises ``ParseError`` with a
 position), ``render`` turns it back into canonical text. The grammar in
 ``grammar/envelope.lark`` is normative; a regular-expression fast path accepts
-the same language and hands anything it rejects to the Lark parser, which
-produces the error.
+the same language, and a text it rejects is placed by the specification's
+definition of error positions (``syntax_error``), as the Lark parser places it too.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from teamwire.envelope.names import (
     parse_display_name,
 )
 from teamwire.envelope.render import RenderError, render
+from teamwire.envelope.syntax_error import find_syntax_error
 from teamwire.envelope.types import (
     ASTRION_COMPLETION_LABEL,
     MessageType,
@@ -73,6 +74,11 @@ def parse(text: str | bytes) -> Envelope:
     envelope = parse_fast(text)
     if envelope is not None:
         return envelope
+    error = find_syntax_error(text)
+    if error is not None:
+        raise error
+    # The fast path rejected a text the definition finds no fault with: a disagreement the
+    # tests look for; the grammar decides.
     return parse_lark(text)
 
 

@@ -2,9 +2,9 @@
 
 The content is matched greedily and gives back only the last two lines, so it
 is never scanned forward. The fast path only ever accepts: when it does not
-match, the caller asks the Lark parser for the error, so positions and messages
-come from the reference grammar. A differential property test keeps the two in
-agreement.
+match, the caller asks ``syntax_error`` where the text is wrong, as the Lark
+parser does for a text it rejects. A differential property test keeps the fast
+path, the Lark parser and that definition in agreement.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.fast_parser import Fields, parse_fast
 from teamwire.envelope.ids import ASTRION_ASK_ID, ASTRION_ID, STRICT_ID, astrion_id
+from teamwire.envelope.syntax_error import find_syntax_error
 from teamwire.validator.dispatch import Emit, dispatch, reported
 from teamwire.validator.facts import (
     DisplayName,
@@ -62,7 +63,10 @@ class EnvelopeChecks(LinterState):
             if envelope is None:
                 if not is_envelope(text):
                     return False
-                envelope = parse_lark(text)
+                error = find_syntax_error(text)
+                if error is not None:
+                    raise error
+                envelope = parse_lark(text)  # only if the fast path and the definition disagree
             return fields_of(envelope)
         except ParseError as exc:
             if self.unparsed_checks:

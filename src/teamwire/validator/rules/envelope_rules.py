@@ -32,7 +32,8 @@ ENVELOPE_SYNTAX = rule(
     "TW101", "envelope-syntax", E,
     "A message whose first line is a header does not parse as an envelope.",
     requirements=("TW-ENV-002", "TW-ENV-003", "TW-ENV-004", "TW-ENV-005", "TW-ENV-006",
-                  "TW-ENV-007", "TW-ENV-013", "TW-ENV-017"),
+                  "TW-ENV-007", "TW-ENV-013", "TW-ENV-017", "TW-ENV-026", "TW-ENV-028",
+                  "TW-ENV-031", "TW-ENV-032", "TW-ENV-033"),
     rationale="""
 A user message (or ask tool result) that starts with '来自 … 的…' presents itself as a protocol
 message, so it must be a well-formed envelope. The finding points at the first error, with its

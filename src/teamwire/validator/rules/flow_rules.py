@@ -57,11 +57,14 @@ The first answer resolves the pending ask; a second one must fail with not-waiti
 ANSWER_MISMATCH = rule(
     "TW504", "answer-mismatch", E,
     "An ask's successful result is not the Answer to that ask from its answerer.",
-    requirements=("TW-TYPE-009", "TW-TYPE-013", "TW-ROUTE-012", "TW-TOOL-034", "TW-PROF-028"),
+    requirements=("TW-TYPE-009", "TW-TYPE-013", "TW-ROUTE-012", "TW-TOOL-034", "TW-TOOL-046",
+                  "TW-PROF-028"),
     rationale="""
 The result of a successful ask is exactly one Answer envelope whose question_id is the id of the
 asked message and whose sender is the answerer: the Team Leader for ask_master, the target for
-ask_other_agent and ask_sub_agent.""",
+ask_other_agent and ask_sub_agent. A result is an error result only if its first character is '{':
+one that starts with white space is neither form, so it is a successful result that is no
+Answer.""",
     bad=_ASK_MASTER + "\nrole: tool\n" + _ANSWER.replace("ask_fse_001", "ask_fse_002"),
     good=_ASK_MASTER + "\nrole: tool\n" + _ANSWER)
 
