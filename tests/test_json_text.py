@@ -56,3 +56,10 @@ def test_the_rfc_6901_examples() -> None:
     assert json_pointer(["foo", 0]) == "/foo/0"
     assert json_pointer(["~1"]) == "/~01"  # not "/~1": the tilde is escaped first
     assert unescape_pointer_token("~01") == "~1"
+
+
+def test_value_kind_names_every_json_type() -> None:
+    from teamwire.json_text import value_kind
+
+    assert [value_kind(v) for v in (None, True, 0, 1.5, "", [], {})] == [
+        "null", "a boolean", "a number", "a number", "a string", "an array", "an object"]

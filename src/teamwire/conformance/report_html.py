@@ -21,7 +21,7 @@ from teamwire.conformance.checks import Status, Verdict
 from teamwire.conformance.endpoint import ModelCall
 from teamwire.conformance.report import Certification, ScenarioResult
 from teamwire.conformance.runner import Run
-from teamwire.envelope import ParseError, is_envelope, parse
+from teamwire.envelope import LEADER_NAME, ParseError, is_envelope, parse
 from teamwire.view.sequence import Arrow, Card, Diagram, Lane, kind_of, render_svg, stylesheet
 
 _CSS = """
@@ -75,7 +75,7 @@ def _json(value: Any) -> str:
 def _agents(run: Run) -> list[str]:
     """The run's agents in the scenario's order, the Team Leader first."""
     names = list(dict.fromkeys(run.scenario.tokens.values()))
-    return sorted(names, key=lambda n: (n != "Team Leader", names.index(n)))
+    return [n for n in names if n == LEADER_NAME] + [n for n in names if n != LEADER_NAME]
 
 
 def _how(messages: list[dict[str, Any]], index: int) -> str:

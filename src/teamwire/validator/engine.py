@@ -22,7 +22,7 @@ from teamwire.envelope import (
 )
 from teamwire.envelope.errors import caret_context, position
 from teamwire.json_members import has_repeats, repeats
-from teamwire.json_text import escape_pointer_token, json_pointer
+from teamwire.json_text import escape_pointer_token, json_pointer, value_kind
 from teamwire.spec_version import SPEC_MAJOR
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.cross_conversation import SessionChecker
@@ -75,7 +75,7 @@ def not_transcript(value: Any) -> str | None:
         if not value or any(type(m) is dict and "role" in m for m in value):
             return None
         return "a JSON array with no message in it (no object with a 'role')"
-    return f"{_kind(value)} at the top level"
+    return f"{value_kind(value)} at the top level"
 
 
 def _not_transcript_lines(first: Any) -> str | None:
@@ -87,7 +87,7 @@ def _not_transcript_lines(first: Any) -> str | None:
         return "a teamwire event log; lint the session bundle instead"
     if type(first) is dict:
         return "JSON Lines whose first record has no 'role'"
-    return f"JSON Lines whose first record is {_kind(first)}"
+    return f"JSON Lines whose first record is {value_kind(first)}"
 
 
 def _is_event_log(first: Any) -> bool:
@@ -443,21 +443,10 @@ def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo,
         linter.finish()
         _unidentified(agent, len(value), emitter)
         return len(value)
-    emitter.emit(UNEXPECTED_SHAPE, f"top level is {_kind(value)}; expected a session bundle (object) or "
+    emitter.emit(UNEXPECTED_SHAPE, f"top level is {value_kind(value)}; expected a session bundle (object) or "
                  "a conversation (array of messages)", pointer="")
     return 0
 
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
 
 
 def _identity(options: LintOptions, messages: Any, tools: ToolCatalog) -> Agent:
@@ -545,7 +534,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
                      f"bundle version {shorten(version)!r} is not 1.x", pointer="/teamwire")
     agents_value = bundle.get("agents")
     if type(agents_value) is not dict:
-        what = f"'agents' is {_kind(agents_value)}, not" if "agents" in bundle \
+        what = f"'agents' is {value_kind(agents_value)}, not" if "agents" in bundle \
             else "bundle has no 'agents',"
         emitter.emit(UNEXPECTED_SHAPE, f"{what} an object mapping display names to conversations",
                      pointer="/agents")
@@ -561,7 +550,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
             continue
         messages = entry.get("messages")
         if type(messages) is not list:
-            emitter.emit(UNEXPECTED_SHAPE, f"messages of {shorten(name)} is {_kind(messages)}, not an "
+            emitter.emit(UNEXPECTED_SHAPE, f"messages of {shorten(name)} is {value_kind(messages)}, not an "
                          "array", agent=name, pointer=pointer + "/messages")
             continue
         entries.append((agent, messages, pointer + "/messages"))
@@ -587,7 +576,7 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
 
 def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agent | None:
     if type(entry) is not dict:
-        emitter.emit(UNEXPECTED_SHAPE, f"entry of {shorten(name)} is {_kind(entry)}, not an object",
+        emitter.emit(UNEXPECTED_SHAPE, f"entry of {shorten(name)} is {value_kind(entry)}, not an object",
                      agent=name, pointer=pointer)
         return None
     def emit(rule: Rule, message: str, index: int | None, tail: str = "",

@@ -16,6 +16,7 @@ import orjson
 
 from teamwire.envelope import LEADER_NAME, MessageType, ParseError, Profile, is_envelope, parse
 from teamwire.envelope.errors import position
+from teamwire.json_text import value_kind
 from teamwire.validator import Finding, Link, Linter, LintOptions, infer_agent
 from teamwire.validator.model import AgentKind
 from teamwire.validator.tooling import tool_catalog
@@ -146,7 +147,7 @@ def load_session(data: bytes, name: str, options: LintOptions | None = None) -> 
         title, bundle = name, False
     else:
         what = "a single message" if type(value) is dict and "role" in value else \
-            "an object with no 'agents'" if type(value) is dict else _kind(value)
+            "an object with no 'agents'" if type(value) is dict else value_kind(value)
         raise UnusableInput(f"{name}: the top level is {what}; expected a session bundle "
                             "(object with 'agents') or a conversation (array of messages)")
     links: list[Link] = []
@@ -189,15 +190,6 @@ def _decode(data: bytes, name: str) -> tuple[Any, bool]:
                                 f"{exc.msg}") from None
     return records, True
 
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return "a string" if isinstance(value, str) else "an object"
 
 
 def text_of(content: Any) -> str:
