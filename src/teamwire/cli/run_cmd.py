@@ -101,6 +101,9 @@ def _model_map(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--model-retries", metavar="N",
               help=f"How many times a failed model call is made again before its turn ends "
                    f"(default: ${ENV_MODEL_RETRIES}, else 0).")
+@click.option("--stream", is_flag=True,
+              help="Ask the endpoint for streamed replies (server-sent events) and put each "
+                   "one together before the router reads it.")
 @click.option("--describe", is_flag=True,
               help="Print the router's capability declaration (JSON, for teamwire certify "
                    "--describe) and exit.")
@@ -108,7 +111,7 @@ def _model_map(values: tuple[str, ...]) -> dict[str, str]:
 def run(request: str | None, model_url: str | None, api_key: str | None, model: str | None,
         model_for: tuple[str, ...], state_dir: str | None, ask_timeout: str | None,
         round_limit: str | None, turn_timeout: str | None, model_retries: str | None,
-        describe: bool, quiet: bool) -> None:
+        stream: bool, describe: bool, quiet: bool) -> None:
     """Run a session of the protocol: the Team Leader gets REQUEST (default:
     $TEAMWIRE_REQUEST) and every agent's model is called at the endpoint.
 
@@ -155,7 +158,7 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
 
     def driver(role_id: str) -> OpenAIChatDriver:
         return OpenAIChatDriver(base_url, models.get(role_id, default_model), api_key=key,
-                                retries=retries)
+                                retries=retries, stream=stream)
 
     def drivers(name: str, role_id: str) -> OpenAIChatDriver:
         return driver(role_id)

@@ -13,6 +13,7 @@ import urllib.request
 from typing import Any
 
 from teamwire.router.runtime.driver import DriverError, Reply, ToolCall
+from teamwire.router.runtime.openai_stream import read_event_stream
 
 
 class OpenAIChatDriver:
@@ -20,13 +21,15 @@ class OpenAIChatDriver:
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
                  timeout: float = 120.0, extra: dict[str, Any] | None = None,
-                 retries: int = 0) -> None:
+                 retries: int = 0, stream: bool = False) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key = api_key
         self.timeout = timeout
         self.retries = retries
         """How many times a failed call is made again before the driver gives up."""
+        self.stream = stream
+        """Ask for the reply as server-sent events (``"stream": true``) and put it together."""
         self.extra = dict(extra or {})
         """Further request members, e.g. ``{"temperature": 0}``."""
 
@@ -35,17 +38,19 @@ class OpenAIChatDriver:
         body: dict[str, Any] = {"model": self.model, "messages": messages, **self.extra}
         if tools:
             body["tools"] = tools
+        if self.stream:
+            body["stream"] = True
         for attempt in range(self.retries + 1):
             try:
                 # A response that holds no assistant message is a failed call too
                 # (TW-ROUTE-031), tried again like an error status.
-                return parse_completion(await asyncio.to_thread(self._post, body))
+                return await asyncio.to_thread(self._post, body)
             except DriverError:
                 if attempt == self.retries:
                     raise
         raise AssertionError("unreachable: the last try returns or raises")
 
-    def _post(self, body: dict[str, Any]) -> Any:
+    def _post(self, body: dict[str, Any]) -> Reply:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -53,8 +58,10 @@ class OpenAIChatDriver:
                                          method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return json.loads(response.read().decode("utf-8"),
-                                  object_pairs_hook=_keep_repeats)
+                if self.stream:
+                    return read_event_stream(response)
+                return parse_completion(json.loads(response.read().decode("utf-8"),
+                                                   object_pairs_hook=_keep_repeats))
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode("utf-8", "replace")[:500]
             raise DriverError(f"HTTP {exc.code} from {self.url}: {detail}") from None
