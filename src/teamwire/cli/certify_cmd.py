@@ -141,22 +141,27 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
         fail(f"error: no scenario of level {level} can be run against the router as declared: "
              f"{capabilities.skip_reason(scenarios[0])}")
     certification = Certification(label, level, baseline=baseline, describe=describe)
-    for scenario in scenarios:
-        skipped = capabilities.skip_reason(scenario)
-        if skipped is not None:
-            certification.results.append(ScenarioResult.skip(scenario, skipped))
-            continue
-        run = run_target(scenario)
-        certification.results.append(ScenarioResult(run, check_run(run, capabilities),
-                                                     expected.get(scenario.name, {})))
-        if not run.started:
-            break  # the command cannot be started: every other scenario would say the same
-    if fuzz_count is not None and all(r.run.started for r in certification.results):
-        found = _fuzz(run_target, fuzz_count, seed, level, Path(fuzz_out),
-                      f"--router {shlex.quote(router)}" if router is not None
-                      else f"--in-process {shlex.quote(in_process or '')}")
-        if found is not None:
-            certification.results.append(found)
+    try:
+        for scenario in scenarios:
+            skipped = capabilities.skip_reason(scenario)
+            if skipped is not None:
+                certification.results.append(ScenarioResult.skip(scenario, skipped))
+                continue
+            run = run_target(scenario)
+            certification.results.append(ScenarioResult(run, check_run(run, capabilities),
+                                                         expected.get(scenario.name, {})))
+            if not run.started:
+                break  # the command cannot be started: every other scenario would say the same
+        if fuzz_count is not None and all(r.run.started for r in certification.results):
+            found = _fuzz(run_target, fuzz_count, seed, level, Path(fuzz_out),
+                          f"--router {shlex.quote(router)}" if router is not None
+                          else f"--in-process {shlex.quote(in_process or '')}")
+            if found is not None:
+                certification.results.append(found)
+    except KeyboardInterrupt:
+        # Every run stops its router and removes its state directory on the way out (the
+        # runner's finally), so nothing is left behind; there is no verdict to report.
+        fail("interrupted: the router was stopped and its state directory removed; no verdict")
     from teamwire.conformance.report_html import write_html
 
     write = {"json": write_json, "junit": write_junit, "markdown": write_markdown,
