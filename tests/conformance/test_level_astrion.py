@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from teamwire import schemas
+
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "conformance" / "scenarios"
 MINI = ROOT / "tests" / "conformance" / "routers" / "mini_router.py"
@@ -62,6 +64,7 @@ def test_a_router_of_profile_astrion_is_certified_at_level_astrion(declaration: 
                                     "--describe", declaration, "--wait", "3", "-f", "json")
     assert code == 0, stderr
     assert report["certified"] is True and report["level"] == "astrion"
+    assert schemas.validate("certification-report", report) == []
     ran = {s["scenario"]: s for s in report["scenarios"] if "skipped" not in s}
     assert sorted(ran) == ASTRION
     assert all(s["passed"] and c["status"] == "pass" for s in ran.values() for c in s["checks"])
