@@ -28,7 +28,9 @@ from teamwire.conformance.scenario import load_scenario
 from teamwire.router.runtime import Session
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = sorted((ROOT / "conformance" / "scenarios").glob("*.json"))
+SCENARIOS = sorted(p for p in (ROOT / "conformance" / "scenarios").glob("*.json")
+                   if json.loads(p.read_text(encoding="utf-8"))["profile"] == "strict")
+"""The scenarios of profile strict, the reference router's."""
 REFERENCE = [sys.executable, "-m", "teamwire", "run", "-q"]
 BROKEN = ROOT / "tests" / "conformance" / "routers" / "broken_inprocess.py"
 

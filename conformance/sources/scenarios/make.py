@@ -5,18 +5,23 @@ Run from the repository root: ``python -m conformance.sources.scenarios.make``
 Each scenario's expectations are written by hand next to its script; before a file is
 written, the scenario is run against the reference router (``teamwire run``, black-box, as
 ``teamwire certify`` runs any router) and the script refuses to write anything while one
-check fails, so the vectors never just record what the router happens to do.
+check fails, so the vectors never just record what the router happens to do. The reference
+router runs profile strict only: a scenario of profile astrion is run against the router
+written from the specification alone, started in that profile
+(``tests/conformance/routers/mini_router.py --profile astrion``).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 from conformance.sources.scenarios import (
     arguments,
     asks,
+    astrion,
     durability,
     failures,
     lifecycle,
@@ -25,26 +30,39 @@ from conformance.sources.scenarios import (
 )
 
 from teamwire.cli.run_cmd import CAPABILITIES
-from teamwire.conformance.capabilities import capabilities_from_json
+from teamwire.conformance.capabilities import Capabilities, capabilities_from_json
 from teamwire.conformance.checks import Status, check_run
 from teamwire.conformance.runner import run_scenario
 from teamwire.conformance.scenario import scenario_from_json
 
-OUT = Path(__file__).resolve().parents[2] / "scenarios"
+ROOT = Path(__file__).resolve().parents[3]
+OUT = ROOT / "conformance" / "scenarios"
 REFERENCE = [sys.executable, "-m", "teamwire", "run", "-q"]
+ASTRION_ROUTER = [sys.executable, str(ROOT / "tests" / "conformance" / "routers" / "mini_router.py"),
+                  "--profile", "astrion"]
 SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *lifecycle.SCENARIOS,
            *arguments.SCENARIOS,
-           *failures.SCENARIOS, *durability.SCENARIOS]
+           *failures.SCENARIOS, *durability.SCENARIOS, *astrion.SCENARIOS]
+
+
+def _declared(command: list[str]) -> Capabilities:
+    """The capability declaration a router prints with ``--describe``."""
+    printed = subprocess.run([*command, "--describe"], capture_output=True, text=True,
+                             check=True, timeout=60).stdout
+    return capabilities_from_json(json.loads(printed), " ".join(command[1:]) + " --describe")
 
 
 def main() -> int:
     """Check every scenario against the reference router; write them only if all pass."""
     failures = 0
     written = []
-    declared = capabilities_from_json(CAPABILITIES, "teamwire run --describe")
+    routers = {"strict": (REFERENCE, capabilities_from_json(CAPABILITIES,
+                                                            "teamwire run --describe")),
+               "astrion": (ASTRION_ROUTER, _declared(ASTRION_ROUTER))}
     for make in SOURCES:
         data = make()
-        run = run_scenario(scenario_from_json(data, data["scenario"]), REFERENCE,
+        command, declared = routers[data["profile"]]
+        run = run_scenario(scenario_from_json(data, data["scenario"]), command,
                            capabilities=declared)
         for verdict in check_run(run, declared):
             if verdict.status is not Status.PASS:

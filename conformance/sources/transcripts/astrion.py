@@ -208,7 +208,66 @@ def _version_cases(v: str) -> list[dict[str, Any]]:
     ui.messages.append({"role": "assistant", "content": ""})
     add("TW416 a JSON result of answer_other_agent without success, where astrion writes text "
         "(TW-TOOL-032, TW-PROF-028)", s, [("TW416", ui_name, 4)])
+
+    # -- refusals as astrion's tools write them (TW-PROF-030) ---------------------------------
+    s, ui, _peer = pair(v)
+    s.leader_call("send_message_to_sub_agent",
+                  {"display_name": "UI Operator_7", "message": "Hello."} if v == TODAY
+                  else {"agent_id": 7, "message": "Hello."},
+                  {"success": False, "error": "子智能体不存在: UI Operator_7"})
+    s.leader_call("get_sub_agent_status", {"display_names": []} if v == TODAY
+                  else {"agent_ids": []}, {"success": False, "error": "必须指定至少一个子智能体"})
+    add("TW416 near miss: astrion's tools refuse a call with the reason as text in error, an "
+        "error result that names no code; the refused send names nobody and sent nothing "
+        "(TW-PROF-030, TW-TOOL-027)", s, [])
+
+    s, ui, _peer = pair(v)
+    s.leader_call("send_message_to_sub_agent",
+                  {"display_name": "UI Operator_7", "message": "Hello."} if v == TODAY
+                  else {"agent_id": 7, "message": "Hello."}, {"success": False, "error": " "})
+    add("TW416 an error result whose error text is blank explains nothing (TW-TOOL-032, "
+        "TW-PROF-030)", s, [("TW416", TL, 6)])
+    if v == TODAY:
+        cases.extend(_lone_leader_cases(tag))
     return cases
+
+
+def _lone_leader_cases(tag: str) -> list[dict[str, Any]]:
+    """A conversation of the Team Leader linted alone: display names resolved by the
+    create_sub_agent results it holds (TW-PROF-031)."""
+    def lone(description: str, s: AstrionSession,
+             expect: list[tuple[str, str | None, int | None]]) -> dict[str, Any]:
+        return case(f"{description} ({tag})", s.leader, expect, profile=PROFILE, agent=TL)
+
+    s, ui, _peer = pair(TODAY)
+    s.terminate(ui)
+    s.leader_call("send_message_to_sub_agent",
+                  {"display_name": "ui operator_1", "message": "One more change."},
+                  {"success": True, "display_name": ui.name})
+    out = [lone("TW409 alone, the Team Leader's conversation names by their create results "
+                "sub-agents whose number two roles share: a message to the terminated one, in "
+                "other letter case, did not fail (TW-PROF-031, TW-ROUTE-020)", s,
+                [("TW409", TL, 7)])]
+
+    s, ui, _peer = pair(TODAY)
+    s.custom_role("designer", "UI Operator", "Design the screens.")
+    s.create("designer", "UI Operator", "Design the settings screen.")
+    s.terminate(ui)
+    s.leader_call("send_message_to_sub_agent",
+                  {"display_name": "UI Operator_1", "message": "One more change."},
+                  {"success": True, "display_name": "UI Operator_1"})
+    out.append(lone("TW409 alone, a display name two sub-agents of different roles share names "
+                    "the first created, as astrion looks it up: the terminated one (TW-PROF-031, "
+                    "TW-PROF-026)", s, [("TW409", TL, 11)]))
+
+    s, _ui, _peer = pair(TODAY)
+    s.leader_call("send_message_to_sub_agent",
+                  {"display_name": "Researcher_1", "message": "Hello."},
+                  {"success": True, "display_name": "Researcher_1"})
+    out.append(lone("TW408 near miss: alone, the Team Leader's conversation need not show every "
+                    "sub-agent, so a name no create result gives is not reported as nobody's "
+                    "(TW-PROF-031)", s, []))
+    return out
 
 
 __all__ = ["EARLIER", "TODAY", "astrion_cases", "team"]

@@ -42,8 +42,11 @@ def _shipped_scenarios() -> list[Path]:
               type=click.Path(dir_okay=False),
               help="Run this scenario vector only (repeatable); default: every shipped one "
                    "of the level.")
-@click.option("--level", type=click.Choice(["core", "durable"]), default="core", show_default=True,
-              help="The certification level: core, or durable (core and crash-restart).")
+@click.option("--level", type=click.Choice(["core", "durable", "astrion"]), default="core",
+              show_default=True,
+              help="The certification level: core, durable (core and crash-restart), or "
+                   "astrion (both, and the scenarios of profile astrion; each scenario runs "
+                   "only against a router that declares its profile).")
 @click.option("-f", "--format", "output_format",
               type=click.Choice(["text", "json", "junit", "markdown", "html"]), default="text",
               show_default=True, help="Report format.")

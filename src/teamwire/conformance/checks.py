@@ -367,8 +367,8 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
                                     f"{expectation.call}", wanted, None))
             continue
         got = [_normal(m) for m in appended(calls, expectation.call)]
-        wanted = _further_members(_optional_left_out(wanted, got), got)
-        if got == wanted:
+        wanted = _further_members(_optional_left_out(_shaped(wanted, got), got), got)
+        if _same(got, wanted):
             verdicts.append(Verdict(name, Status.PASS, run.scenario.requirements))
         else:
             verdicts.append(Verdict(name, Status.FAIL, run.scenario.requirements,
@@ -408,20 +408,97 @@ expected members are compared exactly."""
 
 
 def _further_members(wanted: list[Any], got: list[Any]) -> list[Any]:
-    """The expected messages with each result marked FURTHER_MEMBERS taken as what the
-    router sent, when that holds every expected member with its expected value."""
+    """The expected messages with each result holding an object marked FURTHER_MEMBERS (at
+    any depth) taken as what the router sent, when that holds every expected member with its
+    expected value."""
     sent = {m.get("tool_call_id"): m.get("json") for m in got
             if isinstance(m, dict) and m.get("role") == "tool"}
     out = []
     for message in wanted:
         result = message.get("json") if isinstance(message, dict) else None
-        if isinstance(result, dict) and result.get(FURTHER_MEMBERS) is True:
-            expected = {k: v for k, v in result.items() if k != FURTHER_MEMBERS}
+        if isinstance(result, (dict, list)):
             received = sent.get(message.get("tool_call_id"))
-            if isinstance(received, dict) and all(
-                    k in received and received[k] == v for k, v in expected.items()):
-                expected = received
-            message = {**message, "json": expected}
+            message = {**message, "json": received if _fits(result, received)
+                       else _unmarked(result)}
+        out.append(message)
+    return out
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Equality of decoded JSON values in which true and false are no numbers (Python's
+    ``True == 1`` would let a router write one for the other)."""
+    if isinstance(one, bool) or isinstance(other, bool):
+        return one is other
+    if isinstance(one, dict):
+        return isinstance(other, dict) and one.keys() == other.keys() \
+            and all(_same(v, other[k]) for k, v in one.items())
+    if isinstance(one, list):
+        return isinstance(other, list) and len(one) == len(other) \
+            and all(_same(a, b) for a, b in zip(one, other, strict=True))
+    return bool(one == other)
+
+
+def _fits(expected: Any, received: Any) -> bool:
+    """Whether ``received`` is ``expected``, where an object marked FURTHER_MEMBERS may
+    carry members beyond the ones it names."""
+    if isinstance(expected, dict):
+        if not isinstance(received, dict):
+            return False
+        named = {k: v for k, v in expected.items() if k != FURTHER_MEMBERS}
+        if expected.get(FURTHER_MEMBERS) is not True and set(named) != set(received):
+            return False
+        return all(k in received and _fits(v, received[k]) for k, v in named.items())
+    if isinstance(expected, list):
+        return isinstance(received, list) and len(expected) == len(received) \
+            and all(_fits(e, r) for e, r in zip(expected, received, strict=True))
+    return _same(expected, received)
+
+
+def _unmarked(value: Any) -> Any:
+    """An expected value without its FURTHER_MEMBERS marks, as a failed check shows it."""
+    if isinstance(value, dict):
+        return {k: _unmarked(v) for k, v in value.items() if k != FURTHER_MEMBERS}
+    if isinstance(value, list):
+        return [_unmarked(v) for v in value]
+    return value
+
+
+PLACEHOLDERS: dict[str, str] = {
+    "<any id>": "[a-z][a-z0-9_]*",
+    "<10 hex digits>": "[0-9a-f]{10}",
+    "<any text>": ".*",
+}
+"""What an expected text may hold where the specification leaves a part of it to the router
+or to chance: an id the router chooses, the ten hex digits of an id the router draws
+(TW-PROF-027), text whose words are the router's own. The rest of the text is compared
+exactly."""
+
+_PLACEHOLDER = re.compile("|".join(re.escape(p) for p in PLACEHOLDERS))
+
+
+def _shape(text: str) -> re.Pattern[str] | None:
+    """The pattern an expected text with placeholders stands for; None without any."""
+    parts = _PLACEHOLDER.split(text)
+    if len(parts) == 1:
+        return None
+    found = _PLACEHOLDER.findall(text)
+    pattern = "".join(re.escape(part) + (PLACEHOLDERS[found[i]] if i < len(found) else "")
+                      for i, part in enumerate(parts))
+    return re.compile(pattern, re.DOTALL)
+
+
+def _shaped(wanted: list[Any], got: list[Any]) -> list[Any]:
+    """The expected messages with each text that holds placeholders taken as the text the
+    router appended at the same place, when that text fits it."""
+    out = []
+    for index, message in enumerate(wanted):
+        received = got[index] if index < len(got) else None
+        if isinstance(message, dict) and isinstance(received, dict) \
+                and isinstance(message.get("content"), str) \
+                and isinstance(received.get("content"), str):
+            shape = _shape(message["content"])
+            if shape is not None and shape.fullmatch(received["content"]):
+                message = {**message, "content": received["content"]}
         out.append(message)
     return out
 

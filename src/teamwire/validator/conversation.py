@@ -27,7 +27,7 @@ from teamwire.validator.facts import (
     UserText,
 )
 from teamwire.validator.memo import QuietPlan
-from teamwire.validator.model import Call, DeliveredEnvelope, Result
+from teamwire.validator.model import Call, DeliveredEnvelope, Result, created_name
 from teamwire.validator.scan import (
     HEADER_MARK,
     MARK_KEY,
@@ -180,7 +180,8 @@ class ConversationLinter(ToolChecks):
                             if result_checks:
                                 dispatch(ToolResult(index, entry.name, value, strict),
                                          result_checks, self.emit)
-                            entry.result = Result(index, False)
+                            entry.result = Result(index, False,
+                                                  display_name=created_name(entry.name, value))
                             settle(entry)
                             continue
                 self._result(index, message, call_id, entry)

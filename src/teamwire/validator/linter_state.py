@@ -138,6 +138,9 @@ class LinterState:
         # ("role id" | "name", value) → index of the create_custom_agent call that defined it
         self.custom_roles: dict[tuple[str, str], int] = {}
         self.known: dict[int, set[str]] = {}
+        self.shown_names: dict[str, tuple[str, int]] = {}
+        """Display name → (role_id, agent_id) of the first sub-agent created under it here,
+        by the create_sub_agent results (TW-PROF-031)."""
         self.terminated: set[tuple[str, int]] = set()
         self.targets: dict[tuple[int, str | None], str | None] = {}
         self.others: dict[int, set[str]] | None = None

@@ -110,6 +110,8 @@ class Result:
     error_code: str | None = None
     malformed: bool = False
     """The result looked like an envelope but did not parse (already reported)."""
+    display_name: str | None = None
+    """The display name a successful create_sub_agent result gives the new sub-agent."""
 
 
 @dataclass(slots=True)
@@ -173,3 +175,12 @@ class Facts:
     for two deliveries of one message (sender, label, tag and content), else not."""
     pointer: str = ""
     """The pointer of the conversation's message array, e.g. ``/agents/Team Leader/messages``."""
+
+
+def created_name(tool: str | None, value: Any) -> str | None:
+    """The display name a successful create_sub_agent result (a decoded JSON object) gives
+    the new sub-agent, if it gives one."""
+    if tool != "create_sub_agent" or type(value) is not dict:
+        return None
+    shown = value.get("display_name")
+    return shown if type(shown) is str and shown else None

@@ -27,7 +27,7 @@ from teamwire.validator.facts import (
     ToolText,
 )
 from teamwire.validator.memo import IdTest
-from teamwire.validator.model import UNTOLD, Answer, Call, Result
+from teamwire.validator.model import UNTOLD, Answer, Call, Result, created_name
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
 from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
 from teamwire.validator.scan import HEADER_MARK, json_type
@@ -213,8 +213,10 @@ class ToolChecks(EnvelopeChecks):
             if type(error) is dict and type(error.get("code")) is str \
                     and type(error.get("message")) is str:
                 return Result(index, rejected=True, error_code=error["code"])
+            if not self.strict and type(error) is str and error.strip():
+                return Result(index, rejected=True, error_code=UNTOLD)  # TW-PROF-030
             return Result(index, rejected=True)
-        return Result(index, False)
+        return Result(index, False, display_name=created_name(tool, value))
 
     @staticmethod
     def _text_result(index: int, text: str, tool: str, texts: tuple[str, ...]) -> Result:
@@ -381,14 +383,23 @@ class ToolChecks(EnvelopeChecks):
 
     def _named_key(self, name: str) -> tuple[int | None, str | None]:
         """(agent_id, role_id) of the sub-agent an astrion call names by display name
-        (TW-PROF-026): the bundle's entry of that name; without a bundle, the number the name
-        ends with and the role of the one sub-agent known here with that number (role None
-        when there are several, or none)."""
+        (TW-PROF-026): the bundle's entry of that name; without a bundle, the sub-agent this
+        conversation created under that name, the first of them, else the first whose name
+        differs only in case (TW-PROF-031); failing that, the number the name ends with and
+        the role of the one sub-agent known here with that number (role None when there are
+        several, or none)."""
         if self.session is not None:
             agent = self.session.by_name(name)
             if agent is None:
                 return -1, None  # no sub-agent of the session has that name
             return agent.agent_id, agent.role_id
+        shown = self.shown_names.get(name)
+        if shown is None:
+            lowered = name.lower()
+            shown = next((key for other, key in self.shown_names.items()
+                          if other.lower() == lowered), None)
+        if shown is not None:
+            return shown[1], shown[0]
         number = _NUMBER.search(name)
         if number is None:
             return None, None
@@ -477,6 +488,10 @@ class ToolChecks(EnvelopeChecks):
                 return
             self.created[key] = call.index
             self.know(role_id, agent_id)
+            shown = call.result.display_name if call.result is not None else None
+            if shown is not None:
+                # astrion looks a name up in creation order: the first of a name wins
+                self.shown_names.setdefault(shown, key)
         elif name == "create_custom_agent" and accepted:
             self._custom_role(call, arguments)
         elif name in TARGETING_TOOLS and accepted:

@@ -17,6 +17,16 @@ the tests can check that certification fails with the right requirements:
 - ``ignore-termination``: terminate_sub_agent says it terminated the sub-agent, which goes on;
 - ``no-delivery``: send_message_to_sub_agent's result leaves out the optional ``delivery``.
 
+Started with ``--profile astrion`` it runs profile astrion as chapter 12 describes a router of
+that profile (TW-PROF-032 to TW-PROF-034): astrion's tool set, instances numbered per role,
+sub-agents named by display name, ask ids it draws when the asker gives none, and the results
+of a sub-agent's tools as astrion's texts. Two more faults are mistakes of that mode:
+
+- ``exact-names``: a display name in other letter case names no sub-agent;
+- ``answer-envelope``: an ask's answer comes back as an Answer envelope, not as the text.
+
+``--describe`` prints its capability declaration (the profile it was started with).
+
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST; it
 exits 0 when every agent is idle and nothing waits. Standard library only.
 """
@@ -26,12 +36,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import sys
 import threading
 import urllib.request
 from typing import Any
 
 FAULT = os.environ.get("MINI_ROUTER_FAULT", "")
+ASTRION = "--profile=astrion" in sys.argv or (
+    "--profile" in sys.argv[:-1] and sys.argv[sys.argv.index("--profile") + 1] == "astrion")
 LEADER = "Team Leader"
 ROLES = {"ui-operator": "UI Operator", "full-stack-engineer": "Full-Stack Engineer"}
 
@@ -44,6 +57,10 @@ LEADER_TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_to_sub_
                 "ask_sub_agent", "answer_sub_agent_question", "list_active_sub_agents",
                 "get_sub_agent_status", "create_custom_agent", "list_agents"]
 SUB_TOOLS = ["ask_master", "ask_other_agent", "answer_other_agent", "list_active_sub_agents"]
+if ASTRION:  # astrion pauses with stop_sub_agent and has no ask_sub_agent (TW-PROF-017)
+    LEADER_TOOLS = [*(t for t in LEADER_TOOLS if t != "ask_sub_agent"), "stop_sub_agent"]
+ASKED_TEXT = {"ask_master": "Team Leader 的回答：\n", "ask_other_agent": "子智能体的回答：\n"}
+"""How astrion starts the text an ask returns (TW-PROF-028)."""
 
 
 def envelope(sender: str, label: str, message_id: str, tag: str, content: str,
@@ -82,14 +99,13 @@ class Agent:
         self.messages: list[dict[str, Any]] = []
         self.pending: list[str] = []
         self.state = "idle"
-        self.outputs = 0
         self.answer: str | None = None
         self.answered = threading.Event()
         self.asked_by: dict[str, str] = {}  # question id -> asker's name, for answers
-        self.answers = 0
         self.waiting_on: str | None = None
         self.asked_text: str | None = None  # the Ask it waits on, as its answerer receives it
         self.leader_asks: list[str] = []  # the Team Leader's questions its output answers
+        self.question: str | None = None  # the id of the ask it waits on
         self.timeout = 600.0
         self.generation = 0  # turns started: a reply of an older turn is dropped
 
@@ -106,6 +122,7 @@ class Router:
         self.answers = 0
         self.busy = 0
         self.rounds: dict[tuple[str, str], int] = {}
+        self.counters: dict[tuple[str, str], int] = {}  # (prefix, abbreviation) → last number
         self.ask_timeout: float | None = float(os.environ.get("TEAMWIRE_ASK_TIMEOUT") or 300)
         self.round_limit = int(os.environ.get("TEAMWIRE_ROUND_LIMIT") or 8)
         if FAULT == "no-timeout":
@@ -192,15 +209,12 @@ class Router:
             if agent.name != LEADER and agent.leader_asks and text.strip():
                 # The natural output answers the Team Leader's ask (the answer rule).
                 question_id = agent.leader_asks.pop(0)
-                agent.answers += 1
-                leader.answer = envelope(agent.name, "回答",
-                                         f"ans_{agent.abbreviation}_{agent.answers:03d}",
+                leader.answer = envelope(agent.name, "回答", self.next_id("ans", agent),
                                          "Answer", text, f' question_id="{question_id}"')
                 leader.answered.set()
             elif agent.name != LEADER:
-                agent.outputs += 1
-                report = envelope(agent.name, "任务完成汇报",
-                                  f"out_{agent.abbreviation}_{agent.outputs:03d}", "Output", text)
+                report = envelope(agent.name, "任务完成汇报", self.next_id("out", agent),
+                                  "Output", text)
                 self.deliver(leader, report)
             for other in self.agents.values():
                 # an ask this turn received and left unanswered ends with it (TW-ROUTE-030)
@@ -212,6 +226,13 @@ class Router:
                 if FAULT == "no-inline":
                     self.drain(agent)
                 self.start_turn(agent)
+
+    def next_id(self, prefix: str, agent: Agent) -> str:
+        """The next id of a prefix for an agent's role: one counter per (prefix, abbreviation)
+        pair, which instances of one role share (TW-ID-007)."""
+        key = (prefix, agent.abbreviation)
+        self.counters[key] = self.counters.get(key, 0) + 1
+        return f"{prefix}_{agent.abbreviation}_{self.counters[key]:03d}"
 
     def deliver(self, agent: Agent, text: str) -> str:
         """Route by the receiver's state: inline when running, a new turn when idle."""
@@ -240,6 +261,11 @@ class Router:
                 return error("invalid-arguments", f"{key} holds nothing but white space")
         if depth(args) > 64:
             return error("invalid-arguments", "the arguments nest more than 64 levels deep")
+        if ASTRION:
+            with self.lock:
+                done, args = self.astrion_call(agent, name, args)
+            if done is not None:
+                return done
         if name in ("ask_master", "ask_other_agent", "ask_sub_agent"):
             with self.lock:
                 if name == "ask_sub_agent":
@@ -270,6 +296,7 @@ class Router:
                     return error("agent-terminated", f"{target.name} is terminated")
                 agent.state = "waiting"
                 agent.waiting_on = target.name
+                agent.question = question_id
                 agent.answered.clear()
                 target.asked_by[question_id] = agent.name
                 agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text)
@@ -277,6 +304,7 @@ class Router:
             answered = agent.answered.wait(self.ask_timeout)
             with self.lock:
                 agent.waiting_on = None
+                agent.question = None
                 if agent.state == "waiting":
                     agent.state = "running"
                 if not answered:
@@ -334,11 +362,13 @@ class Router:
                 question_id = args["message_id"]
                 if agent.asked_by.pop(question_id, None) != found.name:
                     return error("unknown-question", f"no question {question_id} from {found.name}")
-                agent.answers += 1
-                found.answer = envelope(agent.name, "回答",
-                                        f"ans_{agent.abbreviation}_{agent.answers:03d}", "Answer",
+                found.answer = envelope(agent.name, "回答", self.next_id("ans", agent), "Answer",
                                         args["answer"], f' question_id="{question_id}"')
+                if ASTRION and FAULT != "answer-envelope":
+                    found.answer = ASKED_TEXT["ask_other_agent"] + args["answer"]
                 found.answered.set()
+                if ASTRION:
+                    return "回复已发送。"
                 return json.dumps({"success": True, "display_name": found.name,
                                    "message_id": question_id})
             if name == "get_sub_agent_status":
@@ -376,6 +406,8 @@ class Router:
                 target.answer = envelope(LEADER, "回答", f"ans_tl_{self.answers:03d}", "Answer",
                                          args["answer"],
                                          f' question_id="{args["question_id"]}"')
+                if ASTRION and FAULT != "answer-envelope":
+                    target.answer = ASKED_TEXT["ask_master"] + args["answer"]
                 target.answered.set()
                 return json.dumps({"success": True, "display_name": target.name,
                                    "question_id": args["question_id"]})
@@ -385,6 +417,85 @@ class Router:
                      "status": a.state, "summary": ""}
                     for a in self.agents.values() if a.name != LEADER]})
         return error("forbidden-tool", f"{name} is not supported")
+
+    # -- profile astrion ----------------------------------------------------------------------
+
+    def astrion_call(self, agent: Agent, name: str,
+                     args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        """A call in astrion's form (TW-PROF-032 to TW-PROF-034): its result when astrion's
+        tool differs from the strict one, else None and the arguments in the strict form."""
+        args = dict(args)
+        args.pop("intent", None)  # it tells the user what the call is for, nothing more
+        if name == "create_sub_agent" and "agent_id" not in args:
+            numbers = [a.agent_id for a in self.agents.values() if a.role_id == args.get("role_id")]
+            args["agent_id"] = max(numbers, default=0) + 1
+        elif name in ("stop_sub_agent", "terminate_sub_agent", "send_message_to_sub_agent") \
+                and "display_name" in args:
+            found = self.named(agent, args.pop("display_name"))
+            if isinstance(found, str):
+                return found, args
+            if name == "stop_sub_agent":
+                return self.stop(found), args
+            args.update(agent_id=found.agent_id, role_id=found.role_id)
+        elif name == "get_sub_agent_status" and "display_names" in args:
+            results = []
+            for shown in args["display_names"]:
+                found = self.named(agent, shown)
+                if isinstance(found, str):
+                    return found, args
+                results.append({"agent_id": found.agent_id, "role_id": found.role_id,
+                                "display_name": found.name, "status": found.state})
+            return json.dumps({"success": True, "results": results}), args
+        elif name == "ask_master" and "question_id" not in args:
+            args["question_id"] = f"ask_master_{secrets.token_hex(5)}"
+        elif name == "ask_other_agent" and "target_display_name" in args:
+            found = self.named(agent, args.pop("target_display_name"))
+            if isinstance(found, str):
+                return found, args
+            args.update(target_agent_id=found.agent_id, role_id=found.role_id,
+                        content=args.pop("question"),
+                        message_id=args.pop("question_id", f"ask_other_{secrets.token_hex(5)}"))
+        elif name == "answer_other_agent" and "message_id" not in args:
+            asker = self.agents.get(agent.asked_by.get(args.get("question_id", ""), ""))
+            if asker is None:
+                return error("unknown-question", f"no question {args.get('question_id')}"), args
+            args.update(source_agent_id=asker.agent_id, role_id=asker.role_id,
+                        message_id=args.pop("question_id"))
+        elif name == "answer_sub_agent_question" and "agent_id" not in args:
+            asker = next((a for a in self.agents.values() if a.waiting_on == LEADER
+                          and a.question == args.get("question_id")), None)
+            if asker is None:
+                return error("unknown-question", f"no question {args.get('question_id')}"), args
+            args.update(agent_id=asker.agent_id, role_id=asker.role_id)
+        elif name == "list_active_sub_agents" and agent.name != LEADER:
+            subs = [a for a in self.agents.values() if a.name != LEADER]
+            if not subs:
+                return "当前会话没有活跃子智能体。", args
+            lines = [f"- {a.name} ({a.role_id}): {a.state}" for a in subs]
+            return f"当前会话活跃子智能体（共 {len(subs)} 个）：\n" + "\n".join(lines), args
+        return None, args
+
+    def named(self, caller: Agent, name: Any) -> Agent | str:
+        """The sub-agent of exactly this display name, else the first whose name differs
+        only in letter case (TW-PROF-026); or the error result."""
+        subs = [a for a in self.agents.values() if a.name != LEADER]
+        found = next((a for a in subs if a.name == name), None)
+        if found is None and isinstance(name, str) and FAULT != "exact-names":
+            found = next((a for a in subs if a.name.lower() == name.lower()), None)
+        if found is None:
+            return error("unknown-agent", f"no sub-agent is called {name!r}")
+        if found is caller:
+            return error("invalid-arguments", "a call may not target its caller")
+        return found
+
+    def stop(self, found: Agent) -> str:
+        """stop_sub_agent (TW-PROF-016): the turn ends, its ask is cancelled, the queue
+        stays, and the sub-agent waits idle for a message."""
+        if found.state in ("running", "waiting"):
+            found.generation += 1  # the stopped turn's late reply is dropped
+            found.state = "idle"
+            found.question = None
+        return json.dumps({"success": True, "display_name": found.name, "status": found.state})
 
     def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
         """The sub-agent an agent_id (and role_id) names, or the error result."""
@@ -412,5 +523,12 @@ class Router:
 
 
 if __name__ == "__main__":
+    if "--describe" in sys.argv:
+        print(json.dumps({"teamwire": "1.0", "router": "mini_router.py",
+                          "profile": "astrion" if ASTRION else "strict",
+                          "features": ["send-delivery"],
+                          "knobs": {"ask_timeout": "TEAMWIRE_ASK_TIMEOUT",
+                                    "round_limit": "TEAMWIRE_ROUND_LIMIT"}}))
+        sys.exit(0)
     Router().run(os.environ["TEAMWIRE_REQUEST"])
     sys.exit(0)

@@ -182,15 +182,16 @@ INVALID_TOOL_RESULT = rule(
     "TW416", "invalid-tool-result", E,
     "A protocol tool's result is not a success object, an error result or (for asks) an Answer.",
     requirements=("TW-TOOL-032", "TW-TOOL-033", "TW-TOOL-035", "TW-ROUTE-001", "TW-PROF-024",
-                  "TW-PROF-028"),
+                  "TW-PROF-028", "TW-PROF-030"),
     rationale="""
 A protocol tool returns one JSON object with success true, or the common error result
 {"success": false, "error": {"code", "message"}}; an ask tool returns the Answer envelope on
 success. The status values of list_active_sub_agents and get_sub_agent_status are routing
 states: idle, running, waiting, completed, and terminated for get_sub_agent_status only (a
 terminated sub-agent is not listed as active). Profile astrion adds failed and timeout, lists
-terminated sub-agents as active, and reads the results astrion shows a sub-agent as text by its
-table of success texts (TW-PROF-028).""",
+terminated sub-agents as active, reads the results astrion shows a sub-agent as text by its
+table of success texts (TW-PROF-028), and takes an error result whose error is a non-blank text,
+as astrion's tools refuse a call, for an error result that names no code (TW-PROF-030).""",
     bad="role: tool (result of send_message_to_sub_agent)\nMessage sent.",
     good='role: tool (result of send_message_to_sub_agent)\n{"success": true, "display_name": '
          '"UI Operator_1", "message_id": "msg_tl_001"}')
@@ -259,6 +260,8 @@ def _invalid_tool_result(fact: ToolResult, report: Report[ToolResult]) -> None:
     success = value.get("success") if type(value) is dict else None
     if success is False:
         error = value.get("error")
+        if not fact.strict and type(error) is str and error.strip():
+            return  # astrion's tools refuse a call with the reason as text (TW-PROF-030)
         if not (type(error) is dict and type(error.get("code")) is str
                 and type(error.get("message")) is str):
             report(fact, f"error result of {tool} lacks error.code and error.message strings")

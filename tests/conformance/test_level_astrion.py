@@ -1,0 +1,144 @@
+"""Level astrion: the scenarios of profile astrion certify a router of that profile (the
+router written from the specification, started with ``--profile astrion``), are skipped with
+the reason, never passed, for a router of profile strict, and fail a router of profile
+astrion that makes a mistake of that profile with the requirements the scenario checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from teamwire import schemas
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "conformance" / "scenarios"
+MINI = ROOT / "tests" / "conformance" / "routers" / "mini_router.py"
+ASTRION_ROUTER = f"{sys.executable} {MINI} --profile astrion"
+
+
+def level_of(path: Path) -> str:
+    return str(json.loads(path.read_text(encoding="utf-8"))["level"])
+
+
+ASTRION = sorted(p.stem for p in SCENARIOS.glob("*.json") if level_of(p) == "astrion")
+
+
+def teamwire(*args: str, env: dict[str, str] | None = None) -> tuple[int, Any, str]:
+    result = subprocess.run([sys.executable, "-m", "teamwire", *args], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **(env or {})},
+                            check=False)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.returncode, json.loads(result.stdout) if result.stdout.strip() else {}, \
+        result.stderr
+
+
+@pytest.fixture
+def declaration(tmp_path: Path) -> str:
+    """The capability declaration the router prints in profile astrion."""
+    printed = subprocess.run([sys.executable, str(MINI), "--profile", "astrion", "--describe"],
+                             capture_output=True, text=True, timeout=60, check=True).stdout
+    assert json.loads(printed)["profile"] == "astrion"
+    path = tmp_path / "mini-astrion.json"
+    path.write_text(printed, encoding="utf-8")
+    return str(path)
+
+
+def test_there_are_astrion_scenarios_and_each_is_written_for_profile_astrion() -> None:
+    assert len(ASTRION) >= 3
+    for name in ASTRION:
+        data = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
+        assert data["profile"] == "astrion"
+        assert any(r.startswith("TW-PROF-") for r in data["requirements"])
+
+
+def test_a_router_of_profile_astrion_is_certified_at_level_astrion(declaration: str) -> None:
+    """It passes every astrion scenario; the scenarios of profile strict are skipped with
+    the reason and counted neither as passed nor as failed."""
+    code, report, stderr = teamwire("certify", "--router", ASTRION_ROUTER, "--level", "astrion",
+                                    "--describe", declaration, "--wait", "3", "-f", "json")
+    assert code == 0, stderr
+    assert report["certified"] is True and report["level"] == "astrion"
+    assert schemas.validate("certification-report", report) == []
+    ran = {s["scenario"]: s for s in report["scenarios"] if "skipped" not in s}
+    assert sorted(ran) == ASTRION
+    assert all(s["passed"] and c["status"] == "pass" for s in ran.values() for c in s["checks"])
+    skipped = [s for s in report["scenarios"] if "skipped" in s]
+    assert len(skipped) == len(list(SCENARIOS.glob("*.json"))) - len(ASTRION)
+    assert all("written for profile strict" in s["skipped"] and not s["passed"]
+               for s in skipped)
+
+
+def test_a_router_of_profile_strict_has_the_astrion_scenarios_skipped_never_passed() -> None:
+    """The reference router declares profile strict: at level astrion it passes core and
+    durable, and each astrion scenario is reported skipped with the reason."""
+    code, report, stderr = teamwire("certify", "--in-process", "--level", "astrion", "-f", "json")
+    assert code == 0, stderr
+    skipped = {s["scenario"]: s for s in report["scenarios"] if "skipped" in s}
+    assert sorted(skipped) == ASTRION
+    for result in skipped.values():
+        assert "written for profile astrion; the router declares profile strict" \
+            in result["skipped"]
+        assert result["passed"] is False and result["checks"] == []
+    assert all(s["passed"] for s in report["scenarios"] if "skipped" not in s)
+
+
+def test_a_router_of_profile_strict_given_only_astrion_scenarios_cannot_be_judged() -> None:
+    """Nothing of the level can run: exit 2 with the reason, not a certificate."""
+    paths = [arg for name in ASTRION for arg in ("--scenario", str(SCENARIOS / f"{name}.json"))]
+    code, _report, stderr = teamwire("certify", "--in-process", "--level", "astrion", *paths,
+                                     "-f", "json")
+    assert code == 2
+    assert "no scenario of level astrion can be run" in stderr
+    assert "declares profile strict" in stderr
+
+
+def requirements_of(scenario: str) -> tuple[str, ...]:
+    data = json.loads((SCENARIOS / f"{scenario}.json").read_text(encoding="utf-8"))
+    return tuple(sorted(data["requirements"]))
+
+
+@pytest.mark.parametrize(("fault", "scenario", "broken", "failed_checks"), [
+    pytest.param("exact-names", "astrion-display-names", "TW-PROF-026",
+                 ["model-calls", "Team Leader call 6", "UI Operator_2 call 2",
+                  "Team Leader call 7"], id="a-name-in-other-case-names-nobody"),
+    pytest.param("answer-envelope", "astrion-ask-master", "TW-PROF-028",
+                 ["Full-Stack Engineer_1 call 2"], id="an-answer-as-an-envelope-to-ask-master"),
+    pytest.param("answer-envelope", "astrion-ask-other-agent", "TW-PROF-028",
+                 ["UI Operator_1 call 2"], id="an-answer-as-an-envelope-to-ask-other-agent"),
+])
+def test_a_router_of_profile_astrion_with_a_mistake_fails_with_the_scenarios_requirements(
+        declaration: str, fault: str, scenario: str, broken: str,
+        failed_checks: list[str]) -> None:
+    code, report, stderr = teamwire(
+        "certify", "--router", ASTRION_ROUTER, "--level", "astrion", "--describe", declaration,
+        "--scenario", str(SCENARIOS / f"{scenario}.json"), "--wait", "2", "-f", "json",
+        env={"MINI_ROUTER_FAULT": fault})
+    assert code == 1, stderr
+    [result] = report["scenarios"]
+    failed = {c["check"]: tuple(sorted(c["requirements"]))
+              for c in result["checks"] if c["status"] == "fail"}
+    own = requirements_of(scenario)
+    assert broken in own
+    assert failed == {check: own for check in failed_checks}
+
+
+def test_the_same_router_in_profile_astrion_fails_the_strict_scenarios_it_is_not_written_for(
+        tmp_path: Path) -> None:
+    """Declared strict, the router started in profile astrion offers astrion's tool set, so
+    a strict scenario fails it on the tool-set check: the declaration, not the router's
+    wishes, decides which scenarios run."""
+    declared = tmp_path / "strict.json"
+    declared.write_text(json.dumps({"teamwire": "1.0", "profile": "strict"}), encoding="utf-8")
+    code, report, stderr = teamwire(
+        "certify", "--router", ASTRION_ROUTER, "--describe", str(declared), "--scenario",
+        str(SCENARIOS / "task-to-idle-sub-agent.json"), "--wait", "2", "-f", "json")
+    assert code == 1, stderr
+    failed = {c["check"] for s in report["scenarios"] for c in s["checks"]
+              if c["status"] == "fail"}
+    assert "tool-set" in failed
