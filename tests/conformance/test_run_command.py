@@ -94,10 +94,10 @@ def test_a_failed_model_call_is_made_again_as_many_times_as_the_retries_say(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    from teamwire.router.runtime.driver import DriverError
+    from teamwire.router.runtime.driver import DriverError, Reply
     from teamwire.router.runtime.openai_chat import OpenAIChatDriver
 
-    reply = {"choices": [{"message": {"role": "assistant", "content": "ok"}}]}
+    reply = Reply("ok")
 
     def driver(retries: int, failures: int) -> tuple[OpenAIChatDriver, list[int]]:
         made: list[int] = []
