@@ -1,7 +1,9 @@
-"""The facts a conversation pass hands to rule checks, one per thing a message says.
+"""The facts handed to rule checks: one per thing a message says (the conversation pass),
+or about the input itself (``engine``).
 
 A fact holds what its checks need and where a finding about it points: the message's
-index and the pointer tail of the text (``text``) that offsets refer to.
+index and the pointer tail of the text (``text``) that offsets refer to; a fact about the
+input carries its whole ``Place`` instead.
 """
 
 from __future__ import annotations
@@ -389,10 +391,134 @@ class AskAnswered:
     tail: ClassVar[str] = "/content"
 
 
+# -- the input itself (engine) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a finding about the input itself goes, as the engine found it."""
+
+    agent: str | None = None
+    index: int | None = None
+    pointer: str | None = None
+    """None: the finding names no place in the JSON; else ``below`` extends it."""
+    line: int | None = None
+    column: int | None = None
+    snippet: str | None = None
+    file_line: int | None = None
+    file_column: int | None = None
+
+
+@dataclass(slots=True)
+class NotJson:
+    """An input, or a JSONL record, that does not decode."""
+
+    place: Place
+    empty: bool
+    """Nothing but white space."""
+    byte: int | None
+    """The first byte that is not UTF-8; None when the text is UTF-8."""
+    offset: int
+    """The offset of that byte."""
+    reason: str | None
+    """What the UTF-8 or the JSON decoder said; None when neither said anything."""
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
+@dataclass(slots=True)
+class TopLevel:
+    """An input's top-level value that is neither a session bundle nor a conversation, or
+    the first record of JSON Lines that are a router event log."""
+
+    place: Place
+    value: Any
+    event_log: bool
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
+@dataclass(slots=True)
+class BundleHead:
+    """A session bundle's top-level object (its ``teamwire`` and ``agents`` members)."""
+
+    place: Place
+    bundle: dict[str, Any]
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
+@dataclass(slots=True)
+class BundleEntry:
+    """One entry of a bundle's ``agents``, by its display name."""
+
+    place: Place
+    name: str
+    entry: Any
+    number: int | None
+    """The number the display name ends with (``_N``); None when it ends with none."""
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
+@dataclass(slots=True)
+class LongRecord:
+    """A JSONL line longer than the configured limit, skipped unread."""
+
+    place: Place
+    limit: int
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
+@dataclass(slots=True)
+class LoneConversation:
+    """A conversation linted on its own, with the owner inferred (or given) for it."""
+
+    place: Place
+    known: bool
+    """Whether its owner is known (given, or inferred as the leader or a sub-agent)."""
+    messages: int
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
+@dataclass(slots=True)
+class Unreadable:
+    """An input that cannot be read, and why."""
+
+    place: Place
+    reason: str
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
+@dataclass(slots=True)
+class RepeatedMember:
+    """An object of the input's JSON that names one member more than once (its place: the
+    object's pointer, the file position of the first repeat)."""
+
+    place: Place
+    name: str
+    repeats: int
+    """Times the name comes again after its first."""
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
 Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned | Malformed
         | NotText | Unparsed | EnvelopeHead | DisplayName | EnvelopeAttributes | EnvelopeId
         | IdRepeated | ToolCall | ToolResult | MissingResult | StrayResult | AgentCreated
-        | RoleDefined | CallTarget | PeerAsk | AskAnswered)
+        | RoleDefined | CallTarget | PeerAsk | AskAnswered | NotJson | TopLevel | BundleHead
+        | BundleEntry | LongRecord | LoneConversation | Unreadable | RepeatedMember)
 """Every kind of fact a check can take."""
 
 FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,
@@ -401,3 +527,4 @@ FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, Envelop
                                       EnvelopeAttributes, EnvelopeId, IdRepeated, ToolCall,
                                       ToolResult, MissingResult, StrayResult, AgentCreated,
                                       RoleDefined, CallTarget, PeerAsk, AskAnswered)
+"""The facts a conversation pass hands out, message by message (the dispatcher's)."""
