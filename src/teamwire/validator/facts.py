@@ -1,5 +1,6 @@
 """The facts handed to rule checks: one per thing a message says (the conversation pass),
-or about the input itself (``engine``).
+about the input itself (``engine``), or across the conversations of a bundle
+(``cross_conversation``).
 
 A fact holds what its checks need and where a finding about it points: the message's
 index and the pointer tail of the text (``text``) that offsets refer to; a fact about the
@@ -15,7 +16,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from teamwire.envelope import MessageType
 from teamwire.schemas.arguments import ArgumentProblem
-from teamwire.validator.model import Answer
+from teamwire.validator.model import Answer, DeliveredEnvelope
 from teamwire.validator.tooling import ToolCatalog, Verdict
 
 
@@ -514,11 +515,171 @@ class RepeatedMember:
     tail: ClassVar[str] = ""
 
 
+# -- across the conversations of a bundle (cross_conversation) ---------------------------------
+# A finding about one of these goes to the message ``index`` (``tail`` below it) of the
+# conversation the checker hands the fact out for.
+
+
+@dataclass(slots=True)
+class IdShared:
+    """A delivery whose envelope id a delivery in another conversation carried first."""
+
+    index: int
+    message_id: str
+    owner: str | None
+    """Whose conversation has the id first."""
+    first: int
+    """The index of that delivery."""
+    same: bool
+    """Whether it is the same message (sender, label, tag and content)."""
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class SendOutcome:
+    """What became of a call that sends a message to another agent of the bundle."""
+
+    index: int
+    tail: str
+    tool: str
+    sender: str | None
+    target: str
+    message_id: str | None
+    """The id the call chose; None when it chooses none."""
+    sent: bool | None
+    """Whether the call's message was enqueued (``model.Call.sent``)."""
+    delivery: DeliveredEnvelope | None
+    """Where it arrived; None: nowhere."""
+    id_differs: bool
+    """It arrived with other than the chosen id (found by its content)."""
+    content_differs: bool
+    """It arrived, found by its id, with other than the call's content."""
+    overtaken: bool
+    """A later send of the same sender to the same target arrived."""
+    answered: bool
+    """The call's result holds an Answer."""
+    discarded: bool
+    """It may have been discarded with its target's queue (TW-ROUTE-020): the Team Leader
+    terminated the target after it, and nothing it could have become arrived unmatched
+    (told only of a send neither delivered, overtaken nor answered; else False)."""
+    latest: int
+    """The latest delivery of the sends made before it on its channel (-1: none)."""
+    text: ClassVar[str | None] = None
+
+
+@dataclass(slots=True)
+class MissingConversation:
+    """A create_sub_agent call naming a sub-agent the bundle has no conversation for."""
+
+    index: int
+    tail: str
+    role_id: str
+    agent_id: int
+    text: ClassVar[str | None] = None
+
+
+@dataclass(slots=True)
+class UnmatchedDelivery:
+    """A delivery from an agent of the bundle that no send of that agent accounts for."""
+
+    index: int
+    delivery: DeliveredEnvelope
+    strict: bool
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class AnswerGiven:
+    """An answer call that succeeded (or may have), and what the bundle shows of its
+    question."""
+
+    index: int
+    tail: str
+    tool: str
+    question_id: str
+    answerer: str
+    asker: str | None
+    """Who asked it; None when no such question reached the answerer."""
+    asked: bool
+    """Whether the asker asked it of the answerer before this call."""
+    again: bool
+    """Whether an earlier answer call answered it."""
+    returned: bool | None
+    """Whether the answer came back as the result of the asker's ask; None when that cannot
+    be told (no ask matched, the asker was terminated, or a late answer took its place)."""
+    ask_tool: str | None
+    """The asker's ask tool, when one matched."""
+    text: ClassVar[str | None] = None
+
+
+@dataclass(slots=True)
+class _Reported:
+    """An Output delivered to the Team Leader (its index is there): ``model.Output`` and its
+    sender."""
+
+    index: int
+    output_id: str
+    mtype: MessageType
+    content: str
+    sender: str
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class OutputPaired(_Reported):
+    """An Output paired with the natural output of its sender it reports."""
+
+    has_calls: bool
+    """Whether that natural output came with tool calls."""
+    latest: int
+    """The latest Output of the sender paired before, said earlier (-1: none)."""
+
+
+@dataclass(slots=True)
+class OutputUnsaid(_Reported):
+    """An Output that no natural output of its sender accounts for."""
+
+    answered: bool
+    """Whether its text was delivered as an Answer instead."""
+
+
+@dataclass(slots=True)
+class OutputMissing:
+    """A sub-agent's natural output that no Output delivered to the Team Leader reports."""
+
+    index: int
+    sender: str
+    said: str
+    answered: bool
+    """Whether an ask tool returned that text as an Answer of the sender."""
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class RelayedResult:
+    """A completion whose run result a conversation check found wrong, with the finding it
+    prepared."""
+
+    said: bool
+    """Whether the sender said that text itself (then the router relayed it as it is)."""
+    finding: Callable[[], None]
+    """Makes the prepared finding."""
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
 Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned | Malformed
         | NotText | Unparsed | EnvelopeHead | DisplayName | EnvelopeAttributes | EnvelopeId
         | IdRepeated | ToolCall | ToolResult | MissingResult | StrayResult | AgentCreated
         | RoleDefined | CallTarget | PeerAsk | AskAnswered | NotJson | TopLevel | BundleHead
-        | BundleEntry | LongRecord | LoneConversation | Unreadable | RepeatedMember)
+        | BundleEntry | LongRecord | LoneConversation | Unreadable | RepeatedMember | IdShared
+        | SendOutcome | MissingConversation | UnmatchedDelivery | AnswerGiven | OutputPaired
+        | OutputUnsaid | OutputMissing | RelayedResult)
 """Every kind of fact a check can take."""
 
 FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,
