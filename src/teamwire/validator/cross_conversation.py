@@ -1,4 +1,9 @@
-"""Checks across the conversations of one bundle: delivery, answers, ids, order."""
+"""Checks across the conversations of one bundle: delivery, answers, ids, order.
+
+The checker matches every send with its delivery and hands what it finds to the rules as
+facts (``facts``: ``IdShared``, ``SendOutcome``, ``AnswerGiven``, the Outputs, ...); the
+checks beside each rule decide the findings.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +12,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
+from teamwire.validator.dispatch import Emit, dispatch
 from teamwire.validator.emitter import Emitter
+from teamwire.validator.facts import (
+    AnswerGiven,
+    IdShared,
+    MissingConversation,
+    OutputMissing,
+    OutputPaired,
+    OutputUnsaid,
+    RelayedResult,
+    SendOutcome,
+    UnmatchedDelivery,
+)
 from teamwire.validator.model import Call, DeliveredEnvelope, Facts, Link, Output
 from teamwire.validator.registry import Rule
-from teamwire.validator.rules.flow_rules import (
-    ANSWER_ALSO_REPORTED,
-    ANSWER_NOT_RETURNED,
-    ASK_NOT_DELIVERED,
-    MESSAGE_LOST,
-    MESSAGE_REORDERED,
-    NOT_DELIVERED,
-    OUTPUT_KIND_MISMATCH,
-    OUTPUT_NOT_DELIVERED,
-    QUESTION_ANSWERED_TWICE,
-    UNEXPECTED_DELIVERY,
-    UNKNOWN_QUESTION,
-)
-from teamwire.validator.rules.id_rules import ID_REUSED, MULTIPLE_RECEIVERS
-from teamwire.validator.scan import is_run_result, shorten
+from teamwire.validator.rules import REGISTRY
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import answered_id, ask_other_form, named_target
 
 _SENDS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent", "create_sub_agent",
                     "send_message_to_sub_agent"})
 _ASKS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent"})
+SessionFact = (IdShared | SendOutcome | MissingConversation | UnmatchedDelivery | AnswerGiven
+               | OutputPaired | OutputUnsaid | OutputMissing | RelayedResult)
 _ANSWER_TOOLS = frozenset({"answer_sub_agent_question", "answer_other_agent"})
 # Tuples of types rather than sets: a tuple tests members by identity first, while a set
 # hashes enum members, which is slow.
@@ -41,8 +46,6 @@ _TASK_ONLY = (MessageType.TASK,)
 _ACCEPTANCE_HEADING = "验收标准："
 _MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
 Types = tuple[MessageType, ...]
-_PROGRESS = MessageType.PROGRESS
-_COMPLETION = MessageType.COMPLETION
 
 
 @dataclass(slots=True)
@@ -130,6 +133,7 @@ class SessionChecker:
         self._targets: dict[tuple[int, str | None, str | None], str | None] = {}
         self._terminations: dict[str, tuple[int, int]] | None = None
         """Sub-agent name → (message index, position) of the leader's call terminating it."""
+        self._emits: dict[str | None, Emit] = {}
 
     def run(self) -> None:
         """Make every cross-conversation finding."""
@@ -143,13 +147,13 @@ class SessionChecker:
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _emit(self, rule: Rule, message: str, facts: Facts, index: int,
-              pointer_tail: str = "") -> None:
-        self.emitter.emit(rule, message, agent=facts.agent.name, index=index,
-                          pointer=f"{facts.pointer}/{index}{pointer_tail}")
-
-    def _call_emit(self, rule: Rule, message: str, facts: Facts, call: Call) -> None:
-        self._emit(rule, message, facts, call.index, f"/tool_calls/{call.position}")
+    def _check(self, fact: SessionFact, facts: Facts) -> None:
+        """Hand ``fact`` to the checks of the rules; a finding goes to the message of
+        ``facts``' conversation the fact names."""
+        emit = self._emits.get(facts.agent.name)
+        if emit is None:
+            emit = self._emits[facts.agent.name] = _emit_in(self.emitter, facts)
+        dispatch(fact, REGISTRY.checks_of(type(fact)), emit)
 
     def _target(self, arguments: dict[str, Any], key: str, caller: str | None) -> str | None:
         """The one sub-agent a targeting argument names; the caller is never its own target
@@ -213,14 +217,8 @@ class SessionChecker:
                     owners[message_id] = facts
                     continue
                 first_digest, first_index = owner.ids[message_id]
-                if first_digest == digest:
-                    self._emit(MULTIPLE_RECEIVERS, f"message {message_id!r} is delivered to "
-                               f"{owner.agent.name} (message {first_index}) and again here",
-                               facts, index, "/content")
-                else:
-                    self._emit(ID_REUSED, f"id {message_id!r} is already used by another message "
-                               f"in the conversation of {owner.agent.name} (message "
-                               f"{first_index})", facts, index, "/content")
+                self._check(IdShared(index, message_id, owner.agent.name, first_index,
+                                     first_digest == digest), facts)
 
     # -- sends and their deliveries -------------------------------------------------------------
 
@@ -259,8 +257,8 @@ class SessionChecker:
                 agent = self.index.by_key(role_id, agent_id)
             if agent is None or agent.name is None:
                 if type(agent_id) is int:
-                    self._call_emit(NOT_DELIVERED, f"create_sub_agent made {role_id} #{agent_id}, but "
-                                    "the bundle has no conversation for it", facts, call)
+                    self._check(MissingConversation(call.index, _call_tail(call), role_id,
+                                                    agent_id), facts)
                 return None
             return _Send(facts, call, agent.name, _TASK_ONLY, None, _task_content(arguments))
         return None
@@ -334,57 +332,28 @@ class SessionChecker:
             group.sort(key=lambda s: (s.call.index, s.call.position))
             latest = -1
             for i, send in enumerate(group):
-                call, facts = send.call, send.facts
-                if send.delivery is None and call.sent is None:
-                    continue  # refused or cut short: either is fine
-                if send.delivery is None:
-                    # a later message of the channel arrived: queues drain first in, first out,
-                    # so this one had left the queue (TW-ROUTE-005)
+                call, delivery = send.call, send.delivery
+                overtaken = answered = discarded = False
+                if delivery is None and call.sent is not None:
+                    # a later message of the channel arrived: queues drain first in, first
+                    # out, so this one had left the queue (TW-ROUTE-005)
                     overtaken = any(later.delivery is not None for later in group[i + 1:])
                     answered = call.result is not None and call.result.answer is not None
-                    if not overtaken and not answered and self._terminated_after(target, send):
-                        continue  # discarded with the target's queue (TW-ROUTE-020)
-                    if overtaken:
-                        self._call_emit(MESSAGE_LOST, f"{call.name} to {target} was never delivered, "
-                                        "while later messages on the same channel were",
-                                        facts, call)
-                    elif call.name in _ASKS:
-                        which = f" with id {send.id!r}" if send.id else ""
-                        self._call_emit(ASK_NOT_DELIVERED, f"{call.name}: no Ask{which} from "
-                                        f"{facts.agent.name} reached {target}", facts, call)
-                    else:
-                        self._call_emit(NOT_DELIVERED, f"{call.name}: the message never reached "
-                                        f"{target}", facts, call)
-                    continue
-                if send.delivered_id_differs:
-                    self._call_emit(ASK_NOT_DELIVERED, f"{call.name}: the Ask reached {target} with id "
-                                    f"{send.delivery.id!r}, not {send.id!r}", facts, call)
-                if send.delivered_content_differs:
-                    self._call_emit(ASK_NOT_DELIVERED, f"{call.name}: the {send.delivery.mtype.tag} "
-                                    f"{send.id!r} reached {target} with other content than "
-                                    f"the call's ({shorten(send.delivery.content, 40)!r})",
-                                    facts, call)
-                if send.delivery.index < latest:
-                    self._call_emit(MESSAGE_REORDERED, f"{call.name} to {target} was delivered (message "
-                                    f"{send.delivery.index}) before a message sent earlier "
-                                    f"(message {latest})", facts, call)
-                latest = max(latest, send.delivery.index)
+                    discarded = not overtaken and not answered \
+                        and self._terminated_after(target, send)
+                self._check(SendOutcome(
+                    call.index, _call_tail(call), call.name, send.facts.agent.name, target,
+                    send.id, call.sent, delivery, send.delivered_id_differs,
+                    send.delivered_content_differs, overtaken, answered, discarded, latest),
+                    send.facts)
+                if delivery is not None:
+                    latest = max(latest, delivery.index)
 
     def _unexpected(self) -> None:
         for facts in self.facts.values():
             for d in facts.deliveries:
-                if d.consumed or d.sender not in self.facts:
-                    continue
-                if d.mtype in (MessageType.TASK, MessageType.MESSAGE, MessageType.ASK):
-                    self._emit(UNEXPECTED_DELIVERY, f"{d.mtype.tag} {d.id!r} from {d.sender}: no call in "
-                               f"{d.sender}'s conversation sent it", facts, d.index, "/content")
-                elif d.mtype is MessageType.ANSWER and not self.strict:
-                    # Strict reports the placement itself (TW204); astrion accepts a late
-                    # answer only as the answer to a question its sender was asked.
-                    self._emit(UNEXPECTED_DELIVERY, f"Answer {d.id!r} from {d.sender} to "
-                               f"{d.question_id!r}: it is not the late answer of an accepted "
-                               f"answer call in {d.sender}'s conversation", facts, d.index,
-                               "/content")
+                if not d.consumed and d.sender in self.facts:
+                    self._check(UnmatchedDelivery(d.index, d, self.strict), facts)
 
     # -- answers --------------------------------------------------------------------------------
 
@@ -411,27 +380,28 @@ class SessionChecker:
         else:
             asker = next((d.sender for d in self._inbox(me).by_plain_id().get(question_id, ())
                           if d.mtype in _ASK_OR_MESSAGE), None)
-        if asker is None:
-            self._call_emit(UNKNOWN_QUESTION, f"{call.name}: no open question {question_id!r} to answer",
-                            facts, call)
-            return
-        asked = next((d for d in self._inbox(me).by_id().get((asker, question_id), ())
-                      if d.mtype in _ASK_OR_MESSAGE and d.index < call.index), None)
-        if asked is None:
-            self._call_emit(UNKNOWN_QUESTION, f"{call.name}: {asker} asked no question {question_id!r} of "
-                            f"{me} before this answer", facts, call)
-            return
-        if (asker, me, question_id) in answered:
-            self._call_emit(QUESTION_ANSWERED_TWICE, f"{call.name}: question {question_id!r} of {asker} is "
-                            "answered again", facts, call)
-            return
-        answered.add((asker, me, question_id))
-        send = self._asked.get((asker, me, question_id))
-        if send is None:
-            return
+        asked = asker is not None and any(
+            d.mtype in _ASK_OR_MESSAGE and d.index < call.index
+            for d in self._inbox(me).by_id().get((asker, question_id), ()))
+        again = asked and (asker, me, question_id) in answered
+        returned: bool | None = None
+        send = None
+        if asker is not None and asked and not again:
+            answered.add((asker, me, question_id))
+            send = self._asked.get((asker, me, question_id))
+            if send is not None:
+                returned = self._returned(send, call, arguments, asker, me, question_id)
+        self._check(AnswerGiven(call.index, _call_tail(call), call.name, question_id, me, asker,
+                                asked, again, returned,
+                                None if send is None else send.call.name), facts)
+
+    def _returned(self, send: _Send, call: Call, arguments: dict[str, Any], asker: str,
+                  me: str, question_id: str) -> bool | None:
+        """Whether the answer ``call`` gave came back as the result of ``send``, the ask it
+        answers (linked when it did); None when that cannot be told."""
         result = send.call.result
         if result is None and asker in self.index.terminated:
-            return  # the asker's ask ended with it; two conversations cannot tell which was first
+            return None  # the asker's ask ended with it; two conversations cannot tell which was first
         answer = result.answer if result is not None else None
         given = arguments.get("answer")
         if answer is None and not self.strict:
@@ -440,7 +410,7 @@ class SessionChecker:
                 if self.links is not None:
                     self.links.append(Link(me, call.index, call.position, asker, late,
                                            MessageType.ANSWER))
-                return
+                return None
         if answer is not None and answer.text_form:
             # astrion's text carries the answer stripped, and no id when astrion chose it
             if answer.question_id is None:
@@ -449,11 +419,11 @@ class SessionChecker:
                 given = given.strip()
         if answer is None or answer.question_id != question_id or answer.sender != me \
                 or (type(given) is str and answer.content != given):
-            self._call_emit(ANSWER_NOT_RETURNED, f"{call.name}: the answer to {question_id!r} does not come "
-                            f"back as the result of {asker}'s {send.call.name} call", facts, call)
-        elif self.links is not None and result is not None:
+            return False
+        if self.links is not None and result is not None:
             self.links.append(Link(me, call.index, call.position, asker, result.index,
                                    MessageType.ANSWER, tool_result=True))
+        return True
 
     def _late_answer(self, asker: str, me: str, question_id: str, given: Any) -> int | None:
         """The index of the user message in which an Answer from ``me`` to ``question_id``
@@ -490,8 +460,7 @@ class SessionChecker:
             for (said_at, text, has_calls), output in zip(texts, outputs, strict=False):
                 if output[3] != text:
                     break
-                if output[2] is not (_PROGRESS if has_calls else _COMPLETION):
-                    self._output_type(name, leader, output, has_calls)
+                self._check(OutputPaired(*output, name, has_calls, -1), leader)
                 if self.links is not None:
                     self.links.append(Link(name, said_at, None, LEADER_NAME, output[0], output[2]))
                 matched += 1
@@ -507,49 +476,31 @@ class SessionChecker:
                     if self.links is not None:
                         self.links.append(Link(name, index, None, LEADER_NAME, paired[0],
                                                paired[2]))
-                    if paired[2] is not (_PROGRESS if has_calls else _COMPLETION):
-                        self._output_type(name, leader, paired, has_calls)
-                    if paired[0] < latest:
-                        self._emit(MESSAGE_REORDERED, f"output {paired[1]!r} of {name} arrives (message "
-                                   f"{paired[0]}) before an output said earlier (message "
-                                   f"{latest})", leader, paired[0], "/content")
+                    self._check(OutputPaired(*paired, name, has_calls, latest), leader)
                     latest = max(latest, paired[0])
                     continue
                 if answers is None:
                     answers = self._answer_texts()
-                if (name, text) not in answers:
-                    self._emit(OUTPUT_NOT_DELIVERED, f"output {shorten(text, 40)!r} of {name} never reached "
-                               "the Team Leader as an Output", facts, index, "/content")
+                self._check(OutputMissing(index, name, text, (name, text) in answers), facts)
             self._unsaid(name, leader, [o for o in outputs[matched:] if o[0] not in taken],
                          answered)
 
     def _unsaid(self, name: str, leader: Facts, outputs: list[Output],
                 answered: set[str]) -> None:
-        """Report the Outputs from ``name`` that no natural output of it accounts for: a
-        text the router gave as an Answer (``answered``; TW514, TW-TYPE-018), a duplicate or
-        a forgery (TW511, TW-TYPE-016). An empty completion (a turn that ended without text)
-        and a run result (a turn the router ended) are the router's own."""
-        if not outputs:
-            return
-        for index, output_id, mtype, content in outputs:
-            if content in answered:
-                self._emit(ANSWER_ALSO_REPORTED, f"{mtype.tag} {output_id!r} from {name} reports a text that "
-                           f"was delivered as an Answer ({shorten(content, 40)!r})", leader,
-                           index, "/content")
-            elif content.strip() and not is_run_result(content):
-                self._emit(UNEXPECTED_DELIVERY, f"{mtype.tag} {output_id!r} from {name}: {name} said no "
-                           f"such text ({shorten(content, 40)!r}), or it is reported already",
-                           leader, index, "/content")
+        """Hand the checks the Outputs from ``name`` that no natural output of it accounts
+        for, each with whether the router gave its text as an Answer (``answered``)."""
+        for output in outputs:
+            self._check(OutputUnsaid(*output, name, output[3] in answered), leader)
 
     def _run_results(self) -> None:
-        """Report TW606 on completions whose run result is wrong, unless the sender said it
-        itself: the router relayed that output as it is (TW-RES-010), and TW604 reports it
-        where it was said."""
+        """Hand the checks each completion whose run result a conversation check found
+        wrong, with whether its sender said that text itself."""
         for facts in self.facts.values():
-            for sender, content, report in facts.run_results:
+            for sender, content, finding in facts.run_results:
                 said = self.facts.get(sender)
-                if said is None or all(text != content for _, text, _ in said.texts):
-                    report()
+                self._check(RelayedResult(
+                    said is not None and any(text == content for _, text, _ in said.texts),
+                    finding), facts)
 
     def _answering_texts(self) -> dict[str, set[int]]:
         """Index of each sub-agent text that answered the leader's ask_sub_agent, or another
@@ -574,14 +525,6 @@ class SessionChecker:
                     self.links.append(Link(target, first[0], None, asker, result.index,
                                            MessageType.ANSWER, tool_result=True))
         return found
-
-    def _output_type(self, name: str, leader: Facts, output: Output, has_calls: bool) -> None:
-        index, output_id, mtype, _content = output
-        wanted = _PROGRESS if has_calls else _COMPLETION
-        if mtype is not wanted:
-            self._emit(OUTPUT_KIND_MISMATCH, f"output of {name} with{'' if has_calls else 'out'} "
-                       f"tool calls is delivered as {mtype.label} ({output_id})",
-                       leader, index, "/content")
 
     def _answer_texts(self) -> set[tuple[str, str]]:
         """(sender, content) of every Answer an ask tool returned in the session. An answer
@@ -650,6 +593,21 @@ def _paired(texts: list[tuple[int, str, bool]],
         else:
             taken.add(k)
             yield entry, outputs[k]
+
+
+def _emit_in(emitter: Emitter, facts: Facts) -> Emit:
+    """How the checks report about the conversation of ``facts``: at the message a fact
+    names, ``tail`` below it."""
+    agent, pointer = facts.agent.name, facts.pointer
+
+    def emit(rule: Rule, message: str, index: int | None, tail: str, text: str | None,
+             offset: int | None) -> None:
+        emitter.emit(rule, message, agent=agent, index=index, pointer=f"{pointer}/{index}{tail}")
+    return emit
+
+
+def _call_tail(call: Call) -> str:
+    return f"/tool_calls/{call.position}"
 
 
 def _text(arguments: dict[str, Any], key: str) -> str | None:

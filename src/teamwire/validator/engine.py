@@ -13,51 +13,60 @@ from typing import IO, Any, NamedTuple
 import orjson
 
 from teamwire.bounded_read import read_at_most
-from teamwire.envelope import (
-    LEADER_NAME,
-    LEADER_ROLE_ID,
-    MessageType,
-    Profile,
-    is_role_id,
-)
+from teamwire.envelope import LEADER_NAME, MessageType, Profile
 from teamwire.envelope.errors import caret_context, position
 from teamwire.json_members import has_repeats, repeats
 from teamwire.json_text import escape_pointer_token, json_pointer, value_kind
-from teamwire.spec_version import SPEC_MAJOR
 from teamwire.validator.conversation import ConversationLinter
 from teamwire.validator.cross_conversation import SessionChecker
-from teamwire.validator.dispatch import dispatch
-from teamwire.validator.emitter import Emitter
-from teamwire.validator.facts import DisplayName
-from teamwire.validator.findings import FileReport, Finding
+from teamwire.validator.dispatch import Emit, dispatch
+from teamwire.validator.emitter import Emitter, Policy
+from teamwire.validator.facts import (
+    BundleEntry,
+    BundleHead,
+    DisplayName,
+    LoneConversation,
+    LongRecord,
+    NotJson,
+    Place,
+    RepeatedMember,
+    TopLevel,
+    Unreadable,
+)
+from teamwire.validator.findings import FileReport
 from teamwire.validator.locate import Lines
 from teamwire.validator.memo import Memo
 from teamwire.validator.model import LEADER, Agent, AgentKind, Facts, Link
 from teamwire.validator.options import LintOptions
 from teamwire.validator.registry import REGISTRY, Rule
-from teamwire.validator.rules.input_rules import (
-    AGENT_ENTRY_MISMATCH,
-    INVALID_ENCODING,
-    INVALID_JSON,
-    RECORD_TOO_LARGE,
-    REPEATED_MEMBER_NAME,
-    UNEXPECTED_SHAPE,
-    UNIDENTIFIED_AGENT,
-    UNREADABLE_INPUT,
-    UNSUPPORTED_VERSION,
-)
-from teamwire.validator.scan import HEADER_MARK, shorten
+from teamwire.validator.rules.input_rules import REPEATED_MEMBER_NAME
+from teamwire.validator.scan import HEADER_MARK
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog, named_target
 
 _BOM = b"\xef\xbb\xbf"
-_SUPPORTED_MAJOR = SPEC_MAJOR
-# ASCII digits only: str.isdigit() also takes "²" or "١", which int() then rejects or misreads.
-_VERSION = re.compile(r"(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)")
 _NUMBER_SUFFIX = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)
 _READ_CHUNK = 1 << 20
 
 
+FileFact = (NotJson | TopLevel | BundleHead | BundleEntry | LongRecord | LoneConversation
+            | Unreadable | RepeatedMember)
+"""The facts found reading an input, each with the place its findings go."""
+
+
+def _check(fact: FileFact, emitter: Emitter) -> None:
+    """Hand ``fact`` to the checks of the input rules; their findings go to its place."""
+    dispatch(fact, REGISTRY.checks_of(type(fact)), _placed(emitter, fact.place))
+
+
+def _placed(emitter: Emitter, place: Place) -> Emit:
+    def emit(rule: Rule, message: str, index: int | None, tail: str, text: str | None,
+             offset: int | None) -> None:
+        emitter.emit(rule, message, agent=place.agent, index=place.index,
+                     pointer=None if place.pointer is None else place.pointer + tail,
+                     line=place.line, column=place.column, snippet=place.snippet,
+                     file_line=place.file_line, file_column=place.file_column)
+    return emit
 
 
 class _NotTranscript(Exception):
@@ -225,10 +234,11 @@ def lint_file(path: str, options: LintOptions | None = None,
 
 
 def unreadable(path: str, reason: str) -> FileReport:
-    """The report of an input that cannot be read: one TW010 finding, whatever is selected."""
-    finding = Finding(rule=UNREADABLE_INPUT.code, severity=UNREADABLE_INPUT.severity,
-                      message=reason, file=path)
-    return FileReport(path, findings=[finding], error=reason)
+    """The report of an input that cannot be read: its TW010 finding, whatever is selected."""
+    every_rule = Policy(frozenset(REGISTRY.codes()), {r.code: r.severity for r in REGISTRY})
+    emitter = Emitter(path, every_rule)
+    _check(Unreadable(Place(), reason), emitter)
+    return FileReport(path, findings=emitter.findings, error=reason)
 
 
 def _sorted(emitter: Emitter) -> list[Any]:
@@ -250,33 +260,33 @@ def _sorted(emitter: Emitter) -> list[Any]:
 
 def _decode_error(data: bytes, emitter: Emitter, line_offset: int = 0,
                   index: int | None = None) -> None:
-    """Report why ``data`` is not JSON: bad UTF-8 or a syntax error, with line and column."""
+    """Hand the checks why ``data`` is not JSON: bad UTF-8 or a syntax error, with its place."""
     if not data.strip():
-        emitter.emit(INVALID_JSON, "invalid JSON: the input is empty (expected a session bundle or a "
-                     "conversation)", index=index, line=1 + line_offset, column=1,
-                     file_line=1 + line_offset)
+        first = 1 + line_offset
+        _check(NotJson(Place(index=index, line=first, column=1, file_line=first), True, None,
+                       0, None), emitter)
         return
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         prefix = data[: exc.start].decode("utf-8", errors="replace")
         line, column = position(prefix, len(prefix))
-        emitter.emit(INVALID_ENCODING, f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
-                     f"({exc.reason})", index=index, line=line + line_offset, column=column,
-                     file_line=line + line_offset)
+        place = Place(index=index, line=line + line_offset, column=column,
+                      file_line=line + line_offset)
+        _check(NotJson(place, False, data[exc.start], exc.start, exc.reason), emitter)
         return
     try:
         orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         offset = min(exc.pos, len(text))
         line, column = position(text, offset)
-        message = exc.msg if exc.msg else str(exc)
-        emitter.emit(INVALID_JSON, f"invalid JSON: {message}", index=index, line=line + line_offset,
-                     column=column, snippet=caret_context(text, offset),
-                     file_line=line + line_offset)
+        place = Place(index=index, line=line + line_offset, column=column,
+                      snippet=caret_context(text, offset), file_line=line + line_offset)
+        _check(NotJson(place, False, None, offset, exc.msg if exc.msg else str(exc)), emitter)
         return
     # Decodes as text but not as bytes: nothing left to say beyond that.
-    emitter.emit(INVALID_JSON, "invalid JSON", index=index, line=1 + line_offset, column=1)
+    _check(NotJson(Place(index=index, line=1 + line_offset, column=1), False, None, 0, None),
+           emitter)
 
 
 _REPEATS = REPEATED_MEMBER_NAME
@@ -286,9 +296,9 @@ _SNIPPET_SPAN = 40
 def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOptions, memo: Memo,
                     index: int | None = None, file_line: int | None = None,
                     agent: str | None = None) -> None:
-    """TW011 for every object of ``text`` (which decoded to ``value``) that names a member
-    twice, once per object and name; ``index``, ``file_line`` and ``agent`` place a JSONL
-    record's text."""
+    """Hand the checks every object of ``text`` (which decoded to ``value``) that names a
+    member twice, once per object and name; ``index``, ``file_line`` and ``agent`` place a
+    JSONL record's text."""
     if not has_repeats(text):
         return
     found: dict[tuple[tuple[str | int, ...], str], list[int]] = {}
@@ -320,14 +330,11 @@ def _report_repeats(text: str, value: Any, emitter: Emitter, options: LintOption
         end = text.find("\n", offset, offset + _SNIPPET_SPAN)
         end = offset + _SNIPPET_SPAN if end < 0 else end - (text[end - 1] == "\r")
         snippet = caret_context(text[start:end], offset - start)
-        times = "twice" if len(offsets) == 1 else f"{len(offsets) + 1} times"
-        inside = f"the object at {shorten(pointer)}" if pointer else "the top-level object"
         # The position is in the file (an object is no string to hold one): file_line and
         # file_column carry it, as reporters that annotate files expect.
-        emitter.emit(_REPEATS, f"{inside} names the member {shorten(orjson.dumps(name).decode())} "
-                     f"{times}; JSON readers differ on which value wins (this linter keeps the "
-                     "last)", agent=owner, index=message_index, pointer=pointer, snippet=snippet,
-                     file_line=line if file_line is None else file_line, file_column=column)
+        place = Place(agent=owner, index=message_index, pointer=pointer, snippet=snippet,
+                      file_line=line if file_line is None else file_line, file_column=column)
+        _check(RepeatedMember(place, name, len(offsets)), emitter)
 
 
 def _records(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
@@ -358,8 +365,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions, memo:
     if reason is not None:
         raise _NotTranscript(reason)
     if _is_event_log(first):
-        emitter.emit(UNEXPECTED_SHAPE, "this is a teamwire event log (records with seq and event), not a "
-                     "conversation; lint the session bundle instead", line=1, column=1)
+        _check(TopLevel(Place(line=1, column=1), first, True), emitter)
         return 0
     scan.seek(0)
     tools = memo.tools(options.profile)
@@ -369,9 +375,8 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions, memo:
     index = 0
     for number, line in _records(stream, options.max_record_bytes):
         if line is None:
-            emitter.emit(RECORD_TOO_LARGE, f"line is longer than {options.max_record_bytes} bytes; "
-                         "skipped", agent=agent.name, index=index, line=number, column=1,
-                         file_line=number)
+            place = Place(agent=agent.name, index=index, line=number, column=1, file_line=number)
+            _check(LongRecord(place, options.max_record_bytes), emitter)
             index += 1
             continue
         if number == 1 and line.startswith(_BOM):
@@ -427,13 +432,8 @@ def _scan_jsonl(stream: IO[bytes], limit: int) -> Iterator[Any]:
 
 def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo,
                 links: list[Link] | None = None) -> int:
-    if type(value) is dict:
-        if "agents" in value or "teamwire" in value:
-            return _lint_bundle(value, emitter, options, memo, links)
-        what = ("a single message; a conversation is an array of messages"
-                if "role" in value else "an object that is neither a bundle nor a conversation")
-        emitter.emit(UNEXPECTED_SHAPE, f"top level is {what}", pointer="")
-        return 0
+    if type(value) is dict and ("agents" in value or "teamwire" in value):
+        return _lint_bundle(value, emitter, options, memo, links)
     if type(value) is list:
         tools = memo.tools(options.profile)
         agent = _identity(options, lambda: value, tools)
@@ -443,11 +443,8 @@ def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo,
         linter.finish()
         _unidentified(agent, len(value), emitter)
         return len(value)
-    emitter.emit(UNEXPECTED_SHAPE, f"top level is {value_kind(value)}; expected a session bundle (object) or "
-                 "a conversation (array of messages)", pointer="")
+    _check(TopLevel(Place(pointer=""), value, False), emitter)
     return 0
-
-
 
 def _identity(options: LintOptions, messages: Any, tools: ToolCatalog) -> Agent:
     if options.agent is not None:
@@ -456,11 +453,8 @@ def _identity(options: LintOptions, messages: Any, tools: ToolCatalog) -> Agent:
 
 
 def _unidentified(agent: Agent, messages: int, emitter: Emitter) -> None:
-    # An empty conversation has nothing the owner would change the checks of.
-    if agent.kind is AgentKind.UNKNOWN and messages:
-        emitter.emit(UNIDENTIFIED_AGENT, "cannot tell whose conversation this is (no leader or sub-agent "
-                     "tool calls, no tasks or reports); pass --agent to check direction rules",
-                     pointer="")
+    _check(LoneConversation(Place(pointer=""), agent.kind is not AgentKind.UNKNOWN, messages),
+           emitter)
 
 
 def agent_for_name(name: str) -> Agent:
@@ -522,25 +516,10 @@ def infer_agent(messages: Iterable[Any], tools: ToolCatalog, profile: Profile) -
 
 def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
                  memo: Memo, links: list[Link] | None = None) -> int:
-    version = bundle.get("teamwire")
-    if type(version) is not str:
-        emitter.emit(UNSUPPORTED_VERSION, "bundle has no 'teamwire' version string", pointer="/teamwire"
-                     if "teamwire" in bundle else "")
-    elif _VERSION.fullmatch(version) is None:
-        emitter.emit(UNSUPPORTED_VERSION, f"bundle version {shorten(version)!r} is not major.minor, both "
-                     "decimal without leading zeros", pointer="/teamwire")
-    elif version.split(".", 1)[0] != _SUPPORTED_MAJOR:
-        emitter.emit(UNSUPPORTED_VERSION,
-                     f"bundle version {shorten(version)!r} is not 1.x", pointer="/teamwire")
+    _check(BundleHead(Place(pointer=""), bundle), emitter)
     agents_value = bundle.get("agents")
     if type(agents_value) is not dict:
-        what = f"'agents' is {value_kind(agents_value)}, not" if "agents" in bundle \
-            else "bundle has no 'agents',"
-        emitter.emit(UNEXPECTED_SHAPE, f"{what} an object mapping display names to conversations",
-                     pointer="/agents")
         return 0
-    if LEADER_NAME not in agents_value:
-        emitter.emit(UNEXPECTED_SHAPE, "bundle has no 'Team Leader' entry", pointer="/agents")
     entries: list[tuple[Agent, list[Any], str]] = []
     for name, entry in agents_value.items():
         pointer = "/agents/" + escape_pointer_token(name)
@@ -550,8 +529,6 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
             continue
         messages = entry.get("messages")
         if type(messages) is not list:
-            emitter.emit(UNEXPECTED_SHAPE, f"messages of {shorten(name)} is {value_kind(messages)}, not an "
-                         "array", agent=name, pointer=pointer + "/messages")
             continue
         entries.append((agent, messages, pointer + "/messages"))
     profile = options.profile
@@ -575,34 +552,24 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
 
 
 def _bundle_agent(name: str, entry: Any, pointer: str, emitter: Emitter) -> Agent | None:
+    """The agent a bundle entry stands for, its entry checked; None when it is no object."""
+    match = _NUMBER_SUFFIX.search(name)
+    number = int(match[1]) if match is not None else None
+    _check(BundleEntry(Place(agent=name, pointer=pointer), name, entry, number), emitter)
     if type(entry) is not dict:
-        emitter.emit(UNEXPECTED_SHAPE, f"entry of {shorten(name)} is {value_kind(entry)}, not an object",
-                     agent=name, pointer=pointer)
         return None
+
     def emit(rule: Rule, message: str, index: int | None, tail: str = "",
              text: str | None = None, offset: int | None = None) -> None:
         emitter.emit(rule, message, agent=name, pointer=pointer)  # the entry's key: no place
-    dispatch(DisplayName(None, None, name, None), tuple(REGISTRY.checks(DisplayName)), emit)
+    dispatch(DisplayName(None, None, name, None), REGISTRY.checks_of(DisplayName), emit)
+    if name == LEADER_NAME:
+        return LEADER
     role_id = entry.get("role_id")
     agent_id = entry.get("agent_id")
-    if name == LEADER_NAME:
-        if role_id != LEADER_ROLE_ID or "agent_id" in entry:
-            emitter.emit(AGENT_ENTRY_MISMATCH, "the Team Leader's entry must have role_id 'team-leader' and "
-                         "no agent_id", agent=name, pointer=pointer)
-        return LEADER
-    match = _NUMBER_SUFFIX.search(name)
-    number = int(match[1]) if match is not None else None
-    if type(role_id) is not str or not is_role_id(role_id) or role_id == LEADER_ROLE_ID:
-        emitter.emit(AGENT_ENTRY_MISMATCH,
-                     f"role_id of {shorten(name)} is missing or not a sub-agent role id",
-                     agent=name, pointer=pointer + "/role_id")
-        role_id = role_id if type(role_id) is str else None
     if type(agent_id) is not int or isinstance(agent_id, bool) or agent_id != number:
-        emitter.emit(AGENT_ENTRY_MISMATCH, f"agent_id of {shorten(name)} must be the number its name ends "
-                     f"with ({number if number is not None else 'none'})", agent=name,
-                     pointer=pointer + "/agent_id")
         agent_id = number
-    return Agent(name, AgentKind.SUB_AGENT, role_id, agent_id)
+    return Agent(name, AgentKind.SUB_AGENT, role_id if type(role_id) is str else None, agent_id)
 
 
 _LEADER_CALLS = {

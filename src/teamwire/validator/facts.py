@@ -1,7 +1,10 @@
-"""The facts a conversation pass hands to rule checks, one per thing a message says.
+"""The facts handed to rule checks: one per thing a message says (the conversation pass),
+about the input itself (``engine``), or across the conversations of a bundle
+(``cross_conversation``).
 
 A fact holds what its checks need and where a finding about it points: the message's
-index and the pointer tail of the text (``text``) that offsets refer to.
+index and the pointer tail of the text (``text``) that offsets refer to; a fact about the
+input carries its whole ``Place`` instead.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from teamwire.envelope import MessageType
 from teamwire.schemas.arguments import ArgumentProblem
-from teamwire.validator.model import Answer
+from teamwire.validator.model import Answer, DeliveredEnvelope
 from teamwire.validator.tooling import ToolCatalog, Verdict
 
 
@@ -29,56 +32,76 @@ class Owner(NamedTuple):
 
 
 # Not frozen: a frozen dataclass sets each field through object.__setattr__, which costs on
-# the per-message path; checks only read facts.
+# the per-message path; checks only read facts. The bases below hold the fields (and the
+# pointer tail) that kinds of facts share; a check takes the concrete type.
 @dataclass(slots=True)
-class UserText:
+class _InText:
+    """A fact about the text of message ``index``, which offsets refer to."""
+
+    index: int
+    text: str
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class _FromSender(_InText):
+    """A fact about a well-formed envelope of ``sender``."""
+
+    sender: str
+
+
+@dataclass(slots=True)
+class _AtContent:
+    """A fact about the content of message ``index``, with no text for offsets."""
+
+    index: int
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = "/content"
+
+
+@dataclass(slots=True)
+class _AtPart:
+    """A fact about a part of message ``index`` that ``tail`` points at (a tool call's
+    ``/tool_calls/N``, say), with no text for offsets."""
+
+    index: int
+    tail: str
+    text: ClassVar[str | None] = None
+
+
+@dataclass(slots=True)
+class UserText(_InText):
     """The text of a user message that does not present itself as an envelope."""
 
-    index: int
-    text: str
-    tail: ClassVar[str] = "/content"
-
 
 @dataclass(slots=True)
-class AssistantText:
+class AssistantText(_InText):
     """The natural output of an assistant message: its content, when a non-empty string."""
 
-    index: int
-    text: str
     has_calls: bool
     """Whether the message also calls tools."""
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
-class ToolText:
+class ToolText(_InText):
     """The text of a tool result that does not present itself as an envelope."""
 
-    index: int
-    text: str
     tool: str | None
     """The tool whose result it is; None when it answers no call."""
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
-class EnvelopeText:
+class EnvelopeText(_InText):
     """A well-formed envelope, wherever it appears (a user message, a tool result)."""
 
-    index: int
-    text: str
     content: str
     """The envelope's content (between the inner tags)."""
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
-class Delivered:
+class Delivered(_FromSender):
     """A well-formed envelope delivered as a user message (its envelope checks made)."""
 
-    index: int
-    text: str
-    sender: str
     mtype: MessageType | None
     """Its type; None for an unknown label."""
     owner: Owner
@@ -92,76 +115,58 @@ class Delivered:
     """Where a check puts (sender, content, report) of a finding the checks across
     conversations make only if the sender did not say that content itself (in a bundle);
     None: report at once."""
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
-class Returned:
+class Returned(_FromSender):
     """A well-formed envelope returned as a tool result (its envelope checks made)."""
 
-    index: int
-    text: str
-    sender: str
     mtype: MessageType | None
     """Its type; None for an unknown label."""
     tag: str
     tool: str | None
     """The tool whose result it is; None when it answers no call."""
     owner: Owner
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
-class Malformed:
-    """A message, or a part of one, that is not what a chat-completions message holds."""
+class Malformed(_AtPart):
+    """A message, or a part of one (``tail``; "" for the message itself), that is not what a
+    chat-completions message holds."""
 
-    index: int
-    tail: str
-    """The pointer of the part below the message ("" for the message itself)."""
     problem: str
     """What is wrong with it, in words."""
-    text: ClassVar[str | None] = None
 
 
 @dataclass(slots=True)
-class NotText:
+class NotText(_AtContent):
     """A message content that is not a string (nor null where null is allowed)."""
 
-    index: int
     what: str
     """Which message holds it ("a user message", ...)."""
     content: Any
-    text: ClassVar[str | None] = None
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
-class Unparsed:
+class Unparsed(_InText):
     """A text that presents itself as an envelope (its first line is a header) but does not
     parse; a finding about it is placed where the parser stopped."""
 
-    index: int
-    text: str
     code: str
     """What the parser found wrong (``envelope.ParseError.code``)."""
     message: str
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
-class EnvelopeHead:
+class EnvelopeHead(_FromSender):
     """The label and tag of a well-formed envelope whose (label, tag, sender) this
     conversation has not found fine before."""
 
-    index: int
-    text: str
-    sender: str
     label: str
     tag: str
     known: tuple[MessageType, str, str] | None
     """(type, its tag, its id prefix) of the label in the profile; None for a label the
     profile does not define."""
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
@@ -178,29 +183,22 @@ class DisplayName:
 
 
 @dataclass(slots=True)
-class EnvelopeAttributes:
+class EnvelopeAttributes(_FromSender):
     """The inner tag's attributes of a well-formed envelope, and the receiver its header
     names (astrion), wherever it appears."""
 
-    index: int
-    text: str
-    sender: str
     receiver: str | None
     """The receiver the header names (astrion); None when it names none."""
     tag: str
     mtype: MessageType | None
     attributes: tuple[tuple[str, str], ...]
     owner: Owner
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
-class EnvelopeId:
+class EnvelopeId(_FromSender):
     """The id line of a well-formed envelope whose id the head's quick test did not pass."""
 
-    index: int
-    text: str
-    sender: str
     message_id: str
     label: str
     tag: str
@@ -215,22 +213,18 @@ class EnvelopeId:
     strict: bool
     abbreviation: str | None
     """The abbreviation the sender's role takes in ids; None when it cannot be told."""
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
-class IdRepeated:
+class IdRepeated(_InText):
     """A delivered envelope (or returned Answer) whose id an earlier one in this conversation
     carried."""
 
-    index: int
-    text: str
     message_id: str
     first: int
     """Index of the message that carried the id first."""
     same: bool
     """Whether that message was this one (same sender, label, tag and content)."""
-    tail: ClassVar[str] = "/content"
 
 
 @dataclass(slots=True)
@@ -310,24 +304,19 @@ class StrayResult:
 
 
 @dataclass(slots=True)
-class AgentCreated:
+class AgentCreated(_AtPart):
     """An accepted create_sub_agent call (or one still without a result)."""
 
-    index: int
-    tail: str
     role_id: str
     agent_id: int
     first: int | None
     """The message of an earlier such call for the same (role_id, agent_id); None if none."""
-    text: ClassVar[str | None] = None
 
 
 @dataclass(slots=True)
-class RoleDefined:
+class RoleDefined(_AtPart):
     """An accepted create_custom_agent call whose role id or name the catalog had already."""
 
-    index: int
-    tail: str
     kind: str
     """Which of them: "role id" or "name"."""
     value: str
@@ -335,15 +324,12 @@ class RoleDefined:
     """The message of the create_custom_agent call that defined it; None for the role of a
     sub-agent created or known before."""
     strict: bool
-    text: ClassVar[str | None] = None
 
 
 @dataclass(slots=True)
-class CallTarget:
+class CallTarget(_AtPart):
     """A sub-agent an accepted call targets, as the conversation (or the bundle) knows it."""
 
-    index: int
-    tail: str
     tool: str
     named: str
     """How the call names it: repr of a display name, ``role #N`` or ``agent_id N``."""
@@ -356,7 +342,6 @@ class CallTarget:
     """Whether the tool may target a terminated sub-agent (get_sub_agent_status)."""
     caller: bool
     """Whether the call targets its own caller (then nothing else about it is told)."""
-    text: ClassVar[str | None] = None
 
 
 @dataclass(slots=True)
@@ -389,10 +374,251 @@ class AskAnswered:
     tail: ClassVar[str] = "/content"
 
 
+# -- the input itself (engine) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a finding about the input itself goes, as the engine found it."""
+
+    agent: str | None = None
+    index: int | None = None
+    pointer: str | None = None
+    """None: the finding names no place in the JSON; else ``below`` extends it."""
+    line: int | None = None
+    column: int | None = None
+    snippet: str | None = None
+    file_line: int | None = None
+    file_column: int | None = None
+
+
+@dataclass(slots=True)
+class _AboutInput:
+    """A fact about the input itself; its findings go to ``place``."""
+
+    place: Place
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
+@dataclass(slots=True)
+class NotJson(_AboutInput):
+    """An input, or a JSONL record, that does not decode."""
+
+    empty: bool
+    """Nothing but white space."""
+    byte: int | None
+    """The first byte that is not UTF-8; None when the text is UTF-8."""
+    offset: int
+    """The offset of that byte."""
+    reason: str | None
+    """What the UTF-8 or the JSON decoder said; None when neither said anything."""
+
+
+@dataclass(slots=True)
+class TopLevel(_AboutInput):
+    """An input's top-level value that is neither a session bundle nor a conversation, or
+    the first record of JSON Lines that are a router event log."""
+
+    value: Any
+    event_log: bool
+
+
+@dataclass(slots=True)
+class BundleHead(_AboutInput):
+    """A session bundle's top-level object (its ``teamwire`` and ``agents`` members)."""
+
+    bundle: dict[str, Any]
+
+
+@dataclass(slots=True)
+class BundleEntry(_AboutInput):
+    """One entry of a bundle's ``agents``, by its display name."""
+
+    name: str
+    entry: Any
+    number: int | None
+    """The number the display name ends with (``_N``); None when it ends with none."""
+
+
+@dataclass(slots=True)
+class LongRecord(_AboutInput):
+    """A JSONL line longer than the configured limit, skipped unread."""
+
+    limit: int
+
+
+@dataclass(slots=True)
+class LoneConversation(_AboutInput):
+    """A conversation linted on its own, with the owner inferred (or given) for it."""
+
+    known: bool
+    """Whether its owner is known (given, or inferred as the leader or a sub-agent)."""
+    messages: int
+
+
+@dataclass(slots=True)
+class Unreadable(_AboutInput):
+    """An input that cannot be read, and why."""
+
+    reason: str
+
+
+@dataclass(slots=True)
+class RepeatedMember(_AboutInput):
+    """An object of the input's JSON that names one member more than once (its place: the
+    object's pointer, the file position of the first repeat)."""
+
+    name: str
+    repeats: int
+    """Times the name comes again after its first."""
+
+
+# -- across the conversations of a bundle (cross_conversation) ---------------------------------
+# A finding about one of these goes to the message ``index`` (``tail`` below it) of the
+# conversation the checker hands the fact out for.
+
+
+@dataclass(slots=True)
+class IdShared(_AtContent):
+    """A delivery whose envelope id a delivery in another conversation carried first."""
+
+    message_id: str
+    owner: str | None
+    """Whose conversation has the id first."""
+    first: int
+    """The index of that delivery."""
+    same: bool
+    """Whether it is the same message (sender, label, tag and content)."""
+
+
+@dataclass(slots=True)
+class SendOutcome(_AtPart):
+    """What became of a call that sends a message to another agent of the bundle."""
+
+    tool: str
+    sender: str | None
+    target: str
+    message_id: str | None
+    """The id the call chose; None when it chooses none."""
+    sent: bool | None
+    """Whether the call's message was enqueued (``model.Call.sent``)."""
+    delivery: DeliveredEnvelope | None
+    """Where it arrived; None: nowhere."""
+    id_differs: bool
+    """It arrived with other than the chosen id (found by its content)."""
+    content_differs: bool
+    """It arrived, found by its id, with other than the call's content."""
+    overtaken: bool
+    """A later send of the same sender to the same target arrived."""
+    answered: bool
+    """The call's result holds an Answer."""
+    discarded: bool
+    """It may have been discarded with its target's queue (TW-ROUTE-020): the Team Leader
+    terminated the target after it, and nothing it could have become arrived unmatched
+    (told only of a send neither delivered, overtaken nor answered; else False)."""
+    latest: int
+    """The latest delivery of the sends made before it on its channel (-1: none)."""
+
+
+@dataclass(slots=True)
+class MissingConversation(_AtPart):
+    """A create_sub_agent call naming a sub-agent the bundle has no conversation for."""
+
+    role_id: str
+    agent_id: int
+
+
+@dataclass(slots=True)
+class UnmatchedDelivery(_AtContent):
+    """A delivery from an agent of the bundle that no send of that agent accounts for."""
+
+    delivery: DeliveredEnvelope
+    strict: bool
+
+
+@dataclass(slots=True)
+class AnswerGiven(_AtPart):
+    """An answer call that succeeded (or may have), and what the bundle shows of its
+    question."""
+
+    tool: str
+    question_id: str
+    answerer: str
+    asker: str | None
+    """Who asked it; None when no such question reached the answerer."""
+    asked: bool
+    """Whether the asker asked it of the answerer before this call."""
+    again: bool
+    """Whether an earlier answer call answered it."""
+    returned: bool | None
+    """Whether the answer came back as the result of the asker's ask; None when that cannot
+    be told (no ask matched, the asker was terminated, or a late answer took its place)."""
+    ask_tool: str | None
+    """The asker's ask tool, when one matched."""
+
+
+@dataclass(slots=True)
+class _Reported(_AtContent):
+    """An Output delivered to the Team Leader (its index is there): ``model.Output`` and its
+    sender."""
+
+    output_id: str
+    mtype: MessageType
+    content: str
+    sender: str
+
+
+@dataclass(slots=True)
+class OutputPaired(_Reported):
+    """An Output paired with the natural output of its sender it reports."""
+
+    has_calls: bool
+    """Whether that natural output came with tool calls."""
+    latest: int
+    """The latest Output of the sender paired before, said earlier (-1: none)."""
+
+
+@dataclass(slots=True)
+class OutputUnsaid(_Reported):
+    """An Output that no natural output of its sender accounts for."""
+
+    answered: bool
+    """Whether its text was delivered as an Answer instead."""
+
+
+@dataclass(slots=True)
+class OutputMissing(_AtContent):
+    """A sub-agent's natural output that no Output delivered to the Team Leader reports."""
+
+    sender: str
+    said: str
+    answered: bool
+    """Whether an ask tool returned that text as an Answer of the sender."""
+
+
+@dataclass(slots=True)
+class RelayedResult:
+    """A completion whose run result a conversation check found wrong, with the finding it
+    prepared."""
+
+    said: bool
+    """Whether the sender said that text itself (then the router relayed it as it is)."""
+    finding: Callable[[], None]
+    """Makes the prepared finding."""
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+
 Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returned | Malformed
         | NotText | Unparsed | EnvelopeHead | DisplayName | EnvelopeAttributes | EnvelopeId
         | IdRepeated | ToolCall | ToolResult | MissingResult | StrayResult | AgentCreated
-        | RoleDefined | CallTarget | PeerAsk | AskAnswered)
+        | RoleDefined | CallTarget | PeerAsk | AskAnswered | NotJson | TopLevel | BundleHead
+        | BundleEntry | LongRecord | LoneConversation | Unreadable | RepeatedMember | IdShared
+        | SendOutcome | MissingConversation | UnmatchedDelivery | AnswerGiven | OutputPaired
+        | OutputUnsaid | OutputMissing | RelayedResult)
 """Every kind of fact a check can take."""
 
 FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,
@@ -401,3 +627,4 @@ FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, Envelop
                                       EnvelopeAttributes, EnvelopeId, IdRepeated, ToolCall,
                                       ToolResult, MissingResult, StrayResult, AgentCreated,
                                       RoleDefined, CallTarget, PeerAsk, AskAnswered)
+"""The facts a conversation pass hands out, message by message (the dispatcher's)."""

@@ -125,6 +125,7 @@ class Registry:
         self._by_code: dict[str, Rule] = {}
         self._by_name: dict[str, Rule] = {}
         self._checks: list[Check[Any]] = []
+        self._by_fact: dict[type, tuple[Check[Any], ...]] = {}
 
     def add(self, rule: Rule) -> Rule:
         """Register ``rule``; codes and names must be new and well formed."""
@@ -143,10 +144,19 @@ class Registry:
         if self._by_code.get(check.rule.code) is not check.rule:
             raise ValueError(f"check of unregistered rule {check.rule.code}")
         self._checks.append(check)
+        self._by_fact.clear()
 
     def checks(self, fact: type) -> list[Check[Any]]:
         """The checks that take facts of type ``fact``, in code order."""
         return sorted((c for c in self._checks if c.fact is fact), key=lambda c: c.rule.code)
+
+    def checks_of(self, fact: type) -> tuple[Check[Any], ...]:
+        """``checks(fact)`` kept until a check is added (for the passes over a file or a
+        session, which hand out a fact or two at a time)."""
+        found = self._by_fact.get(fact)
+        if found is None:
+            found = self._by_fact[fact] = tuple(self.checks(fact))
+        return found
 
     def get(self, key: str) -> Rule | None:
         """The rule with code or name ``key`` (codes case-insensitive), or None."""

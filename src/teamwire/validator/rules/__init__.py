@@ -1,7 +1,8 @@
 """The rule definitions, one module per family; importing this package fills the registry.
 
 A rule module holds each rule's metadata (``registry.rule``: code, name, severity, docs and
-examples) and, for a rule that needs only what one message says, its checks beside it::
+examples) and its checks beside it, of what one message says, of what the engine finds in
+the input file, or of what the session checker finds across a bundle's conversations::
 
     TRAILING_NEWLINE = rule("TW115", "trailing-newline", ...)
 

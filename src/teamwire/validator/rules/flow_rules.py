@@ -1,10 +1,26 @@
-"""TW5xx: messages across the conversations of a session (most need a bundle)."""
+"""TW5xx: messages across the conversations of a session (most need a bundle).
+
+The checks of bundle-scope rules take the facts ``cross_conversation`` finds matching
+each send with its delivery.
+"""
 
 from __future__ import annotations
 
+from teamwire.envelope import MessageType
+from teamwire.validator.facts import (
+    AnswerGiven,
+    MissingConversation,
+    OutputMissing,
+    OutputPaired,
+    OutputUnsaid,
+    SendOutcome,
+    UnmatchedDelivery,
+)
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import rule
+from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
+from teamwire.validator.scan import is_run_result, shorten
+from teamwire.validator.tooling import ASK_TOOLS
 
 E, W = Severity.ERROR, Severity.WARNING
 _FSE = "Full-Stack Engineer_1"
@@ -30,6 +46,30 @@ which keep no result (TW-ROUTE-024), and two conversations cannot tell whether i
     bad=_ASK_MASTER + "\n# the Team Leader's conversation has no Ask ask_fse_001",
     good=_ASK_MASTER + "\n" + user(_ASK_TL, _LEADER))
 
+
+def _lost(fact: SendOutcome) -> bool:
+    """Whether a send that never arrived should have: not refused or cut short (unknowable
+    sends), and not discarded with its target's queue unless a later send overtook it or it
+    was answered all the same."""
+    return fact.delivery is None and fact.sent is not None and (
+        fact.overtaken or fact.answered or not fact.discarded)
+
+
+@check(ASK_NOT_DELIVERED, SendOutcome, always=True)
+def _ask_not_delivered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
+    delivery, tool, target = fact.delivery, fact.tool, fact.target
+    if delivery is None:
+        if _lost(fact) and not fact.overtaken and tool in ASK_TOOLS:
+            which = f" with id {fact.message_id!r}" if fact.message_id else ""
+            report(fact, f"{tool}: no Ask{which} from {fact.sender} reached {target}")
+        return
+    if fact.id_differs:
+        report(fact, f"{tool}: the Ask reached {target} with id {delivery.id!r}, not "
+               f"{fact.message_id!r}")
+    if fact.content_differs:
+        report(fact, f"{tool}: the {delivery.mtype.tag} {fact.message_id!r} reached {target} "
+               f"with other content than the call's ({shorten(delivery.content, 40)!r})")
+
 UNKNOWN_QUESTION = rule(
     "TW502", "unknown-question", E,
     "An answer tool call that succeeded answers no question the asker put to the caller.",
@@ -42,6 +82,15 @@ received from the asker earlier; otherwise the router fails them with unknown-qu
     good=user(_ASK_TL, _LEADER) + "\n" + call(
         "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", "answer": "…"}'))
 
+
+@check(UNKNOWN_QUESTION, AnswerGiven, always=True)
+def _unknown_question(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
+    if fact.asker is None:
+        report(fact, f"{fact.tool}: no open question {fact.question_id!r} to answer")
+    elif not fact.asked:
+        report(fact, f"{fact.tool}: {fact.asker} asked no question {fact.question_id!r} of "
+               f"{fact.answerer} before this answer")
+
 QUESTION_ANSWERED_TWICE = rule(
     "TW503", "question-answered-twice", E, "One question is answered by two accepted calls.",
     requirements=("TW-ROUTE-015", "TW-ROUTE-013"), scope="bundle",
@@ -53,6 +102,13 @@ The first answer resolves the pending ask; a second one must fail with not-waiti
     + "  → success",
     good=user(_ASK_TL, _LEADER) + "\n" + call(
         "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", …}'))
+
+
+@check(QUESTION_ANSWERED_TWICE, AnswerGiven, always=True)
+def _question_answered_twice(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
+    if fact.asked and fact.again:
+        report(fact, f"{fact.tool}: question {fact.question_id!r} of {fact.asker} is answered "
+               "again")
 
 ANSWER_MISMATCH = rule(
     "TW504", "answer-mismatch", E,
@@ -81,6 +137,19 @@ call's text, verbatim, into the target's conversation. A call of a tool its call
     good=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
     + "\n" + user(env(_LEADER, "消息", "msg_tl_001", "Message", "Use blue."), "UI Operator_1"))
 
+
+@check(NOT_DELIVERED, SendOutcome, always=True)
+def _not_delivered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
+    if _lost(fact) and not fact.overtaken and fact.tool not in ASK_TOOLS:
+        report(fact, f"{fact.tool}: the message never reached {fact.target}")
+
+
+@check(NOT_DELIVERED, MissingConversation, always=True)
+def _created_nowhere(fact: MissingConversation, report: Report[MissingConversation]) -> None:
+    report(fact, f"create_sub_agent made {fact.role_id} #{fact.agent_id}, but the bundle has "
+           "no conversation for it")
+
+
 MESSAGE_LOST = rule(
     "TW506", "message-lost", E,
     "A message was never delivered while later messages of the same sender to the same "
@@ -94,6 +163,13 @@ queue is drained first in, first out, so a message older than one that arrived h
     bad="Team Leader sends 'A', 'B' to UI Operator_1; its conversation holds only 'B'",
     good="Team Leader sends 'A', 'B' to UI Operator_1; its conversation holds 'A', then 'B'")
 
+
+@check(MESSAGE_LOST, SendOutcome, always=True)
+def _message_lost(fact: SendOutcome, report: Report[SendOutcome]) -> None:
+    if _lost(fact) and fact.overtaken:
+        report(fact, f"{fact.tool} to {fact.target} was never delivered, while later messages "
+               "on the same channel were")
+
 MESSAGE_REORDERED = rule(
     "TW507", "message-reordered", E,
     "Messages from one sender to one receiver arrive in another order than they were sent.",
@@ -103,6 +179,21 @@ Per-sender order is part of the delivery guarantee, for reports too: a sub-agent
 the Team Leader in the order it said them.""",
     bad="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'B', then 'A'",
     good="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'A', then 'B'")
+
+
+@check(MESSAGE_REORDERED, SendOutcome, always=True)
+def _message_reordered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
+    delivery = fact.delivery
+    if delivery is not None and delivery.index < fact.latest:
+        report(fact, f"{fact.tool} to {fact.target} was delivered (message {delivery.index}) "
+               f"before a message sent earlier (message {fact.latest})")
+
+
+@check(MESSAGE_REORDERED, OutputPaired, always=True)
+def _output_reordered(fact: OutputPaired, report: Report[OutputPaired]) -> None:
+    if fact.index < fact.latest:
+        report(fact, f"output {fact.output_id!r} of {fact.sender} arrives (message {fact.index}) "
+               f"before an output said earlier (message {fact.latest})")
 
 ANSWER_NOT_RETURNED = rule(
     "TW508", "answer-not-returned", E,
@@ -119,6 +210,13 @@ nothing is expected: two conversations cannot tell whether the answer came first
     good=call("answer_sub_agent_question",
               '{"agent_id": 1, "question_id": "ask_fse_001", "answer": "Trunk-based."}', _LEADER)
     + "\n# Full-Stack Engineer_1's ask_master result:\n" + _ANSWER)
+
+
+@check(ANSWER_NOT_RETURNED, AnswerGiven, always=True)
+def _answer_not_returned(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
+    if fact.returned is False:
+        report(fact, f"{fact.tool}: the answer to {fact.question_id!r} does not come back as "
+               f"the result of {fact.asker}'s {fact.ask_tool} call")
 
 ASK_WITHOUT_REPORT = rule(
     "TW509", "ask-without-report", W,
@@ -167,6 +265,32 @@ text.""",
     good=call("send_message_to_sub_agent", '{"agent_id": 1, "message": "Use blue."}', _LEADER)
     + "\n" + user(env(_LEADER, "消息", "msg_tl_001", "Message", "Use blue."), "UI Operator_1"))
 
+_SENT_BY_CALLS = (MessageType.TASK, MessageType.MESSAGE, MessageType.ASK)
+
+
+@check(UNEXPECTED_DELIVERY, UnmatchedDelivery, always=True)
+def _unexpected_delivery(fact: UnmatchedDelivery, report: Report[UnmatchedDelivery]) -> None:
+    d = fact.delivery
+    if d.mtype in _SENT_BY_CALLS:
+        report(fact, f"{d.mtype.tag} {d.id!r} from {d.sender}: no call in {d.sender}'s "
+               "conversation sent it")
+    elif d.mtype is MessageType.ANSWER and not fact.strict:
+        # Strict reports the placement itself (TW204); astrion accepts a late answer only as
+        # the answer to a question its sender was asked.
+        report(fact, f"Answer {d.id!r} from {d.sender} to {d.question_id!r}: it is not the "
+               f"late answer of an accepted answer call in {d.sender}'s conversation")
+
+
+@check(UNEXPECTED_DELIVERY, OutputUnsaid, always=True)
+def _unsaid_output(fact: OutputUnsaid, report: Report[OutputUnsaid]) -> None:
+    # An empty completion (a turn that ended without text) and a run result (a turn the
+    # router ended) are the router's own; a text given as an Answer is TW514's.
+    content = fact.content
+    if not fact.answered and content.strip() and not is_run_result(content):
+        report(fact, f"{fact.mtype.tag} {fact.output_id!r} from {fact.sender}: {fact.sender} "
+               f"said no such text ({shorten(content, 40)!r}), or it is reported already")
+
+
 OUTPUT_NOT_DELIVERED = rule(
     "TW512", "output-not-delivered", E,
     "A sub-agent's natural output never reaches the Team Leader as an Output.",
@@ -178,6 +302,13 @@ Every assistant message of a sub-agent with non-blank text becomes exactly one p
         "# the Team Leader's conversation has no Output with that text",
     good="# UI Operator_1\nrole: assistant, content: 'The palette is done.'\n" + user(env(
         "UI Operator_1", "任务完成汇报", "out_uio_002", "Output", "The palette is done."), _LEADER))
+
+
+@check(OUTPUT_NOT_DELIVERED, OutputMissing, always=True)
+def _output_not_delivered(fact: OutputMissing, report: Report[OutputMissing]) -> None:
+    if not fact.answered:
+        report(fact, f"output {shorten(fact.said, 40)!r} of {fact.sender} never reached the "
+               "Team Leader as an Output")
 
 ANSWER_ALSO_REPORTED = rule(
     "TW514", "answer-also-reported", E,
@@ -193,6 +324,13 @@ as a report.""",
     good="# UI Operator_1 answers the leader's ask_sub_agent: 'Navy.'\n"
          "# the leader's ask_sub_agent result: an Answer with 'Navy.'; no Output with it")
 
+
+@check(ANSWER_ALSO_REPORTED, OutputUnsaid, always=True)
+def _answer_also_reported(fact: OutputUnsaid, report: Report[OutputUnsaid]) -> None:
+    if fact.answered:
+        report(fact, f"{fact.mtype.tag} {fact.output_id!r} from {fact.sender} reports a text "
+               f"that was delivered as an Answer ({shorten(fact.content, 40)!r})")
+
 OUTPUT_KIND_MISMATCH = rule(
     "TW513", "output-kind-mismatch", E,
     "Output of a message with tool calls is labelled completion, or one without as progress.",
@@ -204,3 +342,11 @@ on; completion (任务完成汇报) from one without tool calls, which ends the 
         "UI Operator_1", "任务完成汇报", "out_uio_001", "Output", "Checking styles."), _LEADER),
     good="# UI Operator_1: 'Checking styles.' + read_file call\n" + user(env(
         "UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Checking styles."), _LEADER))
+
+
+@check(OUTPUT_KIND_MISMATCH, OutputPaired, always=True)
+def _output_kind_mismatch(fact: OutputPaired, report: Report[OutputPaired]) -> None:
+    has_calls = fact.has_calls
+    if fact.mtype is not (MessageType.PROGRESS if has_calls else MessageType.COMPLETION):
+        report(fact, f"output of {fact.sender} with{'' if has_calls else 'out'} tool calls is "
+               f"delivered as {fact.mtype.label} ({fact.output_id})")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import EnvelopeId, IdRepeated
+from teamwire.validator.facts import EnvelopeId, IdRepeated, IdShared
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
@@ -27,6 +27,13 @@ def _id_reused(fact: IdRepeated, report: Report[IdRepeated]) -> None:
     if not fact.same:
         report(fact, f"id {fact.message_id!r} is already used by another message (message "
                f"{fact.first})", fact.text.find("\n") + 5)
+
+
+@check(ID_REUSED, IdShared, always=True)
+def _id_reused_elsewhere(fact: IdShared, report: Report[IdShared]) -> None:
+    if not fact.same:
+        report(fact, f"id {fact.message_id!r} is already used by another message in the "
+               f"conversation of {fact.owner} (message {fact.first})")
 
 
 DUPLICATE_DELIVERY = rule(
@@ -54,6 +61,14 @@ Every message has exactly one receiver; the same id on envelopes in two conversa
 message was delivered to an agent it was not addressed to.""",
     bad=user(_OUT1, "Team Leader") + "\n" + user(_OUT1, "Full-Stack Engineer_1"),
     good=user(_OUT1, "Team Leader"))
+
+
+@check(MULTIPLE_RECEIVERS, IdShared, always=True)
+def _multiple_receivers(fact: IdShared, report: Report[IdShared]) -> None:
+    if fact.same:
+        report(fact, f"message {fact.message_id!r} is delivered to {fact.owner} (message "
+               f"{fact.first}) and again here")
+
 
 AGENT_CHOSEN_ID_SHAPE = rule(
     "TW304", "agent-chosen-id-shape", W,

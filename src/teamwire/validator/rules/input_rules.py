@@ -1,11 +1,33 @@
-"""TW0xx: problems with the input itself, before any protocol rule applies."""
+"""TW0xx: problems with the input itself, before any protocol rule applies.
+
+The checks of file-scope rules take the facts ``engine`` finds reading the input (each
+with its ``Place``); TW004 and TW005 check messages, as the conversation pass reads them.
+"""
 
 from __future__ import annotations
 
-from teamwire.validator.facts import Malformed, NotText
+import re
+
+import orjson
+
+from teamwire.envelope import LEADER_NAME, LEADER_ROLE_ID, is_role_id
+from teamwire.json_text import value_kind
+from teamwire.spec_version import SPEC_MAJOR
+from teamwire.validator.facts import (
+    BundleEntry,
+    BundleHead,
+    LoneConversation,
+    LongRecord,
+    Malformed,
+    NotJson,
+    NotText,
+    RepeatedMember,
+    TopLevel,
+    Unreadable,
+)
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
-from teamwire.validator.scan import json_type
+from teamwire.validator.scan import json_type, shorten
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -19,6 +41,15 @@ column of the first syntax error in the file, as the JSON decoder reports it."""
     good='{"teamwire": "1.0", "agents": {"Team Leader": {"role_id": "team-leader", '
          '"messages": []}}}')
 
+
+@check(INVALID_JSON, NotJson, always=True)
+def _invalid_json(fact: NotJson, report: Report[NotJson]) -> None:
+    if fact.empty:
+        report(fact, "invalid JSON: the input is empty (expected a session bundle or a "
+               "conversation)")
+    elif fact.byte is None:  # bad UTF-8 is TW002's
+        report(fact, "invalid JSON" if fact.reason is None else f"invalid JSON: {fact.reason}")
+
 INVALID_ENCODING = rule(
     "TW002", "invalid-encoding", E, "The input is not UTF-8.",
     requirements=("TW-ENV-016",), scope="file",
@@ -27,6 +58,13 @@ Transcripts and envelopes are UTF-8 text. Binary data or another encoding is rep
 first byte that does not decode, with its line and column.""",
     bad="bytes 0xff 0xfe at the start of a .json file (UTF-16)",
     good="the same transcript saved as UTF-8")
+
+
+@check(INVALID_ENCODING, NotJson, always=True)
+def _invalid_encoding(fact: NotJson, report: Report[NotJson]) -> None:
+    if fact.byte is not None and not fact.empty:
+        report(fact, f"not UTF-8: byte 0x{fact.byte:02x} at offset {fact.offset} "
+               f"({fact.reason})")
 
 UNEXPECTED_SHAPE = rule(
     "TW003", "unexpected-shape", E,
@@ -43,6 +81,46 @@ transcript (a package.json, say) is skipped with a note instead; named on the co
 is reported here.""",
     bad='{"role": "user", "content": "hello"}',
     good='[{"role": "user", "content": "hello"}]')
+
+
+@check(UNEXPECTED_SHAPE, TopLevel, always=True)
+def _unexpected_top_level(fact: TopLevel, report: Report[TopLevel]) -> None:
+    value = fact.value
+    if fact.event_log:
+        report(fact, "this is a teamwire event log (records with seq and event), not a "
+               "conversation; lint the session bundle instead")
+    elif type(value) is dict:
+        what = ("a single message; a conversation is an array of messages"
+                if "role" in value else "an object that is neither a bundle nor a conversation")
+        report(fact, f"top level is {what}")
+    elif type(value) is not list:
+        report(fact, f"top level is {value_kind(value)}; expected a session bundle (object) "
+               "or a conversation (array of messages)")
+
+
+@check(UNEXPECTED_SHAPE, BundleHead, always=True)
+def _unexpected_agents(fact: BundleHead, report: Report[BundleHead]) -> None:
+    bundle = fact.bundle
+    agents = bundle.get("agents")
+    if type(agents) is not dict:
+        what = f"'agents' is {value_kind(agents)}, not" if "agents" in bundle \
+            else "bundle has no 'agents',"
+        report(fact, f"{what} an object mapping display names to conversations",
+               below="/agents")
+    elif LEADER_NAME not in agents:
+        report(fact, "bundle has no 'Team Leader' entry", below="/agents")
+
+
+@check(UNEXPECTED_SHAPE, BundleEntry, always=True)
+def _unexpected_entry(fact: BundleEntry, report: Report[BundleEntry]) -> None:
+    entry = fact.entry
+    if type(entry) is not dict:
+        report(fact, f"entry of {shorten(fact.name)} is {value_kind(entry)}, not an object")
+        return
+    messages = entry.get("messages")
+    if type(messages) is not list:
+        report(fact, f"messages of {shorten(fact.name)} is {value_kind(messages)}, not an "
+               "array", below="/messages")
 
 INVALID_MESSAGE = rule(
     "TW004", "invalid-message", E,
@@ -97,6 +175,23 @@ must reject other major versions.""",
     bad='{"teamwire": "2.0", "agents": {…}}',
     good='{"teamwire": "1.0", "agents": {…}}')
 
+# ASCII digits only: str.isdigit() also takes "²" or "١", which int() then rejects or misreads.
+_VERSION = re.compile(r"(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)")
+
+
+@check(UNSUPPORTED_VERSION, BundleHead, always=True)
+def _unsupported_version(fact: BundleHead, report: Report[BundleHead]) -> None:
+    bundle = fact.bundle
+    version = bundle.get("teamwire")
+    if type(version) is not str:
+        report(fact, "bundle has no 'teamwire' version string",
+               below="/teamwire" if "teamwire" in bundle else "")
+    elif _VERSION.fullmatch(version) is None:
+        report(fact, f"bundle version {shorten(version)!r} is not major.minor, both decimal "
+               "without leading zeros", below="/teamwire")
+    elif version.split(".", 1)[0] != SPEC_MAJOR:
+        report(fact, f"bundle version {shorten(version)!r} is not 1.x", below="/teamwire")
+
 AGENT_ENTRY_MISMATCH = rule(
     "TW007", "agent-entry-mismatch", E,
     "A bundle entry's role_id or agent_id does not fit its display name.",
@@ -108,6 +203,26 @@ through these fields, so a mismatch breaks every flow check.""",
     bad='"UI Operator_2": {"role_id": "ui-operator", "agent_id": 1, "messages": […]}',
     good='"UI Operator_2": {"role_id": "ui-operator", "agent_id": 2, "messages": […]}')
 
+
+@check(AGENT_ENTRY_MISMATCH, BundleEntry, always=True)
+def _agent_entry_mismatch(fact: BundleEntry, report: Report[BundleEntry]) -> None:
+    entry, name, number = fact.entry, fact.name, fact.number
+    if type(entry) is not dict:
+        return
+    role_id = entry.get("role_id")
+    agent_id = entry.get("agent_id")
+    if name == LEADER_NAME:
+        if role_id != LEADER_ROLE_ID or "agent_id" in entry:
+            report(fact, "the Team Leader's entry must have role_id 'team-leader' and no "
+                   "agent_id")
+        return
+    if type(role_id) is not str or not is_role_id(role_id) or role_id == LEADER_ROLE_ID:
+        report(fact, f"role_id of {shorten(name)} is missing or not a sub-agent role id",
+               below="/role_id")
+    if type(agent_id) is not int or isinstance(agent_id, bool) or agent_id != number:
+        report(fact, f"agent_id of {shorten(name)} must be the number its name ends with "
+               f"({number if number is not None else 'none'})", below="/agent_id")
+
 RECORD_TOO_LARGE = rule(
     "TW008", "record-too-large", E, "A JSONL line is longer than the configured limit.",
     requirements=(), scope="file",
@@ -116,6 +231,11 @@ JSON Lines are read one line at a time so that memory stays flat; a line longer 
 max-record-bytes (64 MiB by default) is skipped and reported instead of being loaded.""",
     bad="one 100 MB line in conversation.jsonl",
     good="one message per line, each of reasonable size")
+
+
+@check(RECORD_TOO_LARGE, LongRecord, always=True)
+def _record_too_large(fact: LongRecord, report: Report[LongRecord]) -> None:
+    report(fact, f"line is longer than {fact.limit} bytes; skipped")
 
 UNIDENTIFIED_AGENT = rule(
     "TW009", "unidentified-agent", INFO,
@@ -130,6 +250,14 @@ has nothing to check and gets no note.""",
     bad='[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]',
     good="teamwire lint --agent \"UI Operator_1\" conversation.json")
 
+
+@check(UNIDENTIFIED_AGENT, LoneConversation, always=True)
+def _unidentified_agent(fact: LoneConversation, report: Report[LoneConversation]) -> None:
+    # An empty conversation has nothing the owner would change the checks of.
+    if not fact.known and fact.messages:
+        report(fact, "cannot tell whose conversation this is (no leader or sub-agent tool "
+               "calls, no tasks or reports); pass --agent to check direction rules")
+
 UNREADABLE_INPUT = rule(
     "TW010", "unreadable-input", E, "An input path cannot be read (missing, a directory, no access).",
     requirements=(), scope="file",
@@ -139,6 +267,11 @@ output format shows it, and the run exits with code 2. It is an error whatever t
 and severity settings say: a run that read nothing of an input has checked nothing of it.""",
     bad="teamwire lint missing.json",
     good="teamwire lint session.json")
+
+
+@check(UNREADABLE_INPUT, Unreadable, always=True)
+def _unreadable_input(fact: Unreadable, report: Report[Unreadable]) -> None:
+    report(fact, fact.reason)
 
 REPEATED_MEMBER_NAME = rule(
     "TW011", "repeated-member-name", E,
@@ -155,3 +288,12 @@ the rule is off unless selected: `--extend-select TW011`, or `extend-select` in 
 configuration.""",
     bad='{"role": "user", "content": "Use blue.", "content": "Use red."}',
     good='{"role": "user", "content": "Use blue."}')
+
+
+@check(REPEATED_MEMBER_NAME, RepeatedMember, always=True)
+def _repeated_member_name(fact: RepeatedMember, report: Report[RepeatedMember]) -> None:
+    pointer = fact.place.pointer
+    inside = f"the object at {shorten(pointer)}" if pointer else "the top-level object"
+    times = "twice" if fact.repeats == 1 else f"{fact.repeats + 1} times"
+    report(fact, f"{inside} names the member {shorten(orjson.dumps(fact.name).decode())} "
+           f"{times}; JSON readers differ on which value wins (this linter keeps the last)")

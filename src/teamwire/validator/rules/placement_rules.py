@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from teamwire.envelope import LEADER_NAME, MessageType
-from teamwire.validator.facts import Delivered, EnvelopeAttributes, Returned
+from teamwire.validator.facts import Delivered, EnvelopeAttributes, Owner, Returned
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import Report, check, rule
+from teamwire.validator.registry import Report, Rule, check, rule
 from teamwire.validator.rules.examples import call, env, user
 from teamwire.validator.scan import attribute_offset, shorten
 from teamwire.validator.tooling import ASK_TOOLS
@@ -30,11 +32,21 @@ TASK_NOT_FROM_LEADER = rule(
     good=user(_TASK, "UI Operator_1"))
 
 
-@check(TASK_NOT_FROM_LEADER, Delivered, always=True,
-       quiet=lambda mtype, sender, owner: mtype is not _TASK_TYPE or sender == LEADER_NAME)
-def _task_not_from_leader(fact: Delivered, report: Report[Delivered]) -> None:
-    if fact.mtype is _TASK_TYPE and fact.sender != LEADER_NAME:
-        report(fact, f"Task sent by {fact.sender}; only the Team Leader sends tasks", 3)
+def _placement_check(rule: Rule, fires: Callable[[MessageType | None, str, Owner], bool],
+                     says: str, at: int) -> None:
+    """Register the check of ``rule``: a delivery of type, sender and owner it ``fires`` on
+    is reported at offset ``at`` (0: the header; 3: the sender's name), saying ``says``
+    (``{sender}`` stands for the sender). It is quiet about every other head."""
+    @check(rule, Delivered, always=True,
+           quiet=lambda mtype, sender, owner: not fires(mtype, sender, owner))
+    def _misplaced(fact: Delivered, report: Report[Delivered]) -> None:
+        if fires(fact.mtype, fact.sender, fact.owner):
+            report(fact, says.replace("{sender}", fact.sender), at)
+
+
+_placement_check(TASK_NOT_FROM_LEADER,
+                 lambda mtype, sender, owner: mtype is _TASK_TYPE and sender != LEADER_NAME,
+                 "Task sent by {sender}; only the Team Leader sends tasks", 3)
 
 
 OUTPUT_FROM_LEADER = rule(
@@ -46,11 +58,9 @@ OUTPUT_FROM_LEADER = rule(
     good=user(_OUT, "Team Leader"))
 
 
-@check(OUTPUT_FROM_LEADER, Delivered, always=True,
-       quiet=lambda mtype, sender, owner: mtype not in _OUTPUTS or sender != LEADER_NAME)
-def _output_from_leader(fact: Delivered, report: Report[Delivered]) -> None:
-    if fact.mtype in _OUTPUTS and fact.sender == LEADER_NAME:
-        report(fact, "Output sent by the Team Leader; only sub-agents report", 3)
+_placement_check(OUTPUT_FROM_LEADER,
+                 lambda mtype, sender, owner: mtype in _OUTPUTS and sender == LEADER_NAME,
+                 "Output sent by the Team Leader; only sub-agents report", 3)
 
 
 OUTPUT_TO_SUB_AGENT = rule(
@@ -60,11 +70,9 @@ OUTPUT_TO_SUB_AGENT = rule(
     bad=user(_OUT, "Full-Stack Engineer_1"), good=user(_OUT, "Team Leader"))
 
 
-@check(OUTPUT_TO_SUB_AGENT, Delivered, always=True,
-       quiet=lambda mtype, sender, owner: mtype not in _OUTPUTS or not owner.is_sub)
-def _output_to_sub_agent(fact: Delivered, report: Report[Delivered]) -> None:
-    if fact.mtype in _OUTPUTS and fact.owner.is_sub:
-        report(fact, "Output delivered to a sub-agent; reports go only to the Team Leader", 0)
+_placement_check(OUTPUT_TO_SUB_AGENT,
+                 lambda mtype, sender, owner: mtype in _OUTPUTS and owner.is_sub,
+                 "Output delivered to a sub-agent; reports go only to the Team Leader", 0)
 
 
 ANSWER_AS_USER_MESSAGE = rule(
@@ -78,12 +86,10 @@ result. Profile astrion also accepts an answer inserted as a user message.""",
          + _ANSWER)
 
 
-@check(ANSWER_AS_USER_MESSAGE, Delivered, always=True,
-       quiet=lambda mtype, sender, owner: mtype is not _ANSWER_TYPE or not owner.strict)
-def _answer_as_user_message(fact: Delivered, report: Report[Delivered]) -> None:
-    if fact.mtype is _ANSWER_TYPE and fact.owner.strict:
-        report(fact, "an Answer is delivered as a user message; answers are only the result "
-               "of the ask tool call", 0)
+_placement_check(ANSWER_AS_USER_MESSAGE,
+                 lambda mtype, sender, owner: mtype is _ANSWER_TYPE and owner.strict,
+                 "an Answer is delivered as a user message; answers are only the result of "
+                 "the ask tool call", 0)
 
 
 MESSAGE_TO_LEADER = rule(
@@ -96,11 +102,9 @@ by natural output (reported as Output) or ask_master.""",
     good=user(_OUT, "Team Leader"))
 
 
-@check(MESSAGE_TO_LEADER, Delivered, always=True,
-       quiet=lambda mtype, sender, owner: mtype is not _MESSAGE_TYPE or not owner.is_leader)
-def _message_to_leader(fact: Delivered, report: Report[Delivered]) -> None:
-    if fact.mtype is _MESSAGE_TYPE and fact.owner.is_leader:
-        report(fact, "Message delivered to the Team Leader; messages go only to sub-agents", 0)
+_placement_check(MESSAGE_TO_LEADER,
+                 lambda mtype, sender, owner: mtype is _MESSAGE_TYPE and owner.is_leader,
+                 "Message delivered to the Team Leader; messages go only to sub-agents", 0)
 
 
 SELF_ADDRESSED = rule(
@@ -114,11 +118,8 @@ a 'Team Leader' message in the leader's conversation) is a forgery or a routing 
     good=user(_OUT, "Team Leader"))
 
 
-@check(SELF_ADDRESSED, Delivered, always=True,
-       quiet=lambda mtype, sender, owner: sender != owner.name)
-def _self_addressed(fact: Delivered, report: Report[Delivered]) -> None:
-    if fact.sender == fact.owner.name:
-        report(fact, f"{fact.sender} sends a message into its own conversation", 3)
+_placement_check(SELF_ADDRESSED, lambda mtype, sender, owner: sender == owner.name,
+                 "{sender} sends a message into its own conversation", 3)
 
 
 @check(SELF_ADDRESSED, Returned, always=True,
@@ -135,11 +136,9 @@ TASK_TO_LEADER = rule(
     bad=user(_TASK, "Team Leader"), good=user(_TASK, "UI Operator_1"))
 
 
-@check(TASK_TO_LEADER, Delivered, always=True,
-       quiet=lambda mtype, sender, owner: mtype is not _TASK_TYPE or not owner.is_leader)
-def _task_to_leader(fact: Delivered, report: Report[Delivered]) -> None:
-    if fact.mtype is _TASK_TYPE and fact.owner.is_leader:
-        report(fact, "Task delivered to the Team Leader; tasks go to sub-agents", 0)
+_placement_check(TASK_TO_LEADER,
+                 lambda mtype, sender, owner: mtype is _TASK_TYPE and owner.is_leader,
+                 "Task delivered to the Team Leader; tasks go to sub-agents", 0)
 
 
 MISADDRESSED = rule(

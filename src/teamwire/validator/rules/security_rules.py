@@ -8,6 +8,7 @@ from teamwire.validator.facts import (
     Delivered,
     DisplayName,
     EnvelopeText,
+    RelayedResult,
     ToolText,
     UserText,
 )
@@ -186,3 +187,10 @@ def _completion_result_mismatch(fact: Delivered, report: Report[Delivered]) -> N
         report(fact, problem[0], at)
     else:  # the session checks report it unless the sender said it itself (TW604's then)
         fact.withdrawable.append((fact.sender, body, report.later(fact, problem[0], at)))
+
+
+@check(COMPLETION_RESULT_MISMATCH, RelayedResult, always=True)
+def _completion_result_relayed(fact: RelayedResult, report: Report[RelayedResult]) -> None:
+    # A text the sender said itself was relayed as it is (TW-RES-010): TW604's, where said.
+    if not fact.said:
+        fact.finding()

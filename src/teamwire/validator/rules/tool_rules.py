@@ -15,7 +15,7 @@ from teamwire.validator.facts import (
     ToolResult,
 )
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import Report, check, rule
+from teamwire.validator.registry import Report, Rule, check, rule
 from teamwire.validator.rules.examples import call
 from teamwire.validator.tooling import ASK_TOOLS, Verdict
 
@@ -338,28 +338,22 @@ def _invalid_arguments(fact: ToolCall, report: Report[ToolCall]) -> None:
             report(fact, f"{tool}: {key} is blank", below=_ARGUMENTS)
 
 
-@check(LEADER_TOOL_BY_SUB_AGENT, ToolCall, calls=("verdict",))
-def _leader_tool_by_sub_agent(fact: ToolCall, report: Report[ToolCall]) -> None:
-    if fact.verdict is Verdict.LEADER_TOOL:
-        report(fact, f"{fact.tool} is a Team Leader tool, called by a sub-agent")
+def _verdict_check(rule: Rule, verdict: Verdict, says: str) -> None:
+    """Register the check of ``rule``: a call the catalog gives ``verdict`` for its caller
+    (the tool ``says`` something of it)."""
+    @check(rule, ToolCall, calls=("verdict",))
+    def _called(fact: ToolCall, report: Report[ToolCall]) -> None:
+        if fact.verdict is verdict:
+            report(fact, f"{fact.tool} {says}")
 
 
-@check(SUB_AGENT_TOOL_BY_LEADER, ToolCall, calls=("verdict",))
-def _sub_agent_tool_by_leader(fact: ToolCall, report: Report[ToolCall]) -> None:
-    if fact.verdict is Verdict.SUB_AGENT_TOOL:
-        report(fact, f"{fact.tool} is a sub-agent tool, called by the Team Leader")
-
-
-@check(REMOVED_TOOL, ToolCall, calls=("verdict",))
-def _removed_tool(fact: ToolCall, report: Report[ToolCall]) -> None:
-    if fact.verdict is Verdict.REMOVED:
-        report(fact, f"{fact.tool} was removed in multi-agent mode")
-
-
-@check(FORBIDDEN_TOOL, ToolCall, calls=("verdict",))
-def _forbidden_tool(fact: ToolCall, report: Report[ToolCall]) -> None:
-    if fact.verdict is Verdict.FORBIDDEN:
-        report(fact, f"{fact.tool} is forbidden: a sub-agent reports by natural output")
+_verdict_check(LEADER_TOOL_BY_SUB_AGENT, Verdict.LEADER_TOOL,
+               "is a Team Leader tool, called by a sub-agent")
+_verdict_check(SUB_AGENT_TOOL_BY_LEADER, Verdict.SUB_AGENT_TOOL,
+               "is a sub-agent tool, called by the Team Leader")
+_verdict_check(REMOVED_TOOL, Verdict.REMOVED, "was removed in multi-agent mode")
+_verdict_check(FORBIDDEN_TOOL, Verdict.FORBIDDEN,
+               "is forbidden: a sub-agent reports by natural output")
 
 
 @check(AGENT_ID_REUSED, AgentCreated, always=True)
