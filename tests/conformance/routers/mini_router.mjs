@@ -31,13 +31,21 @@ const agents = new Map();
 let currentArguments = "{}";
 const integerWrittenWithFraction = (key) =>
   new RegExp(`"${key}"\\s*:\\s*-?\\d+(\\.\\d+|[eE])`).test(currentArguments);
-const counters = { tasks: 0, sent: 0, answers: 0 };
+const counters = { tasks: 0, sent: 0 };
+// One counter per (prefix, abbreviation) for the whole session (TW-ID-007): two instances of
+// one role share an abbreviation, so a counter kept per agent would give both out_xx_001.
+const allocated = new Map();
+function nextId(prefix, abbreviation) {
+  const key = `${prefix}_${abbreviation}`;
+  allocated.set(key, (allocated.get(key) || 0) + 1);
+  return `${key}_${String(allocated.get(key)).padStart(3, "0")}`;
+}
 const rounds = new Map();
 let busy = 0;
 
 function makeAgent(name, roleId, agentId, abbreviation) {
   const agent = { name, roleId, agentId, abbreviation, messages: [], pending: [], state: "idle",
-    outputs: 0, answers: 0, askedBy: new Map(), resolveAsk: null, waitingOn: null, timeout: 600,
+    askedBy: new Map(), resolveAsk: null, waitingOn: null, timeout: 600,
     generation: 0, leaderAsks: [] };
   agents.set(name, agent);
   return agent;
@@ -104,12 +112,10 @@ function endTurn(agent, text) {
   if (agent.name !== LEADER && agent.leaderAsks.length && text.trim() && leader.resolveAsk) {
     // The natural output answers the Team Leader's ask (the answer rule).
     const questionId = agent.leaderAsks.shift();
-    agent.answers += 1;
-    const id = `ans_${agent.abbreviation}_${String(agent.answers).padStart(3, "0")}`;
+    const id = nextId("ans", agent.abbreviation);
     leader.resolveAsk(envelope(agent.name, "回答", id, "Answer", text, ` question_id="${questionId}"`));
   } else if (agent.name !== LEADER) {
-    agent.outputs += 1;
-    const id = `out_${agent.abbreviation}_${String(agent.outputs).padStart(3, "0")}`;
+    const id = nextId("out", agent.abbreviation);
     deliver(leader, envelope(agent.name, "任务完成汇报", id, "Output", text));
   }
   for (const other of agents.values()) {
@@ -230,8 +236,7 @@ async function execute(agent, name, args) {
       return error("unknown-question", `no question ${questionId} from ${asker.name}`);
     }
     agent.askedBy.delete(questionId);
-    agent.answers += 1;
-    const id = `ans_${agent.abbreviation}_${String(agent.answers).padStart(3, "0")}`;
+    const id = nextId("ans", agent.abbreviation);
     asker.resolveAsk(envelope(agent.name, "回答", id, "Answer", args.answer, ` question_id="${questionId}"`));
     return JSON.stringify(name === "answer_other_agent"
       ? { success: true, display_name: asker.name, message_id: questionId }
