@@ -11,7 +11,7 @@ E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 INVALID_JSON = rule(
     "TW001", "invalid-json", E, "The file (or a JSONL line) is not valid JSON.",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-014",), scope="file",
     rationale="""
 Nothing else can be checked in a file that does not decode. The finding gives the line and
 column of the first syntax error in the file, as the JSON decoder reports it.""",
@@ -31,7 +31,7 @@ first byte that does not decode, with its line and column.""",
 UNEXPECTED_SHAPE = rule(
     "TW003", "unexpected-shape", E,
     "The JSON is neither a session bundle nor a conversation, or a bundle is malformed.",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-014",), scope="file",
     rationale="""
 A transcript is a session bundle ({"teamwire", "agents": {name: {role_id, agent_id, messages}}})
 or one conversation (an array of chat messages, or JSON Lines with one message per line). Any
@@ -47,7 +47,7 @@ is reported here.""",
 INVALID_MESSAGE = rule(
     "TW004", "invalid-message", E,
     "A message is not a chat-completions message (role, content, tool_calls, tool_call_id).",
-    requirements=(),
+    requirements=("TW-SEC-014",),
     rationale="""
 Each message is an object with role system, user, assistant or tool; content a string (null only
 on an assistant message that calls tools); tool_calls on assistant messages, each with an id and a
@@ -110,7 +110,7 @@ through these fields, so a mismatch breaks every flow check.""",
 
 RECORD_TOO_LARGE = rule(
     "TW008", "record-too-large", E, "A JSONL line is longer than the configured limit.",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-013",), scope="file",
     rationale="""
 JSON Lines are read one line at a time so that memory stays flat; a line longer than
 max-record-bytes (64 MiB by default) is skipped and reported instead of being loaded.""",
@@ -120,7 +120,7 @@ max-record-bytes (64 MiB by default) is skipped and reported instead of being lo
 UNIDENTIFIED_AGENT = rule(
     "TW009", "unidentified-agent", INFO,
     "A lone conversation's agent could not be inferred; direction checks are skipped.",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-015",), scope="file",
     rationale="""
 Whether a message may appear in a conversation depends on whose conversation it is. Without
 --agent the linter infers it: the Team Leader if it calls leader tools or receives reports, a
@@ -132,7 +132,7 @@ has nothing to check and gets no note.""",
 
 UNREADABLE_INPUT = rule(
     "TW010", "unreadable-input", E, "An input path cannot be read (missing, a directory, no access).",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-013",), scope="file",
     rationale="""
 A path named on the command line that cannot be read is reported as a finding, so that every
 output format shows it, and the run exits with code 2. It is an error whatever the selection
@@ -143,7 +143,7 @@ and severity settings say: a run that read nothing of an input has checked nothi
 REPEATED_MEMBER_NAME = rule(
     "TW011", "repeated-member-name", E,
     "An object of the file's JSON names one member twice.",
-    requirements=(), scope="file", default=False,
+    requirements=("TW-SEC-016",), scope="file", default=False,
     rationale="""
 JSON does not say which value of a repeated name counts: some readers keep the first, others
 the last (as this linter does), so two tools reading one transcript could check different
