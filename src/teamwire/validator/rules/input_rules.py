@@ -70,11 +70,14 @@ def _content_not_text(fact: NotText, report: Report[NotText]) -> None:
 MULTIMODAL_CONTENT = rule(
     "TW005", "multimodal-content", W,
     "Content is an array of parts; protocol messages are plain strings.",
-    requirements=("TW-TYPE-011",),
+    requirements=("TW-TYPE-022",),
     rationale="""
 Every protocol message is delivered as one user message whose entire content is the envelope
-text. Content given as an array of parts (text, images) is not an envelope and its parts are not
-checked; a router never produces it for protocol messages.""",
+text (TW-TYPE-011). Content given as an array of parts (text, images) is not an envelope and its
+parts are not checked; a router never produces it for protocol messages. Whether such a message
+was meant as one (which would break the MUST of TW-TYPE-011) cannot be told from the
+transcript, since a request may carry an image: what the rule enforces is the SHOULD of
+TW-TYPE-022, that a conversation's messages are text, so it is a warning.""",
     bad='{"role": "user", "content": [{"type": "text", "text": "来自 Team Leader 的任务发布…"}]}',
     good='{"role": "user", "content": "来自 Team Leader 的任务发布\\nid: task_001\\n…"}')
 
