@@ -715,10 +715,14 @@ class RoutingCore:
             if result.call_id is not None and owner is not None:
                 owner.results[result.call_id] = result
         self._seq = max(snap.next_seq, max((m.seq for m in snap.pending), default=0) + 1)
-        for agent in self._agents.values():
-            ask = agent.ask
-            if ask is None:
-                continue
+        # The askers an output answers wait in the order their questions reached the answerer
+        # (TW-ROUTE-014), which is the order the asks were accepted (queues are first in, first
+        # out), the order of snap.questions; agents come in creation order.
+        accepted = {question_id: n for n, (question_id, *_) in enumerate(snap.questions)}
+        open_asks = sorted(((agent, agent.ask) for agent in self._agents.values()
+                            if agent.ask is not None),
+                           key=lambda pair: accepted.get(pair[1].question_id, len(accepted)))
+        for agent, ask in open_asks:
             self._asks_by_question[ask.question_id] = agent.name
             self._questions[ask.question_id] = (agent.name, ask.target)
             if ask.delivered:
