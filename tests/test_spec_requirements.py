@@ -2,9 +2,10 @@
 
 Every normative statement in ``spec/*.md`` starts with ``**[TW-FAMILY-NNN]**`` and holds one
 BCP 14 key word; ``spec/requirements.json`` indexes each id exactly once with that key word as its
-level and the chapter heading it sits under as its section. The checks are plain functions that
-return a list of problems, so they are tested both against the real text (no problems) and against
-small broken samples (problems found).
+level and the chapter heading it sits under as its section, except the statements that bind the
+specification's editors, which ``spec/editorial.json`` lists in the same form. The checks are
+plain functions that return a list of problems, so they are tested both against the real text
+(no problems) and against small broken samples (problems found).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ import pytest
 
 SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
 INDEX_PATH = SPEC_DIR / "requirements.json"
+EDITORIAL_PATH = SPEC_DIR / "editorial.json"
+INDEX_MEMBERS = {"id", "level", "section", "summary", "subject", "tested_by"}
+"""Members of every index entry; an untested one (``tested_by`` ``not-testable`` or
+``not-yet``) adds ``reason``."""
 
 FAMILIES = ("ENV", "NAME", "TYPE", "ID", "MSG", "TOOL", "ROUTE", "DEL", "DUR", "RES", "VER",
             "SEC", "PROF", "CERT")
@@ -266,7 +271,7 @@ def index_shape_problems(index: Any) -> list[str]:
         if not isinstance(entry, dict):
             problems.append(f"entry {i} is not an object")
             continue
-        if set(entry) != {"id", "level", "section", "summary"}:
+        if set(entry) - {"reason"} != INDEX_MEMBERS:
             problems.append(f"entry {i} ({entry.get('id')}) has members {sorted(entry)}")
         if entry.get("level") not in LEVELS:
             problems.append(f"{entry.get('id')}: level {entry.get('level')!r} is not one of {LEVELS}")
@@ -366,6 +371,14 @@ def index() -> dict[str, Any]:
     return data
 
 
+@pytest.fixture(scope="module")
+def every_statement(index: dict[str, Any]) -> dict[str, Any]:
+    """The index and the editorial list together: every id of the text, once."""
+    editorial = json.loads(EDITORIAL_PATH.read_text(encoding="utf-8"))
+    return {"version": index["version"],
+            "requirements": index["requirements"] + editorial["statements"]}
+
+
 def test_spec_has_statements(statements: list[Statement]) -> None:
     assert len(statements) > 100
 
@@ -402,12 +415,13 @@ def test_index_shape(index: dict[str, Any]) -> None:
     assert index_shape_problems(index) == []
 
 
-def test_text_and_index_agree(statements: list[Statement], index: dict[str, Any]) -> None:
-    assert agreement_problems(statements, index) == []
+def test_text_and_index_agree(statements: list[Statement],
+                              every_statement: dict[str, Any]) -> None:
+    assert agreement_problems(statements, every_statement) == []
 
 
-def test_sections_exist(index: dict[str, Any], chapters: dict[str, str]) -> None:
-    assert section_problems(index, chapters) == []
+def test_sections_exist(every_statement: dict[str, Any], chapters: dict[str, str]) -> None:
+    assert section_problems(every_statement, chapters) == []
 
 
 def test_every_family_has_a_must(index: dict[str, Any]) -> None:
@@ -508,9 +522,12 @@ def test_checks_find_family_without_must_and_bad_index_shape() -> None:
         {"id": "TW-ENV-001", "level": "MUST", "section": "a.md#b", "summary": "s"}]}
     assert "family TW-NAME has no MUST requirement" in family_must_problems(index)
     bad = {"version": "2.0", "requirements": [
-        {"id": "TW-ENV-001", "level": "must", "section": "a.md", "summary": "two\nlines"}]}
+        {"id": "TW-ENV-001", "level": "must", "section": "a.md", "summary": "two\nlines",
+         "subject": "writer", "tested_by": ["envelope-vector"]},
+        {"id": "TW-ENV-002", "level": "MUST", "section": "a.md#b", "summary": "s"}]}
     problems = index_shape_problems(bad)
-    assert len(problems) == 4
+    assert len(problems) == 5
+    assert any(p.startswith("entry 1 (TW-ENV-002) has members") for p in problems)
 
 
 def test_slugify_matches_mkdocs() -> None:

@@ -28,15 +28,36 @@ def _requirements_page() -> str:
         return "# Requirements\n\nThe requirement index is not written yet.\n"
     data = json.loads(path.read_text(encoding="utf-8"))
     lines = ["# Requirement index", "",
-             f"Every normative statement of specification {data.get('version', '1.0')}, "
-             "generated from `spec/requirements.json`.", "",
-             "| id | level | section | summary |", "|---|---|---|---|"]
+             f"Every requirement of specification {data.get('version', '1.0')} that binds an "
+             "implementation, generated from `spec/requirements.json`: its subject (the class of "
+             "implementation it binds) and how it is tested (the artefacts that name it, or why "
+             "nothing does; `spec/README.md` defines both).", "",
+             "| id | level | subject | tested by | section | summary |",
+             "|---|---|---|---|---|---|"]
     for req in data.get("requirements", []):
-        file = str(req.get("section", "")).partition("#")[0]
-        link = f"[{file}](spec/{file}#{req['id']})" if file else ""
-        summary = str(req.get("summary", "")).replace("|", "\\|")
-        lines.append(f"| `{req['id']}` | {req.get('level', '')} | {link} | {summary} |")
+        lines.append(_requirement_row(req, tested=True))
+    editorial = ROOT / "spec" / "editorial.json"
+    if editorial.exists():
+        lines += ["", "## Editorial statements", "",
+                  "Statements that bind the editors of the specification, not implementations, "
+                  "listed apart in `spec/editorial.json`.", "",
+                  "| id | level | section | summary |", "|---|---|---|---|"]
+        for req in json.loads(editorial.read_text(encoding="utf-8")).get("statements", []):
+            lines.append(_requirement_row(req, tested=False))
     return "\n".join(lines) + "\n"
+
+
+def _requirement_row(req: dict[str, Any], tested: bool) -> str:
+    file = str(req.get("section", "")).partition("#")[0]
+    link = f"[{file}](spec/{file}#{req['id']})" if file else ""
+    summary = str(req.get("summary", "")).replace("|", "\\|")
+    if not tested:
+        return f"| `{req['id']}` | {req.get('level', '')} | {link} | {summary} |"
+    how = ", ".join(req.get("tested_by", []))
+    if req.get("reason"):
+        how += ": " + str(req["reason"]).replace("|", "\\|")
+    return (f"| `{req['id']}` | {req.get('level', '')} | {req.get('subject', '')} | {how} | "
+            f"{link} | {summary} |")
 
 
 def _traceability_page() -> str:

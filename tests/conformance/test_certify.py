@@ -67,8 +67,8 @@ def test_the_reference_router_passes_every_check_of_every_scenario(tmp_path: Pat
 def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: str) -> None:
     """The routers written from the specification give no declaration: they are taken to
     read the ask timeout and the round limit only, so the scenarios that set the default
-    turn timeout or the number of model-call retries are skipped, with the reason, and not
-    counted as passed."""
+    turn timeout, the number of model-call retries or unanswered_asks are skipped, with the
+    reason, and not counted as passed; the scenario of unanswered_asks' default runs."""
     code, report, stderr = certify(router)
     assert code == 0, stderr
     assert report["certified"] is True
@@ -77,8 +77,10 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
                      if json.loads(p.read_text(encoding="utf-8"))["level"] == "core"}
     skipped = {s["scenario"]: s["skipped"] for s in report["scenarios"] if "skipped" in s}
     assert sorted(skipped) == ["default-turn-timeout", "leader-model-call-fails",
-                               "model-call-retried", "sub-agent-model-call-fails"]
+                               "model-call-retried", "sub-agent-model-call-fails",
+                               "unanswered-ask-master", "unanswered-ask-sub-agent"]
     assert "declares no turn_timeout knob" in skipped["default-turn-timeout"]
+    assert "declares no unanswered_asks knob" in skipped["unanswered-ask-master"]
     assert "declares no model_retries knob" in skipped["model-call-retried"]
     assert all(not s["passed"] and not s["checks"] for s in report["scenarios"]
                if "skipped" in s)

@@ -38,8 +38,10 @@ def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
      "error: the number of model-call retries must be a whole number of at least 0, not '-1'"),
     (["hi", "--model-retries", "²"], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
      "error: the number of model-call retries must be a whole number of at least 0, not '²'"),
+    (["hi"], {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TEAMWIRE_UNANSWERED_ASKS": "later"},
+     "error: TEAMWIRE_UNANSWERED_ASKS must be 'wait' or 'fail', not 'later'"),
 ], ids=["no-endpoint", "no-request", "timeout-not-a-number", "timeout-negative", "no-rounds",
-        "turn-timeout-zero", "retries-negative", "retries-not-ascii"])
+        "turn-timeout-zero", "retries-negative", "retries-not-ascii", "unanswered-asks-unknown"])
 def test_bad_usage_is_exit_2_with_the_reason(args: list[str], env: dict[str, str],
                                              message: str) -> None:
     result = _run(args, **env)
@@ -86,8 +88,10 @@ def test_describe_prints_a_declaration_of_the_knobs_it_reads() -> None:
     assert declared["knobs"] == {"ask_timeout": "TEAMWIRE_ASK_TIMEOUT",
                                  "turn_timeout": "TEAMWIRE_TURN_TIMEOUT",
                                  "round_limit": "TEAMWIRE_ROUND_LIMIT",
-                                 "model_retries": "TEAMWIRE_MODEL_RETRIES"}
+                                 "model_retries": "TEAMWIRE_MODEL_RETRIES",
+                                 "unanswered_asks": "TEAMWIRE_UNANSWERED_ASKS"}
     assert declared["knobs"]["model_retries"] == run_cmd.ENV_MODEL_RETRIES
+    assert declared["knobs"]["unanswered_asks"] == run_cmd.ENV_UNANSWERED_ASKS
 
 
 def test_a_failed_model_call_is_made_again_as_many_times_as_the_retries_say(

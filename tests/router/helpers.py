@@ -30,7 +30,7 @@ FSE = "Full-Stack Engineer_1"
 UIO2 = "UI Operator_2"
 
 
-def team(*, start_leader: bool = True, tasks: bool = True, **kwargs: int) -> RoutingCore:
+def team(*, start_leader: bool = True, tasks: bool = True, **kwargs: Any) -> RoutingCore:
     """A core with the leader (running) and UI Operator_1 / Full-Stack Engineer_1 (tasked)."""
     core = RoutingCore(**kwargs)
     core.handle(AgentCreated(LEADER, "team-leader"))

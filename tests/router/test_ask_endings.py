@@ -17,6 +17,7 @@ import pytest
 
 from teamwire.envelope import MessageType
 from teamwire.router import (
+    AgentState,
     AgentTerminated,
     AnswerGiven,
     CancelTimer,
@@ -29,6 +30,7 @@ from teamwire.router import (
     RoutingCore,
     TimerFired,
     ToolCallBlocked,
+    TurnEnded,
 )
 from teamwire.router.actions import DiscardMessages, PersistAskFailure
 from tests.router.helpers import FSE, LEADER, UIO, of_type, team
@@ -115,3 +117,23 @@ def test_an_answer_taken_from_output_is_stored_without_acknowledgment() -> None:
 
 def test_an_agent_that_does_not_exist_has_nothing_pending() -> None:
     assert team().pending("Designer_1") == ()
+
+
+@pytest.mark.parametrize("value", ["later", "", "FAIL", None])
+def test_unanswered_asks_takes_wait_or_fail_only(value: object) -> None:
+    """TW-ROUTE-032: a router refuses a value of unanswered_asks the settings table lacks."""
+    with pytest.raises(ValueError, match="unanswered_asks must be 'wait' or 'fail'"):
+        RoutingCore(unanswered_asks=value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("setting", "code"), [("wait", None), ("fail", "unanswered")])
+def test_a_turn_that_read_an_ask_and_ended_keeps_or_fails_it_as_the_setting_says(
+        setting: str, code: str | None) -> None:
+    """TW-ROUTE-030: UI Operator_1 reads Full-Stack Engineer_1's question and ends its turn
+    with no answer; ``wait`` (the default) leaves the ask pending, ``fail`` fails it."""
+    core = team(unanswered_asks=setting)
+    core.handle(ToolCallBlocked(FSE, "c-ask", UIO, "ask_fse_001", "Which port?"))
+    core.handle(ModelCallStarted(UIO))
+    failed = of_type(core.handle(TurnEnded(UIO)), FailToolCall)
+    assert [f.code for f in failed] == ([code] if code else [])
+    assert (core.state(FSE) is AgentState.WAITING) == (code is None)

@@ -33,7 +33,8 @@ class _FailingCalls:
         return await self.scripted.complete(agent, messages, tools)
 
 
-def _asked_while_the_leader_fails(failing: set[int]) -> tuple[Session, list[tuple[str, Any]]]:
+def _asked_while_the_leader_fails(failing: set[int], unanswered_asks: str = "wait"
+                                  ) -> tuple[Session, list[tuple[str, Any]]]:
     # UI Operator_1 asks the leader at once; the leader's next model calls fail as given.
     clock = VirtualClock()
     subs = {UIO: [Step("Asking.", (("ask_master", {"question": "Which palette?",
@@ -52,7 +53,8 @@ def _asked_while_the_leader_fails(failing: set[int]) -> tuple[Session, list[tupl
         return ScriptedAgent(subs.get(name, []), clock, tag=role_id[:3])
 
     session = Session(leader=leader, drivers=drivers, clock=clock,
-                      listener=lambda kind, data: notes.append((kind, data)))
+                      listener=lambda kind, data: notes.append((kind, data)),
+                      unanswered_asks=unanswered_asks)
     return run_to_idle(session), notes
 
 
@@ -71,10 +73,10 @@ def test_a_failed_leader_turn_produces_no_message_and_the_next_message_restarts_
 
 def test_an_ask_the_failing_leader_had_received_fails_with_unanswered() -> None:
     # The second failing call is the one the ASK was delivered before: that turn ends without
-    # an answer, so the ask fails at once with unanswered (TW-ROUTE-025, TW-ROUTE-030) instead
-    # of waiting for the ask timeout; the asker goes on, and its COMPLETION wakes the leader,
-    # whose late answer then fails with not-waiting.
-    session, notes = _asked_while_the_leader_fails({2, 3})
+    # an answer, so with unanswered_asks fail the ask fails at once with unanswered
+    # (TW-ROUTE-025, TW-ROUTE-030) instead of waiting for the ask timeout; the asker goes on,
+    # and its COMPLETION wakes the leader, whose late answer then fails with not-waiting.
+    session, notes = _asked_while_the_leader_fails({2, 3}, "fail")
     failures = [(data["agent"], data["state"]) for kind, data in notes if kind == "turn-failed"]
     assert failures == [(LEADER, "error"), (LEADER, "error")]
     assert session.core.state(LEADER).value == "completed"
@@ -84,6 +86,18 @@ def test_an_ask_the_failing_leader_had_received_fails_with_unanswered() -> None:
     late = [m["content"] for m in session.conversations[LEADER] if m["role"] == "tool"][-1]
     assert '"code": "not-waiting"' in late
     assert lint_value(session.bundle()).findings == []
+
+
+def test_by_default_an_ask_the_failing_leader_had_received_waits_for_its_timeout() -> None:
+    # unanswered_asks wait (the default, spec 1.0): the turn that received the ask fails and
+    # the ask stays open; nothing wakes the leader, so the ask ends by its timeout
+    # (TW-ROUTE-017), and the asker's report then wakes the leader, whose answer comes late.
+    session, _ = _asked_while_the_leader_fails({2, 3})
+    ask_result = next(m["content"] for m in session.conversations[UIO] if m["role"] == "tool")
+    assert '"code": "timeout"' in ask_result
+    assert session.clock.now() >= 300
+    late = [m["content"] for m in session.conversations[LEADER] if m["role"] == "tool"][-1]
+    assert '"code": "not-waiting"' in late
 
 
 def test_the_demo_prints_a_failed_turn() -> None:

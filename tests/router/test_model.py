@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from teamwire.envelope import MessageType
 from teamwire.router import (
@@ -27,6 +27,7 @@ from teamwire.router import (
     TurnEnded,
     TurnStarted,
 )
+from teamwire.router.core import UNANSWERED_ASKS
 from tests.router.helpers import FSE, LEADER, UIO
 
 SUBS = (UIO, FSE)
@@ -39,15 +40,23 @@ class RouterModel(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.core = RoutingCore()
+        self.fail_unanswered = False
         self.state = {name: "idle" for name in AGENTS}
         self.queue: dict[str, list[str]] = {name: [] for name in AGENTS}
         self.expected: dict[str, list[str]] = {name: [] for name in AGENTS}
         self.actual: dict[str, list[str]] = {name: [] for name in AGENTS}
         self.asks: dict[str, str] = {}
         self.calls = 0
-        self.feed(AgentCreated(LEADER, "team-leader"))
-        self.feed(AgentCreated(UIO, "ui-operator"))
-        self.feed(AgentCreated(FSE, "full-stack-engineer"))
+
+    @initialize(unanswered=st.sampled_from(UNANSWERED_ASKS))
+    def setting(self, unanswered: str) -> None:
+        """The agents, in a core with either value of the setting unanswered_asks
+        (TW-ROUTE-030)."""
+        self.fail_unanswered = unanswered == "fail"
+        self.core = RoutingCore(unanswered_asks=unanswered)
+        for name, role in ((LEADER, "team-leader"), (UIO, "ui-operator"),
+                           (FSE, "full-stack-engineer")):
+            self.feed(AgentCreated(name, role))
 
     # -- plumbing
     def feed(self, event: object) -> list[Action]:
@@ -104,7 +113,8 @@ class RouterModel(RuleBasedStateMachine):
         if self.state[agent] not in ("running", "closing"):
             return
         self.feed(TurnEnded(agent))
-        if agent == LEADER:  # TW-ROUTE-030: asks the leader received and left unanswered end
+        if agent == LEADER and self.fail_unanswered:
+            # TW-ROUTE-030: asks the leader received and left unanswered end
             for sub, question in list(self.asks.items()):
                 if question in self.expected[LEADER]:
                     del self.asks[sub]

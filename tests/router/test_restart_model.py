@@ -87,6 +87,7 @@ from teamwire.router import (
     TurnStarted,
 )
 from teamwire.router.actions import STORE_ACTION_TYPES, PersistAskFailure
+from teamwire.router.core import UNANSWERED_ASKS
 from teamwire.router.events import TurnFailed
 from teamwire.router.store import MemoryStore, MessageStatus, SQLiteStore, Store
 from tests.router.helpers import FSE, LEADER, UIO, UIO2
@@ -226,6 +227,7 @@ class RestartModel(RuleBasedStateMachine):
         self.memory = MemoryStore()
         self.sqlite = SQLiteStore(self.directory / "router.db", synchronous="normal")
         self.limit = 8
+        self.unanswered_asks = UNANSWERED_ASKS[0]
         self.core = RoutingCore()
         self.now = 0
         self.timers: dict[tuple[str, str], float] = {}
@@ -454,10 +456,11 @@ class RestartModel(RuleBasedStateMachine):
 
     # ------------------------------------------------------------------ rules
 
-    @initialize(limit=st.sampled_from([1, 2, 3]))
-    def start(self, limit: int) -> None:
+    @initialize(limit=st.sampled_from([1, 2, 3]), unanswered=st.sampled_from(UNANSWERED_ASKS))
+    def start(self, limit: int, unanswered: str) -> None:
         self.limit = limit
-        self.core = RoutingCore(max_ask_rounds=limit)
+        self.unanswered_asks = unanswered
+        self.core = RoutingCore(max_ask_rounds=limit, unanswered_asks=unanswered)
 
         def created() -> None:
             self.agents[LEADER] = Agent("team-leader")
@@ -771,7 +774,10 @@ class RestartModel(RuleBasedStateMachine):
         self.run(TurnEnded(name), update)
 
     def unanswered(self, name: str) -> None:
-        """TW-ROUTE-030: the asks ``name`` had received and not answered end with its turn."""
+        """TW-ROUTE-030: with unanswered_asks fail, the asks ``name`` had received and not
+        answered end with its turn; with wait (spec 1.0) they stay open."""
+        if self.unanswered_asks != "fail":
+            return
         for asker, agent in self.agents.items():
             if agent.ask is not None and agent.ask.target == name and agent.ask.delivered:
                 self.close_ask(asker, "unanswered")
@@ -900,10 +906,10 @@ class RestartModel(RuleBasedStateMachine):
         self.sqlite = SQLiteStore(self.directory / "router.db", synchronous="normal")
         snapshots = {"memory": self.memory.load(), "sqlite": self.sqlite.load()}
         self.timers.clear()  # the process and its timers are gone
-        self.core = RoutingCore(max_ask_rounds=self.limit)
+        self.core = RoutingCore(max_ask_rounds=self.limit, unanswered_asks=self.unanswered_asks)
         actions = self.core.handle(Restarted(snapshots[source], now=float(self.now)))
         self._commit(actions)
-        twin = RoutingCore(max_ask_rounds=self.limit)
+        twin = RoutingCore(max_ask_rounds=self.limit, unanswered_asks=self.unanswered_asks)
         other = snapshots["sqlite" if source == "memory" else "memory"]
         twin_actions = twin.handle(Restarted(other, now=float(self.now)))
         assert Counter(map(repr, twin_actions)) == Counter(map(repr, actions))

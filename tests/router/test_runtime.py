@@ -148,17 +148,17 @@ def test_demo_is_deterministic() -> None:
 
 
 def test_silent_sub_agent_fails_ask_sub_agent_with_unanswered() -> None:
-    """TW-TYPE-017, TW-ROUTE-012, TW-ROUTE-030: the sub-agent's turn after the ASK ends with
-    no output. The spec's answer is its first non-blank output, so the silent end is an empty
-    COMPLETION for the leader, not an answer; the turn that received the ask is over, so the
-    ask fails with unanswered at once (not after the ask timeout), and the leader then reads
-    the empty COMPLETION."""
+    """TW-TYPE-017, TW-ROUTE-012, TW-ROUTE-030 with unanswered_asks fail: the sub-agent's turn
+    after the ASK ends with no output. The spec's answer is its first non-blank output, so the
+    silent end is an empty COMPLETION for the leader, not an answer; the turn that received the
+    ask is over, so the ask fails with unanswered at once (not after the ask timeout), and the
+    leader then reads the empty COMPLETION."""
     session = run_to_idle(_session(
         [Step(None, (CREATE_UIO,)),
          Step(None, (("ask_sub_agent", {"agent_id": 1, "question": "eta?",
                                         "question_id": "ask_tl_001"}),), delay=5.0),
          Step("giving up on the answer")],
-        {UIO: [Step("design done", delay=1.0)]}, ask_timeout=50.0))
+        {UIO: [Step("design done", delay=1.0)]}, ask_timeout=50.0, unanswered_asks="fail"))
     result = json.loads(_tool_results(session, LEADER)[-1])
     assert result["error"]["code"] == "unanswered"
     assert session.conversations[UIO][-1] == {"role": "assistant", "content": ""}
@@ -169,11 +169,10 @@ def test_silent_sub_agent_fails_ask_sub_agent_with_unanswered() -> None:
     assert [p.text for p in validate_bundle(session.bundle()) if p.fatal] == []
 
 
-def test_after_a_silent_turn_end_the_next_output_is_a_report_not_an_answer() -> None:
-    """TW-ROUTE-030: a silent turn end fails the ask it had received (in 1.0 the ask waited
-    for the sub-agent's next non-blank output); that output, in the turn a later MESSAGE of
-    ask_other_agent starts, answers that MESSAGE alone."""
-    session = run_to_idle(_session(
+def _silent_then_told(unanswered_asks: str) -> Session:
+    """The leader asks UI Operator_1, whose turn then ends silently; Full-Stack Engineer_1's
+    later notification starts its next turn, whose output is 'about ten minutes'."""
+    return run_to_idle(_session(
         [Step(None, (CREATE_UIO, ("create_sub_agent", {"agent_id": 1,
                                                        "role_id": "full-stack-engineer",
                                                        "task": "api"}))),
@@ -186,12 +185,31 @@ def test_after_a_silent_turn_end_the_next_output_is_a_report_not_an_answer() -> 
          FSE: [Step(None, (("ask_other_agent", {"target_agent_id": 1, "role_id": "ui-operator",
                                                 "content": "fyi: api.md is up",
                                                 "message_id": "msg_fse_001"}),), delay=10.0)]},
-        ask_timeout=500.0))
+        ask_timeout=500.0, unanswered_asks=unanswered_asks))
+
+
+def test_after_a_silent_turn_end_the_next_output_is_a_report_not_an_answer() -> None:
+    """TW-ROUTE-030 with unanswered_asks fail: a silent turn end fails the ask it had
+    received; the next output, in the turn a later MESSAGE of ask_other_agent starts, answers
+    that MESSAGE alone."""
+    session = _silent_then_told("fail")
     result = json.loads(_tool_results(session, LEADER)[-1])
     assert result["error"]["code"] == "unanswered"
     answer = parse(_tool_results(session, FSE)[-1])
     assert (answer.question_id, answer.content) == ("msg_fse_001", "about ten minutes")
     assert session.clock.now() < 500.0
+
+
+def test_by_default_the_ask_outlives_a_silent_turn_and_one_output_answers_both() -> None:
+    """TW-ROUTE-030 with unanswered_asks wait (the default, spec 1.0): the leader's ask stays
+    open past the silent turn end, and the next output answers both askers, the leader's ask
+    first, as it reached UI Operator_1 first (TW-ROUTE-014)."""
+    session = _silent_then_told("wait")
+    leader = parse(_tool_results(session, LEADER)[-1])
+    peer = parse(_tool_results(session, FSE)[-1])
+    assert (leader.question_id, leader.content) == ("ask_tl_001", "about ten minutes")
+    assert (peer.question_id, peer.content) == ("msg_fse_001", "about ten minutes")
+    assert (leader.id, peer.id) == ("ans_uio_001", "ans_uio_002")
 
 
 def test_terminating_a_sub_agent_before_its_turn_ran_does_not_stall() -> None:

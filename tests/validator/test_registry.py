@@ -61,3 +61,27 @@ def test_rule_text_names_the_rule() -> None:
     text = rule_text(REGISTRY["TW601"])
     assert text.startswith("# TW601 forged-header")
     assert "TW-SEC-003" in text
+
+
+CANNOT_TELL = {"TW510": "the round limit is the router's setting, which no transcript records"}
+"""Warnings that cite only MUSTs because the linter cannot tell from a transcript whether what
+it sees breaks them (chapter Introduction, Conformance); the rationale says so."""
+
+
+def test_severity_follows_the_level_of_the_requirements_cited() -> None:
+    """A MUST or MUST NOT violation is an error and a SHOULD or SHOULD NOT violation a warning
+    (chapter Introduction): an error cites a MUST, a warning a SHOULD, save what the linter
+    cannot tell. Notes (info) report what the linter did not check, not a violation."""
+    index = json.loads((ROOT / "spec" / "requirements.json").read_text(encoding="utf-8"))
+    level = {r["id"]: r["level"] for r in index["requirements"]}
+    wrong = []
+    for rule in REGISTRY:
+        levels = {level[r] for r in rule.requirements}
+        if rule.severity is Severity.ERROR and not levels & {"MUST", "MUST NOT"}:
+            wrong.append(f"{rule.code} is an error but cites no MUST: {sorted(levels)}")
+        if rule.severity is Severity.WARNING and not levels & {"SHOULD", "SHOULD NOT"}:
+            if rule.code not in CANNOT_TELL:
+                wrong.append(f"{rule.code} is a warning but cites no SHOULD: {sorted(levels)}")
+            elif "cannot know" not in rule.rationale:
+                wrong.append(f"{rule.code}: the rationale does not say what it cannot know")
+    assert wrong == []

@@ -48,7 +48,7 @@ def test_every_rule_has_a_trigger_and_a_near_miss() -> None:
 
 def test_vector_files_are_well_formed() -> None:
     keys = {"description", "profile", "agent", "config", "format", "input", "input_text",
-            "input_base64", "expected"}
+            "input_base64", "expected", "requirements"}
     for name, case in CASES:
         assert set(case) <= keys, name
         assert sum(k in case for k in ("input", "input_text", "input_base64")) == 1, name
@@ -56,6 +56,20 @@ def test_vector_files_are_well_formed() -> None:
         for entry in case["expected"]:
             assert set(entry) == {"rule", "agent", "index"}, name
             assert entry["rule"] in REGISTRY, name
+
+
+def test_every_case_names_requirements_of_the_index() -> None:
+    """Each case names the requirement ids it tests (TW-ENV-001 ...), at least one, each in
+    the requirement index, and among them those of every rule it expects."""
+    index_path = VECTORS.parents[1] / "spec" / "requirements.json"
+    indexed = {e["id"] for e in json.loads(index_path.read_text(encoding="utf-8"))["requirements"]}
+    for name, case in CASES:
+        named = case["requirements"]
+        assert named, f"{name} names no requirement"
+        assert set(named) <= indexed, f"{name} names {sorted(set(named) - indexed)}"
+        assert len(named) == len(set(named)), name
+        for entry in case["expected"]:
+            assert set(REGISTRY[entry["rule"]].requirements) <= set(named), name
 
 
 def test_vectors_are_up_to_date() -> None:

@@ -97,10 +97,10 @@ def ask_timeout() -> dict[str, Any]:
 def unanswered_ask_master() -> dict[str, Any]:
     return scenario(
         "unanswered-ask-master",
-        "A turn of the Team Leader that read a sub-agent's question and ended without "
-        "answering it fails the ask with unanswered at once, not after the ask timeout; the "
-        "asker goes on",
-        ["TW-ROUTE-030", "TW-TOOL-020"],
+        "With unanswered_asks set to fail, a turn of the Team Leader that read a sub-agent's "
+        "question and ended without answering it fails the ask with unanswered at once, not "
+        "after the ask timeout; the asker goes on",
+        ["TW-ROUTE-030", "TW-TOOL-020", "TW-CERT-005"],
         [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
                says("Waiting."), says("I will decide that later."), says("Fine.")),
          agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
@@ -110,16 +110,37 @@ def unanswered_ask_master() -> dict[str, Any]:
         [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", "Which port?")),
          expect(FSE, 2, tool("call_fse_1", failed("unanswered"))),
          expect(TL, 4, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
-                                "Using port 8080, the default."))])
+                                "Using port 8080, the default."))],
+        knobs={"unanswered_asks": "fail"})
+
+
+def unanswered_ask_waits() -> dict[str, Any]:
+    return scenario(
+        "unanswered-ask-waits",
+        "By default (unanswered_asks wait, the behaviour of spec 1.0) a turn of the Team "
+        "Leader that read a sub-agent's question and ended without answering it leaves the ask "
+        "open: it ends by its timeout, and the asker goes on",
+        ["TW-ROUTE-030", "TW-ROUTE-017", "TW-VER-010"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("I will decide that later."), says("Fine.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
+                               question_id="ask_fse_001")),
+               says("Using port 8080, the default."))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (FSE, 2), (TL, 4)),
+        [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", "Which port?")),
+         expect(FSE, 2, tool("call_fse_1", failed("timeout"))),
+         expect(TL, 4, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
+                                "Using port 8080, the default."))],
+        knobs={"ask_timeout": 1})
 
 
 def unanswered_ask_sub_agent() -> dict[str, Any]:
     return scenario(
         "unanswered-ask-sub-agent",
-        "A sub-agent whose turn after the Team Leader's question ends with no text answers "
-        "nothing: the Team Leader's ask fails with unanswered at once, before the empty "
-        "completion report is delivered",
-        ["TW-ROUTE-030", "TW-TYPE-017", "TW-ROUTE-010"],
+        "With unanswered_asks set to fail, a sub-agent whose turn after the Team Leader's "
+        "question ends with no text answers nothing: the Team Leader's ask fails with "
+        "unanswered at once, before the empty completion report is delivered",
+        ["TW-ROUTE-030", "TW-TYPE-017", "TW-ROUTE-010", "TW-CERT-005"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)), says("Waiting."),
                calls(call("call_tl_2", "ask_sub_agent", agent_id=1, question="Which colours?",
                           question_id="ask_tl_001")),
@@ -128,7 +149,8 @@ def unanswered_ask_sub_agent() -> dict[str, Any]:
         schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (UIO, 2), (TL, 4)),
         [expect(UIO, 2, envelope(TL, "提问", "ask_tl_001", "Ask", "Which colours?")),
          expect(TL, 4, tool("call_tl_2", failed("unanswered")),
-                envelope(UIO, "任务完成汇报", "out_uio_002", "Output", ""))])
+                envelope(UIO, "任务完成汇报", "out_uio_002", "Output", ""))],
+        knobs={"unanswered_asks": "fail"})
 
 
 def leader_asks_a_sub_agent() -> dict[str, Any]:
@@ -206,4 +228,4 @@ def answers_out_of_order() -> dict[str, Any]:
 
 
 SCENARIOS = [round_limit, ask_timeout, leader_asks_a_sub_agent, answers_out_of_order,
-             unanswered_ask_master, unanswered_ask_sub_agent]
+             unanswered_ask_master, unanswered_ask_waits, unanswered_ask_sub_agent]

@@ -79,9 +79,10 @@ def leader_model_call_fails() -> dict[str, Any]:
     question = "Which port?"
     return scenario(
         "leader-model-call-fails",
-        "The Team Leader's model call that fails ends its turn with no message: the question "
-        "that turn had received fails with unanswered, and the asker's completion starts the "
-        "Team Leader's next turn, which asks for the same reply again",
+        "The Team Leader's model call that fails ends its turn with no message: with "
+        "unanswered_asks set to fail, the question that turn had received fails with "
+        "unanswered, and the asker's completion starts the Team Leader's next turn, which asks "
+        "for the same reply again",
         ["TW-ROUTE-025", "TW-ROUTE-030", "TW-ROUTE-031", "TW-CERT-005"],
         [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
                says("Waiting."), failing(says("Noted."), "status-500")),
@@ -92,7 +93,7 @@ def leader_model_call_fails() -> dict[str, Any]:
         [expect(FSE, 2, tool("call_fse_1", failed("unanswered"))),
          expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", question),
                 output(FSE, "out_fse_001", "Using port 8080, the default."))],
-        knobs={"model_retries": 0})
+        knobs={"model_retries": 0, "unanswered_asks": "fail"})
 
 
 SCENARIOS = [model_call_retried, sub_agent_model_call_fails, leader_model_call_fails]

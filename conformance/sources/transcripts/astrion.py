@@ -89,12 +89,21 @@ def _version_cases(v: str) -> list[dict[str, Any]]:
     cases: list[dict[str, Any]] = []
 
     def add(description: str, s: AstrionSession,
-            expect: list[tuple[str, str | None, int | None]]) -> None:
-        cases.append(case(f"{description} ({tag})", s.bundle(), expect, profile=PROFILE))
+            expect: list[tuple[str, str | None, int | None]],
+            requirements: tuple[str, ...] = ()) -> None:
+        cases.append(case(f"{description} ({tag})", s.bundle(), expect, profile=PROFILE,
+                          requirements=requirements))
 
     # -- a whole session, and its breaches ---------------------------------------------------
+    # The session calls every tool in its version's dialect: intent on every leader call,
+    # create_sub_agent without agent_id, stop_sub_agent, answers by question_id, body_prompt,
+    # ask_master without question_id; earlier astrion also agent_ids and target_agent_id.
+    dialect = ("TW-PROF-014", "TW-PROF-015", "TW-PROF-016", "TW-PROF-018", "TW-PROF-020",
+               "TW-PROF-021", "TW-PROF-023")
+    if v != TODAY:
+        dialect += ("TW-PROF-019", "TW-PROF-022")
     add("TW508 near miss: a whole session as astrion writes it, every difference of its "
-        "version at once (TW-PROF-024, TW-PROF-026 to TW-PROF-029)", team(v), [])
+        "version at once (TW-PROF-024, TW-PROF-026 to TW-PROF-029)", team(v), [], dialect)
     ui_name = "UI Operator_1"
     peer_name = "Full-Stack Engineer_1" if v == TODAY else "UI Operator_2"
     add("TW512 astrion takes the output after answer_other_agent as the answer again: it never "

@@ -6,12 +6,14 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import re
 from typing import Any
 
 from tests.validator.builders import Agent, SessionBuilder, small_session
 from tests.validator.spec_session import SpecSession
 
 from teamwire.envelope import Envelope, MessageType, render
+from teamwire.validator.rules import REGISTRY
 
 TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"
 
@@ -88,7 +90,11 @@ def case(
     text: str | None = None,
     raw: bytes | None = None,
     jsonl: bool = False,
+    requirements: tuple[str, ...] = (),
 ) -> dict[str, Any]:
+    """One vector. Its ``requirements`` are those of the rule its description starts with and
+    of every rule it expects (the rule registry's), the ids its description names, and
+    ``requirements`` for what the case tests beyond its rules."""
     out: dict[str, Any] = {"description": description, "profile": profile}
     if agent is not None:
         out["agent"] = agent
@@ -103,7 +109,35 @@ def case(
     else:
         out["input"] = input_
     out["expected"] = [{"rule": r, "agent": a, "index": i} for r, a, i in expect]
+    out["requirements"] = requirement_ids(description, [r for r, _, _ in expect], requirements)
     return out
+
+
+REQUIREMENT_ID = re.compile(r"TW-([A-Z]+)-([0-9]{3})")
+REQUIREMENT_RANGE = re.compile(r"(TW-[A-Z]+-[0-9]{3}) to (TW-[A-Z]+-[0-9]{3})")
+"""A range of ids in a description, "TW-PROF-026 to TW-PROF-029", within one family."""
+FAMILY_ORDER = ("ENV", "NAME", "TYPE", "ID", "MSG", "TOOL", "ROUTE", "DEL", "DUR", "RES", "VER",
+                "SEC", "PROF", "CERT")
+"""The families in the order of the specification and its index."""
+
+
+def requirement_ids(description: str, rules: list[str], extra: tuple[str, ...]) -> list[str]:
+    """The requirement ids a case tests, in the order of the index."""
+    codes = [description.split(" ", 1)[0], *rules]
+    ids = {req for code in codes if code in REGISTRY for req in REGISTRY[code].requirements}
+    ids |= {m.group(0) for m in REQUIREMENT_ID.finditer(description)}
+    for first, last in REQUIREMENT_RANGE.findall(description):
+        if first[:-3] == last[:-3]:
+            ids |= {f"{first[:-3]}{n:03d}" for n in range(int(first[-3:]), int(last[-3:]) + 1)}
+    ids |= set(extra)
+
+    def order(requirement: str) -> tuple[int, int]:
+        match = REQUIREMENT_ID.fullmatch(requirement)
+        if match is None:
+            raise ValueError(f"not a requirement id: {requirement!r}")
+        return FAMILY_ORDER.index(match.group(1)), int(match.group(2))
+
+    return sorted(ids, key=order)
 
 
 def bundle_with(edit: Any) -> dict[str, Any]:

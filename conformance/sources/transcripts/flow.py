@@ -626,8 +626,10 @@ def spec_flow_cases() -> list[dict[str, Any]]:
     (spec_session): each case edits one thing the spec fixes, and names what that breaks."""
     out: list[dict[str, Any]] = []
 
-    def add(description: str, s: SpecSession, expect: list[tuple[str, str | None, int | None]]) -> None:
-        out.append(case(description, copy.deepcopy(s.bundle()), expect))
+    def add(description: str, s: SpecSession, expect: list[tuple[str, str | None, int | None]],
+            requirements: tuple[str, ...] = ()) -> None:
+        out.append(case(description, copy.deepcopy(s.bundle()), expect,
+                        requirements=requirements))
 
     # TW501 (TW-ID-013, TW-TOOL-020): the Ask carries the id the asker chose; the leader's
     # answer names that id, so it answers a question it never received (TW-ROUTE-015).
@@ -664,19 +666,20 @@ def spec_flow_cases() -> list[dict[str, Any]]:
     ui.messages.remove(first.delivery)
     s.terminate(ui)
     add("TW506 a Message lost before a later one arrived, its receiver terminated afterwards", s,
-        [("TW506", TL, s.index(TL, first.source))])
+        [("TW506", TL, s.index(TL, first.source))], ("TW-ROUTE-020",))
     s, ui, _fse = spec_team()
     s.message(ui)
     last = s.message(ui)
     ui.messages.remove(last.delivery)
     s.terminate(ui)
-    add("TW506 near miss: the last Message never arrived and its receiver was terminated", s, [])
+    add("TW506 near miss: the last Message never arrived and its receiver was terminated", s, [],
+        ("TW-ROUTE-020",))
     s, ui, _fse = spec_team()
     ask = s.ask_sub(ui)
     ui.messages.remove(ask.delivery)
     s.terminate(ui)
     add("TW501 an answered ask_sub_agent whose Ask is missing, its receiver terminated later", s,
-        [("TW501", TL, s.index(TL, ask.source))])
+        [("TW501", TL, s.index(TL, ask.source))], ("TW-ROUTE-020",))
 
     # TW502 (TW-ROUTE-015): an answer names a question the caller has received before.
     s, ui, _fse = spec_team()
@@ -724,7 +727,7 @@ def spec_flow_cases() -> list[dict[str, Any]]:
         if terminated:
             s.terminate(ui)
             add("TW505 near miss: the leader terminates the receiver of a Message that has not "
-                "arrived (its queue is discarded)", s, [])
+                "arrived (its queue is discarded)", s, [], ("TW-ROUTE-020",))
         else:
             add("TW505 a leader's Message never reaches its sub-agent", s,
                 [("TW505", TL, s.index(TL, note.source))])

@@ -30,6 +30,7 @@ ENV_ASK_TIMEOUT = "TEAMWIRE_ASK_TIMEOUT"
 ENV_ROUND_LIMIT = "TEAMWIRE_ROUND_LIMIT"
 ENV_TURN_TIMEOUT = "TEAMWIRE_TURN_TIMEOUT"
 ENV_MODEL_RETRIES = "TEAMWIRE_MODEL_RETRIES"
+ENV_UNANSWERED_ASKS = "TEAMWIRE_UNANSWERED_ASKS"
 
 CAPABILITIES = {
     "teamwire": "1.0",
@@ -37,7 +38,8 @@ CAPABILITIES = {
     "profile": "strict",
     "features": ["send-delivery"],
     "knobs": {"ask_timeout": ENV_ASK_TIMEOUT, "turn_timeout": ENV_TURN_TIMEOUT,
-              "round_limit": ENV_ROUND_LIMIT, "model_retries": ENV_MODEL_RETRIES},
+              "round_limit": ENV_ROUND_LIMIT, "model_retries": ENV_MODEL_RETRIES,
+              "unanswered_asks": ENV_UNANSWERED_ASKS},
 }
 """The reference router's capability declaration (schema router-capabilities)."""
 
@@ -104,6 +106,10 @@ def _model_map(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--stream", is_flag=True,
               help="Ask the endpoint for streamed replies (server-sent events) and put each "
                    "one together before the router reads it.")
+@click.option("--unanswered-asks", type=click.Choice(["wait", "fail"]), default=None,
+              help=f"What happens to an ask whose answerer's turn ends without answering it: "
+                   f"wait (spec 1.0's behaviour) or fail with 'unanswered' (TW-ROUTE-030) "
+                   f"(default: ${ENV_UNANSWERED_ASKS}, else wait).")
 @click.option("--describe", is_flag=True,
               help="Print the router's capability declaration (JSON, for teamwire certify "
                    "--describe) and exit.")
@@ -111,7 +117,7 @@ def _model_map(values: tuple[str, ...]) -> dict[str, str]:
 def run(request: str | None, model_url: str | None, api_key: str | None, model: str | None,
         model_for: tuple[str, ...], state_dir: str | None, ask_timeout: str | None,
         round_limit: str | None, turn_timeout: str | None, model_retries: str | None,
-        stream: bool, describe: bool, quiet: bool) -> None:
+        stream: bool, unanswered_asks: str | None, describe: bool, quiet: bool) -> None:
     """Run a session of the protocol: the Team Leader gets REQUEST (default:
     $TEAMWIRE_REQUEST) and every agent's model is called at the endpoint.
 
@@ -123,7 +129,7 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
     if describe:
         click.echo(json.dumps(CAPABILITIES, indent=2))
         return
-    from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS
+    from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS, UNANSWERED_ASKS
     from teamwire.router.runtime import Session
     from teamwire.router.runtime.openai_chat import OpenAIChatDriver
     from teamwire.router.runtime.session import DEFAULT_ASK_TIMEOUT
@@ -144,6 +150,9 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
                          DEFAULT_TURN_TIMEOUT)
     retries = _count("the number of model-call retries",
                      model_retries or os.environ.get(ENV_MODEL_RETRIES), 0, least=0)
+    unanswered = unanswered_asks or os.environ.get(ENV_UNANSWERED_ASKS) or UNANSWERED_ASKS[0]
+    if unanswered not in UNANSWERED_ASKS:
+        fail(f"error: {ENV_UNANSWERED_ASKS} must be 'wait' or 'fail', not {unanswered!r}")
     directory = state_dir or os.environ.get(ENV_STATE_DIR)
     store: Store
     if directory:
@@ -188,11 +197,12 @@ def run(request: str | None, model_url: str | None, api_key: str | None, model: 
         if resuming:
             session = await Session.resume(store, leader=driver("team-leader"), drivers=drivers,
                                            ask_timeout=timeout, max_ask_rounds=rounds,
-                                           listener=listener, turn_timeout=turn_limit)
+                                           listener=listener, turn_timeout=turn_limit,
+                                           unanswered_asks=unanswered)
         else:
             session = Session(leader=driver("team-leader"), drivers=drivers, store=store,
                               ask_timeout=timeout, max_ask_rounds=rounds, listener=listener,
-                              turn_timeout=turn_limit)
+                              turn_timeout=turn_limit, unanswered_asks=unanswered)
             assert text is not None
             await session.start(text)
         await session.run_until_idle()

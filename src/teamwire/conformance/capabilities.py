@@ -23,11 +23,15 @@ KNOBS: dict[str, str] = {
     "turn_timeout": "TEAMWIRE_TURN_TIMEOUT",
     "round_limit": "TEAMWIRE_ROUND_LIMIT",
     "model_retries": "TEAMWIRE_MODEL_RETRIES",
+    "unanswered_asks": "TEAMWIRE_UNANSWERED_ASKS",
 }
 """Every knob a scenario may set, with the variable chapter 13 names for it."""
 
 SECONDS_KNOBS = frozenset({"ask_timeout", "turn_timeout"})
-"""Knobs given as a decimal number of seconds; the others are whole numbers."""
+"""Knobs given as a decimal number of seconds."""
+
+WORD_KNOBS = frozenset({"unanswered_asks"})
+"""Knobs given as a word (``wait`` or ``fail``); the others are whole numbers."""
 
 FEATURES: dict[str, str] = {
     "send-delivery": "TW-TOOL-012",
@@ -81,7 +85,7 @@ class Capabilities:
         for knob, value in scenario.knobs.items():
             if knob in self.knobs:
                 found[self.knobs[knob]] = repr(float(value)) if knob in SECONDS_KNOBS \
-                    else str(int(value))
+                    else str(value) if knob in WORD_KNOBS else str(int(value))
         return found
 
     def declares(self, feature: str) -> bool:

@@ -81,6 +81,9 @@ class InProcessSetup:
     model_retries: int | None = None
     """How many times the scenario has a failed model call made again, or None for the
     router's default."""
+    unanswered_asks: str | None = None
+    """``wait`` or ``fail`` as the scenario sets it (TW-ROUTE-030), or None for the router's
+    default."""
 
 
 RouterFactory = Callable[[InProcessSetup], Awaitable[object]]
@@ -220,7 +223,9 @@ class InProcessRouter:
             round_limit=int(knobs["round_limit"]) if "round_limit" in knobs else None,
             life=self.life,
             turn_timeout=float(knobs["turn_timeout"]) if "turn_timeout" in knobs else None,
-            model_retries=int(knobs["model_retries"]) if "model_retries" in knobs else None)
+            model_retries=int(knobs["model_retries"]) if "model_retries" in knobs else None,
+            unanswered_asks=str(knobs["unanswered_asks"]) if "unanswered_asks" in knobs
+            else None)
         try:
             self._kept.append(self._loop.run_until_complete(self._start(setup)))
         except Exception as exc:  # the router's own failure to start, said plainly
@@ -355,6 +360,8 @@ def reference_factory(session_class: type[Session] = Session) -> RouterFactory:
             else DEFAULT_MAX_ASK_ROUNDS}
         if setup.turn_timeout is not None:
             options["turn_timeout"] = setup.turn_timeout
+        if setup.unanswered_asks is not None:
+            options["unanswered_asks"] = setup.unanswered_asks
 
         model: AgentDriver = setup.model
         if setup.model_retries:

@@ -82,6 +82,10 @@ from teamwire.router.states import AgentState
 from teamwire.router.table import DELIVERY, EVENT_TRIGGERED, STATE_TRIGGERED, EventKey, Outcome
 
 DEFAULT_MAX_ASK_ROUNDS = 8
+UNANSWERED_ASKS = ("wait", "fail")
+"""The values of the setting ``unanswered_asks`` (TW-ROUTE-030), the default first: ``wait``
+keeps an ask its answerer's turn left unanswered open, as spec 1.0 did; ``fail`` fails it
+with ``unanswered`` when that turn ends."""
 
 _TASK = MessageType.TASK
 _MESSAGE = MessageType.MESSAGE
@@ -158,6 +162,11 @@ class RoutingCore:
     message would get a round number above it fails with ``round-limit``, so
     two sub-agents cannot ask each other forever (TW-MSG-010).
 
+    ``unanswered_asks`` is ``wait`` (the default, the behaviour of spec 1.0) or ``fail``
+    (``ValueError`` otherwise): with ``fail``, the end of a turn fails every ask that turn
+    received and did not answer with ``unanswered`` (TW-ROUTE-030); with ``wait``, such an ask
+    stays open for a later answer, its timeout or a termination.
+
     ``checkpoint()`` and ``rollback()`` undo events whose store actions could
     not be committed, so that the core never runs ahead of its store
     (TW-DUR-007).
@@ -168,11 +177,16 @@ class RoutingCore:
     message gets that call's stored result and enqueues nothing (TW-DUR-003).
     """
 
-    def __init__(self, *, max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS) -> None:
+    def __init__(self, *, max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS,
+                 unanswered_asks: str = UNANSWERED_ASKS[0]) -> None:
         if type(max_ask_rounds) is not int or max_ask_rounds < 1:
             raise ValueError(f"the round limit must be an integer of at least 1 (TW-MSG-011), "
                              f"not {max_ask_rounds!r}")
+        if unanswered_asks not in UNANSWERED_ASKS:
+            raise ValueError(f"unanswered_asks must be 'wait' or 'fail' (TW-ROUTE-030), "
+                             f"not {unanswered_asks!r}")
         self.max_ask_rounds = max_ask_rounds
+        self.fail_unanswered = unanswered_asks == "fail"
         self._agents: dict[str, _Agent] = {}
         self._role_names: dict[str, str] = {}
         self._ids: dict[str, None] = {}
@@ -621,7 +635,8 @@ class RoutingCore:
         return None
 
     def _turn_ended(self, event: TurnEnded, agent: _Agent) -> Outcome | None:
-        self._fail_unanswered(agent, "ended")
+        if self.fail_unanswered:
+            self._fail_unanswered(agent, "ended")
         return None  # the table's entry (completed) is the rest of it
 
     def _turn_failed(self, event: TurnFailed, agent: _Agent) -> Outcome | None:
@@ -631,7 +646,8 @@ class RoutingCore:
             state = "timeout" if event.reason == "timeout" else "error"
             result = render_run_result(agent.name, state, event.detail)
             self._enqueue(self._report(agent, _COMPLETION, result))
-        self._fail_unanswered(agent, "failed" if event.reason == "error" else "timed out")
+        if self.fail_unanswered:
+            self._fail_unanswered(agent, "failed" if event.reason == "error" else "timed out")
         return None
 
     def _fail_unanswered(self, answerer: _Agent, how: str) -> None:
@@ -715,10 +731,14 @@ class RoutingCore:
             if result.call_id is not None and owner is not None:
                 owner.results[result.call_id] = result
         self._seq = max(snap.next_seq, max((m.seq for m in snap.pending), default=0) + 1)
-        for agent in self._agents.values():
-            ask = agent.ask
-            if ask is None:
-                continue
+        # The askers an output answers wait in the order their questions reached the answerer
+        # (TW-ROUTE-014), which is the order the asks were accepted (queues are first in, first
+        # out), the order of snap.questions; agents come in creation order.
+        accepted = {question_id: n for n, (question_id, *_) in enumerate(snap.questions)}
+        open_asks = sorted(((agent, agent.ask) for agent in self._agents.values()
+                            if agent.ask is not None),
+                           key=lambda pair: accepted.get(pair[1].question_id, len(accepted)))
+        for agent, ask in open_asks:
             self._asks_by_question[ask.question_id] = agent.name
             self._questions[ask.question_id] = (agent.name, ask.target)
             if ask.delivered:

@@ -175,4 +175,6 @@ class Snapshot:
     results: tuple[ToolCallResult, ...] = ()
     questions: tuple[tuple[str, str, str, bool], ...] = ()
     """(question id, asker, answerer, received) of every accepted ask, so that an answer to
-    one that is over still fails with not-waiting rather than unknown-question."""
+    one that is over still fails with not-waiting rather than unknown-question; in the order
+    the asks were accepted, which for one answerer is the order its questions reached it, the
+    order in which one output answers several of them (TW-ROUTE-014)."""

@@ -13,6 +13,7 @@ const URL_ = process.env.OPENAI_BASE_URL.replace(/\/$/, "") + "/chat/completions
 const KEY = process.env.OPENAI_API_KEY || "";
 const ASK_TIMEOUT = FAULT === "no-timeout" ? null : Number(process.env.TEAMWIRE_ASK_TIMEOUT || 300);
 const ROUND_LIMIT = Number(process.env.TEAMWIRE_ROUND_LIMIT || 8);
+const FAIL_UNANSWERED = process.env.TEAMWIRE_UNANSWERED_ASKS === "fail";
 const LEADER = "Team Leader";
 const ROLES = new Map([["ui-operator", "UI Operator"], ["full-stack-engineer", "Full-Stack Engineer"]]);
 const abbreviation = (name, roleId) => (name.match(/[A-Z]/g) || []).join("").toLowerCase()
@@ -119,8 +120,9 @@ function endTurn(agent, text) {
     deliver(leader, envelope(agent.name, "任务完成汇报", id, "Output", text));
   }
   for (const other of agents.values()) {
-    // an ask this turn received and left unanswered ends with it (TW-ROUTE-030)
-    if (other.waitingOn === agent.name && other.resolveAsk && !agent.pending.includes(other.askedText)) {
+    // with unanswered_asks fail, an ask this turn received and left unanswered ends with it
+    // (TW-ROUTE-030); by default it waits on
+    if (FAIL_UNANSWERED && other.waitingOn === agent.name && other.resolveAsk && !agent.pending.includes(other.askedText)) {
       other.resolveAsk(error("unanswered", `${agent.name} did not answer`));
     }
   }

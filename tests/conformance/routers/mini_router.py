@@ -125,6 +125,7 @@ class Router:
         self.counters: dict[tuple[str, str], int] = {}  # (prefix, abbreviation) → last number
         self.ask_timeout: float | None = float(os.environ.get("TEAMWIRE_ASK_TIMEOUT") or 300)
         self.round_limit = int(os.environ.get("TEAMWIRE_ROUND_LIMIT") or 8)
+        self.fail_unanswered = os.environ.get("TEAMWIRE_UNANSWERED_ASKS") == "fail"
         if FAULT == "no-timeout":
             self.ask_timeout = None
         if FAULT == "no-round-limit":
@@ -217,8 +218,9 @@ class Router:
                                   "Output", text)
                 self.deliver(leader, report)
             for other in self.agents.values():
-                # an ask this turn received and left unanswered ends with it (TW-ROUTE-030)
-                if other.waiting_on == agent.name and not other.answered.is_set() \
+                # with unanswered_asks fail, an ask this turn received and left unanswered
+                # ends with it (TW-ROUTE-030); by default it waits on
+                if self.fail_unanswered and other.waiting_on == agent.name and not other.answered.is_set() \
                         and other.asked_text not in agent.pending:
                     other.answer = error("unanswered", f"{agent.name} did not answer")
                     other.answered.set()

@@ -43,7 +43,7 @@ from teamwire.router.actions import (
     StartTimer,
     StartTurn,
 )
-from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS, RoutingCore
+from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS, UNANSWERED_ASKS, RoutingCore
 from teamwire.router.errors import StoreFailure
 from teamwire.router.events import (
     AgentCreated,
@@ -93,7 +93,8 @@ class Session:
     sleeps: ``run_until_idle`` jumps time forward whenever every agent waits.
     Every role of ``roles`` must have a valid role id and role name
     (``ValueError`` otherwise, TW-SEC-006); ``max_ask_rounds`` is an integer of
-    at least 1 (TW-MSG-011).
+    at least 1 (TW-MSG-011); ``unanswered_asks`` is ``wait`` (spec 1.0's behaviour, the
+    default) or ``fail`` (an ask its answerer's turn left unanswered fails, TW-ROUTE-030).
     """
 
     def __init__(self, *, leader: AgentDriver, drivers: DriverFactory,
@@ -102,8 +103,9 @@ class Session:
                  ask_timeout: float = DEFAULT_ASK_TIMEOUT,
                  max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS,
                  session_id: str | None = None, listener: Listener | None = None,
-                 turn_timeout: float = DEFAULT_TURN_TIMEOUT) -> None:
-        self.core = RoutingCore(max_ask_rounds=max_ask_rounds)
+                 turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+                 unanswered_asks: str = UNANSWERED_ASKS[0]) -> None:
+        self.core = RoutingCore(max_ask_rounds=max_ask_rounds, unanswered_asks=unanswered_asks)
         roles = tuple(roles)
         for role in roles:
             problem = role_problem(role.role_id, role.name)
@@ -153,7 +155,8 @@ class Session:
                      ask_timeout: float = DEFAULT_ASK_TIMEOUT,
                      max_ask_rounds: int = DEFAULT_MAX_ASK_ROUNDS,
                      listener: Listener | None = None,
-                     turn_timeout: float = DEFAULT_TURN_TIMEOUT) -> Session:
+                     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+                     unanswered_asks: str = UNANSWERED_ASKS[0]) -> Session:
         """Reopen the session kept in ``store`` after a restart and set it running again.
 
         Restores every agent's state, conversation, queue and open ask (with the
@@ -169,7 +172,8 @@ class Session:
         session = cls(leader=leader, drivers=drivers, store=store, clock=clock,
                       roles=[*roles, *saved.custom_roles], ask_timeout=ask_timeout,
                       max_ask_rounds=max_ask_rounds, session_id=saved.session_id,
-                      listener=listener, turn_timeout=turn_timeout)
+                      listener=listener, turn_timeout=turn_timeout,
+                      unanswered_asks=unanswered_asks)
         session._custom_roles = list(saved.custom_roles)
         session.clock.skip_to(saved.time)
         session.turn_timeouts = dict(saved.turn_timeouts)

@@ -33,7 +33,7 @@ E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 INVALID_JSON = rule(
     "TW001", "invalid-json", E, "The file (or a JSONL line) is not valid JSON.",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-014",), scope="file",
     rationale="""
 Nothing else can be checked in a file that does not decode. The finding gives the line and
 column of the first syntax error in the file, as the JSON decoder reports it.""",
@@ -69,7 +69,7 @@ def _invalid_encoding(fact: NotJson, report: Report[NotJson]) -> None:
 UNEXPECTED_SHAPE = rule(
     "TW003", "unexpected-shape", E,
     "The JSON is neither a session bundle nor a conversation, or a bundle is malformed.",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-014",), scope="file",
     rationale="""
 A transcript is a session bundle ({"teamwire", "agents": {name: {role_id, agent_id, messages}}})
 or one conversation (an array of chat messages, or JSON Lines with one message per line). Any
@@ -125,7 +125,7 @@ def _unexpected_entry(fact: BundleEntry, report: Report[BundleEntry]) -> None:
 INVALID_MESSAGE = rule(
     "TW004", "invalid-message", E,
     "A message is not a chat-completions message (role, content, tool_calls, tool_call_id).",
-    requirements=(),
+    requirements=("TW-SEC-014",),
     rationale="""
 Each message is an object with role system, user, assistant or tool; content a string (null only
 on an assistant message that calls tools); tool_calls on assistant messages, each with an id and a
@@ -148,11 +148,14 @@ def _content_not_text(fact: NotText, report: Report[NotText]) -> None:
 MULTIMODAL_CONTENT = rule(
     "TW005", "multimodal-content", W,
     "Content is an array of parts; protocol messages are plain strings.",
-    requirements=("TW-TYPE-011",),
+    requirements=("TW-TYPE-022",),
     rationale="""
 Every protocol message is delivered as one user message whose entire content is the envelope
-text. Content given as an array of parts (text, images) is not an envelope and its parts are not
-checked; a router never produces it for protocol messages.""",
+text (TW-TYPE-011). Content given as an array of parts (text, images) is not an envelope and its
+parts are not checked; a router never produces it for protocol messages. Whether such a message
+was meant as one (which would break the MUST of TW-TYPE-011) cannot be told from the
+transcript, since a request may carry an image: what the rule enforces is the SHOULD of
+TW-TYPE-022, that a conversation's messages are text, so it is a warning.""",
     bad='{"role": "user", "content": [{"type": "text", "text": "来自 Team Leader 的任务发布…"}]}',
     good='{"role": "user", "content": "来自 Team Leader 的任务发布\\nid: task_001\\n…"}')
 
@@ -225,7 +228,7 @@ def _agent_entry_mismatch(fact: BundleEntry, report: Report[BundleEntry]) -> Non
 
 RECORD_TOO_LARGE = rule(
     "TW008", "record-too-large", E, "A JSONL line is longer than the configured limit.",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-013",), scope="file",
     rationale="""
 JSON Lines are read one line at a time so that memory stays flat; a line longer than
 max-record-bytes (64 MiB by default) is skipped and reported instead of being loaded.""",
@@ -240,7 +243,7 @@ def _record_too_large(fact: LongRecord, report: Report[LongRecord]) -> None:
 UNIDENTIFIED_AGENT = rule(
     "TW009", "unidentified-agent", INFO,
     "A lone conversation's agent could not be inferred; direction checks are skipped.",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-015",), scope="file",
     rationale="""
 Whether a message may appear in a conversation depends on whose conversation it is. Without
 --agent the linter infers it: the Team Leader if it calls leader tools or receives reports, a
@@ -260,7 +263,7 @@ def _unidentified_agent(fact: LoneConversation, report: Report[LoneConversation]
 
 UNREADABLE_INPUT = rule(
     "TW010", "unreadable-input", E, "An input path cannot be read (missing, a directory, no access).",
-    requirements=(), scope="file",
+    requirements=("TW-SEC-013",), scope="file",
     rationale="""
 A path named on the command line that cannot be read is reported as a finding, so that every
 output format shows it, and the run exits with code 2. It is an error whatever the selection
@@ -276,7 +279,7 @@ def _unreadable_input(fact: Unreadable, report: Report[Unreadable]) -> None:
 REPEATED_MEMBER_NAME = rule(
     "TW011", "repeated-member-name", E,
     "An object of the file's JSON names one member twice.",
-    requirements=(), scope="file", default=False,
+    requirements=("TW-SEC-016",), scope="file", default=False,
     rationale="""
 JSON does not say which value of a repeated name counts: some readers keep the first, others
 the last (as this linter does), so two tools reading one transcript could check different
