@@ -19,6 +19,7 @@ from conformance.sources.scenarios import (
     asks,
     durability,
     failures,
+    knobs,
     lifecycle,
     routing,
     targets,
@@ -34,7 +35,7 @@ OUT = Path(__file__).resolve().parents[2] / "scenarios"
 REFERENCE = [sys.executable, "-m", "teamwire", "run", "-q"]
 SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *lifecycle.SCENARIOS,
            *arguments.SCENARIOS,
-           *failures.SCENARIOS, *durability.SCENARIOS]
+           *failures.SCENARIOS, *durability.SCENARIOS, *knobs.SCENARIOS]
 
 
 def main() -> int:

@@ -52,6 +52,9 @@ class Run:
     seconds: float = 0.0
     restarts: int = 0
     """How many times the scenario killed the router and started it again."""
+    refusal: str = ""
+    """How the router refused to start, in a scenario that expects it to (``refused``): it
+    exited by itself, or an in-process router's factory raised; empty if it did not."""
 
     @property
     def started(self) -> bool:
@@ -272,6 +275,11 @@ def _play(steps: Sequence[Step | Crash], router: RouterUnderTest, run: Run,
             return True  # held, never answered: the router dies waiting for it
         if not step.hold:
             router.release(call)
+    if run.scenario.refused:
+        # The router is to refuse its knobs: the refusal check judges whether it exited.
+        if router.wait_for_end(wait) and not endpoint.calls:
+            run.refusal = run.refusal or str(router.ended())
+        return True
     if (not steps or not isinstance(steps[-1], Crash)) and not router.wait_for_end(wait):
         run.problems.append(f"the router did not exit within {wait:g} s of the last "
                             "scripted reply (the session should have ended)")
