@@ -15,10 +15,18 @@ the tests can check that certification fails with the right requirements:
 - ``wrong-question``: the Team Leader's answer goes to the first sub-agent that waits on it,
   whichever question it answers;
 - ``ignore-termination``: terminate_sub_agent says it terminated the sub-agent, which goes on;
-- ``no-delivery``: send_message_to_sub_agent's result leaves out the optional ``delivery``.
+- ``no-delivery``: send_message_to_sub_agent's result leaves out the optional ``delivery``;
+- ``no-progress``: text beside a sub-agent's tool calls is dropped instead of reported;
+- ``keep-call-ids``: tool calls keep the ids the model gave, empty, missing or repeated;
+- ``keep-repeats``: arguments that name a member twice are read, the last value kept;
+- ``any-integer``: integers beyond 2^53-1 are taken as any other;
+- ``any-question``: an answer tool answers whatever its asker waits on, whichever id it names;
+- ``take-any-knob``: an out-of-range ask timeout or round limit is taken as given.
 
-It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST; it
-exits 0 when every agent is idle and nothing waits. Standard library only.
+It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
+TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
+refuses (exit 2) when they are out of range; it exits 0 when every agent is idle and nothing
+waits. Standard library only.
 """
 
 from __future__ import annotations
@@ -33,7 +41,96 @@ from typing import Any
 
 FAULT = os.environ.get("MINI_ROUTER_FAULT", "")
 LEADER = "Team Leader"
-ROLES = {"ui-operator": "UI Operator", "full-stack-engineer": "Full-Stack Engineer"}
+ROLES: dict[str, str] = {}  # role id -> role name, read from TEAMWIRE_ROLES
+DESCRIPTIONS: dict[str, str] = {}  # role id -> description
+LARGEST = 2 ** 53 - 1  # the integers every JSON reader holds exactly
+ASK_LINE = re.compile(r"\A来自 (.+) 的提问\nid: (\S+)\n")
+
+
+def load_roles() -> None:
+    """The role catalog the harness names, or the two preset roles."""
+    path = os.environ.get("TEAMWIRE_ROLES")
+    roles = json.loads(open(path, encoding="utf-8").read()) if path else [
+        {"role_id": "ui-operator", "name": "UI Operator",
+         "description": "Designs and builds user interfaces."},
+        {"role_id": "full-stack-engineer", "name": "Full-Stack Engineer",
+         "description": "Builds APIs, services and their front-end wiring."}]
+    for role in roles:
+        ROLES[role["role_id"]] = role["name"]
+        DESCRIPTIONS[role["role_id"]] = role["description"]
+
+
+class BadArguments(ValueError):
+    """Arguments a router must refuse with invalid-arguments."""
+
+
+def no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object, refused when it names a member twice (names compared once decoded)."""
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise BadArguments("the arguments name a member twice")
+    return members
+
+
+def integers_in_range(value: Any) -> None:
+    """Refuse an integer beyond what every JSON reader holds exactly."""
+    if isinstance(value, dict):
+        for item in value.values():
+            integers_in_range(item)
+    elif isinstance(value, list):
+        for item in value:
+            integers_in_range(item)
+    elif type(value) is int and abs(value) > LARGEST and FAULT != "any-integer":
+        raise BadArguments(f"{value} is beyond 2^53-1")
+
+
+def read_arguments(text: str) -> dict[str, Any]:
+    """A tool call's arguments: a JSON object, empty text read as {}."""
+    try:
+        value = json.loads(text or "{}", object_pairs_hook=no_repeats
+                           if FAULT != "keep-repeats" else None)
+    except RecursionError:
+        raise BadArguments("the arguments nest too deep") from None
+    except json.JSONDecodeError as exc:
+        raise BadArguments(f"the arguments are not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise BadArguments("the arguments are not a JSON object")
+    integers_in_range(value)
+    return value
+
+
+def own_ids(calls: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The calls with the ids a router gives them: an empty, missing or repeated id becomes
+    base_n, base being the first 64 characters of the id (or "call") and n >= 2 the
+    smallest number that makes it new in the conversation."""
+    used = {c.get("id") for m in history for c in m.get("tool_calls") or ()}
+    named = []
+    for call in calls:
+        call_id = call.get("id")
+        if FAULT != "keep-call-ids" and (not call_id or call_id in used):
+            base, n = (call_id or "")[:64] or "call", 2
+            while f"{base}_{n}" in used:
+                n += 1
+            call_id = f"{base}_{n}"
+        used.add(call_id)
+        named.append({**call, "id": call_id})
+    return named
+
+
+def knob(name: str, whole: bool, default: float) -> float:
+    """A setting from the environment; exit 2 on one the router must refuse."""
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = int(text) if whole else float(text)
+    except ValueError:
+        value = -1
+    if FAULT != "take-any-knob" and not 0 < value < float("inf"):
+        sys.stderr.write(f"error: {name} must be a positive {'integer' if whole else 'number'}, "
+                         f"not {text!r}\n")
+        sys.exit(2)
+    return value
 
 
 def abbreviation(name: str, role_id: str) -> str:
@@ -85,7 +182,8 @@ class Agent:
         self.outputs = 0
         self.answer: str | None = None
         self.answered = threading.Event()
-        self.asked_by: dict[str, str] = {}  # question id -> asker's name, for answers
+        self.received: dict[str, str] = {}  # question id -> asker, for Asks delivered
+        self.asked_id: str | None = None  # the question id of the ask it waits on
         self.answers = 0
         self.waiting_on: str | None = None
         self.asked_text: str | None = None  # the Ask it waits on, as its answerer receives it
@@ -106,8 +204,8 @@ class Router:
         self.answers = 0
         self.busy = 0
         self.rounds: dict[tuple[str, str], int] = {}
-        self.ask_timeout: float | None = float(os.environ.get("TEAMWIRE_ASK_TIMEOUT") or 300)
-        self.round_limit = int(os.environ.get("TEAMWIRE_ROUND_LIMIT") or 8)
+        self.ask_timeout: float | None = knob("TEAMWIRE_ASK_TIMEOUT", False, 300)
+        self.round_limit = int(knob("TEAMWIRE_ROUND_LIMIT", True, 8))
         if FAULT == "no-timeout":
             self.ask_timeout = None
         if FAULT == "no-round-limit":
@@ -150,6 +248,10 @@ class Router:
     def drain(self, agent: Agent) -> None:
         batch = list(reversed(agent.pending)) if FAULT == "reverse-batch" else agent.pending
         agent.messages.extend({"role": "user", "content": text} for text in batch)
+        for text in batch:
+            found = ASK_LINE.match(text)
+            if found:  # an Ask is received once it is in the conversation
+                agent.received[found[2]] = found[1]
         agent.pending = []
 
     def turn(self, agent: Agent, generation: int) -> None:
@@ -161,19 +263,32 @@ class Router:
                         self.drain(agent)
                 first = False
                 reply = self.complete(agent)
-                calls = reply.get("tool_calls") or []
                 with self.lock:
                     if agent.generation != generation or agent.state == "terminated":
                         return  # terminated, or stopped by its timeout: the reply is dropped
+                    calls = own_ids(reply.get("tool_calls") or [], agent.messages)
                     agent.messages.append({"role": "assistant", "content": reply.get("content"),
                                            **({"tool_calls": calls} if calls else {})})
+                    text = reply.get("content") or ""
+                    if calls and agent.name != LEADER and text.strip() \
+                            and FAULT != "no-progress":
+                        # text beside tool calls is progress, reported before they run
+                        agent.outputs += 1
+                        self.deliver(self.agents[LEADER], envelope(
+                            agent.name, "任务进度输出",
+                            f"out_{agent.abbreviation}_{agent.outputs:03d}", "Output", text))
                 if not calls:
                     self.end_turn(agent, reply.get("content") or "")
                     return
                 for call in calls:
-                    result = self.execute(agent, call["function"]["name"],
-                                          json.loads(call["function"]["arguments"] or "{}"))
+                    try:
+                        result = self.execute(agent, call["function"]["name"],
+                                              read_arguments(call["function"]["arguments"]))
+                    except BadArguments as exc:
+                        result = error("invalid-arguments", str(exc))
                     with self.lock:
+                        if agent.state == "terminated":
+                            return  # its conversation ends where it was terminated
                         agent.messages.append({"role": "tool", "tool_call_id": call["id"],
                                                "content": result})
         finally:
@@ -270,8 +385,8 @@ class Router:
                     return error("agent-terminated", f"{target.name} is terminated")
                 agent.state = "waiting"
                 agent.waiting_on = target.name
+                agent.asked_id = question_id
                 agent.answered.clear()
-                target.asked_by[question_id] = agent.name
                 agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text)
                 self.deliver(target, agent.asked_text)
             answered = agent.answered.wait(self.ask_timeout)
@@ -293,6 +408,7 @@ class Router:
                                        "status": "terminated"})
                 found.state = "terminated"
                 found.pending = []
+                found.answered.set()  # an ask it waits on ends with it
                 for other in self.agents.values():  # asks it will never answer fail now
                     if other.waiting_on == found.name:
                         other.answer = error("agent-terminated", f"{found.name} was terminated")
@@ -302,12 +418,14 @@ class Router:
                                    "status": "terminated"})
             if name == "create_custom_agent":
                 role_id, role_name = args["role_id"], args["name"]
+                description = args.get("description", "")
                 if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", role_id) \
                         or role_id == "team-leader":
                     return error("invalid-name", f"{role_id!r} is no role id")
                 if role_id in ROLES or role_name in ROLES.values():
                     return error("role-exists", f"{role_id} exists")
                 ROLES[role_id] = role_name
+                DESCRIPTIONS[role_id] = description
                 return json.dumps({"success": True, "role_id": role_id, "name": role_name})
             if name == "create_sub_agent":
                 if args["role_id"] not in ROLES:
@@ -332,8 +450,9 @@ class Router:
                 if isinstance(found, str):
                     return found
                 question_id = args["message_id"]
-                if agent.asked_by.pop(question_id, None) != found.name:
-                    return error("unknown-question", f"no question {question_id} from {found.name}")
+                refused = self.unanswerable(agent, found, question_id)
+                if refused is not None:
+                    return refused
                 agent.answers += 1
                 found.answer = envelope(agent.name, "回答",
                                         f"ans_{agent.abbreviation}_{agent.answers:03d}", "Answer",
@@ -369,6 +488,9 @@ class Router:
                 if isinstance(found, str):
                     return found
                 target = found
+                refused = self.unanswerable(agent, target, args["question_id"])
+                if refused is not None and FAULT not in ("wrong-question", "any-question"):
+                    return refused
                 if FAULT == "wrong-question":
                     target = next(a for a in self.agents.values() if a.waiting_on == LEADER)
                     target.waiting_on = None
@@ -379,12 +501,27 @@ class Router:
                 target.answered.set()
                 return json.dumps({"success": True, "display_name": target.name,
                                    "question_id": args["question_id"]})
+            if name == "list_agents":
+                return json.dumps({"success": True, "roles": [
+                    {"role_id": role_id, "name": role_name,
+                     "description": DESCRIPTIONS.get(role_id, "")}
+                    for role_id, role_name in ROLES.items()]})
             if name == "list_active_sub_agents":
                 return json.dumps({"success": True, "agents": [
                     {"agent_id": a.agent_id, "role_id": a.role_id, "display_name": a.name,
                      "status": a.state, "summary": ""}
                     for a in self.agents.values() if a.name != LEADER]})
         return error("forbidden-tool", f"{name} is not supported")
+
+    def unanswerable(self, answerer: Agent, asker: Agent, question_id: str) -> str | None:
+        """Why an answer to ``question_id`` of ``asker`` fails: the answerer never received
+        it (unknown-question), or the asker waits on it no more (not-waiting); None if not."""
+        if answerer.received.get(question_id) != asker.name:
+            return error("unknown-question", f"no question {question_id} from {asker.name}")
+        if asker.waiting_on != answerer.name or asker.asked_id != question_id \
+                or asker.answered.is_set():
+            return error("not-waiting", f"{asker.name} no longer waits on {question_id}")
+        return None
 
     def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
         """The sub-agent an agent_id (and role_id) names, or the error result."""
@@ -412,5 +549,6 @@ class Router:
 
 
 if __name__ == "__main__":
+    load_roles()
     Router().run(os.environ["TEAMWIRE_REQUEST"])
     sys.exit(0)
