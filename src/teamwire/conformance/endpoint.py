@@ -87,6 +87,8 @@ class ModelCall:
     """How many restarts came before the call: 0 for the router's first life."""
     failure: str | None = None
     """The failure (a key of FAILURES) the call was answered with instead of a reply."""
+    sent: threading.Event = field(default_factory=threading.Event, repr=False)
+    """Set once the answer has been written to the router's connection (over HTTP only)."""
 
 
 @dataclass(frozen=True)
@@ -324,6 +326,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(400, {"error": {"message": "the call belongs to no agent"}})
             return
         call.released.wait()
+        try:
+            self._answer(call, body)
+        finally:
+            call.sent.set()
+
+    def _answer(self, call: ModelCall, body: dict[str, Any]) -> None:
+        """Write the answer the schedule released: a scripted failure or the reply."""
         if call.failure is not None:
             self._fail(call.failure)
             return

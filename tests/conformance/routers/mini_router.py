@@ -21,7 +21,8 @@ the tests can check that certification fails with the right requirements:
 - ``keep-repeats``: arguments that name a member twice are read, the last value kept;
 - ``any-integer``: integers beyond 2^53-1 are taken as any other;
 - ``any-question``: an answer tool answers whatever its asker waits on, whichever id it names;
-- ``take-any-knob``: an out-of-range ask timeout or round limit is taken as given.
+- ``take-any-knob``: an out-of-range ask timeout or round limit is taken as given;
+- ``run-unoffered``: a base tool it does not offer runs anyway, with a text result.
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
@@ -345,6 +346,8 @@ class Router:
     # -- tools ------------------------------------------------------------------------------
 
     def execute(self, agent: Agent, name: str, args: dict[str, Any]) -> str:
+        if FAULT == "run-unoffered" and name in ("read_file", "run_command"):
+            return f"{name} ran"
         if name not in (LEADER_TOOLS if agent.name == LEADER else SUB_TOOLS):
             return error("forbidden-tool", f"{name} is not a tool of {agent.name}")
         for key in ("agent_id", "target_agent_id", "source_agent_id", "timeout_seconds"):
