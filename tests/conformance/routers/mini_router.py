@@ -38,6 +38,7 @@ import re
 import sys
 import threading
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 FAULT = os.environ.get("MINI_ROUTER_FAULT", "")
@@ -51,7 +52,7 @@ ASK_LINE = re.compile(r"\A来自 (.+) 的提问\nid: (\S+)\n")
 def load_roles() -> None:
     """The role catalog the harness names, or the two preset roles."""
     path = os.environ.get("TEAMWIRE_ROLES")
-    roles = json.loads(open(path, encoding="utf-8").read()) if path else [
+    roles = json.loads(Path(path).read_text(encoding="utf-8")) if path else [
         {"role_id": "ui-operator", "name": "UI Operator",
          "description": "Designs and builds user interfaces."},
         {"role_id": "full-stack-engineer", "name": "Full-Stack Engineer",
