@@ -88,6 +88,9 @@ CASES: list[Any] = [
     pytest.param(PY, "no-round-limit", "ask-between-sub-agents-and-round-limit", "TW-MSG-010",
                  ["model-calls", "UI Operator_1 call 3", "Team Leader call 4",
                   "Team Leader call 5"], {}, id="no-round-limit"),
+    pytest.param(DERIVED, "lose-deadline", "deadline-across-a-restart", "TW-DUR-010",
+                 ["model-calls", "Full-Stack Engineer_1 call 2", "Team Leader call 4"], {},
+                 id="loses-a-deadline-on-restart"),
     pytest.param(PY, "no-progress", "progress-before-tool-calls", "TW-DEL-005",
                  ["model-calls", "Team Leader call 5", "Team Leader call 6", "Team Leader call 7"],
                  {}, id="drops-progress"),
@@ -150,7 +153,8 @@ def test_a_broken_router_fails_with_the_requirements_it_breaks_and_nothing_else(
 
 @pytest.mark.parametrize(("router", "scenario"), [
     (PY, "answers-out-of-order"), (PY, "message-to-waiting-sub-agent"),
-    (PY, "terminated-during-an-ask"), (DERIVED, "restart-with-a-queued-message")])
+    (PY, "terminated-during-an-ask"), (DERIVED, "restart-with-a-queued-message"),
+    (DERIVED, "deadline-across-a-restart")])
 def test_the_same_routers_without_their_fault_pass_those_scenarios(router: str,
                                                                    scenario: str) -> None:
     """The fault alone fails the router: unbroken, it passes the same scenario."""
