@@ -115,9 +115,9 @@ CASES: list[Any] = [
     pytest.param(PY, "run-unoffered", "base-tool-not-offered", "TW-TOOL-041",
                  ["UI Operator_1 call 2"], {}, id="runs-a-base-tool-it-did-not-offer"),
     pytest.param(PY, "take-any-knob", "refuses-a-zero-ask-timeout", "TW-ROUTE-032", [],
-                 {"refusal": ["TW-ROUTE-032", "TW-CERT-019"]}, id="takes-a-zero-ask-timeout"),
+                 {"refusal": ["TW-ROUTE-032", "TW-CERT-020"]}, id="takes-a-zero-ask-timeout"),
     pytest.param(PY, "take-any-knob", "refuses-a-zero-round-limit", "TW-ROUTE-032", [],
-                 {"refusal": ["TW-ROUTE-032", "TW-CERT-019"]}, id="takes-a-zero-round-limit"),
+                 {"refusal": ["TW-ROUTE-032", "TW-CERT-020"]}, id="takes-a-zero-round-limit"),
 ]
 
 

@@ -1,5 +1,5 @@
 """Settings a router must refuse (TW-ROUTE-032): started with one, it exits with a non-zero
-status and calls no model (TW-CERT-019)."""
+status and calls no model (TW-CERT-020)."""
 
 from __future__ import annotations
 

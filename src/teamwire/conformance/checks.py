@@ -165,12 +165,12 @@ def _contract(run: Run) -> Verdict:
     return Verdict("contract", Status.PASS, ("TW-CERT-001",))
 
 
-REFUSAL = "TW-CERT-019"
+REFUSAL = "TW-CERT-020"
 """How a harness sees a router refuse its knobs (chapter 13)."""
 
 
 def _refusal(run: Run) -> Verdict:
-    """TW-ROUTE-032 through TW-CERT-019: started with a knob value it must refuse, the router
+    """TW-ROUTE-032 through TW-CERT-020: started with a knob value it must refuse, the router
     exits by itself with a non-zero status and calls no model."""
     requirements = (*run.scenario.requirements, REFUSAL)
     knobs = ", ".join(f"{k} {v!r}" for k, v in run.scenario.knobs.items())

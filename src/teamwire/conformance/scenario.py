@@ -72,7 +72,7 @@ class Scenario:
     source: str = ""
     refused: bool = False
     """The router must refuse to start with the scenario's knobs: exit with a non-zero status
-    without calling its model (TW-ROUTE-032, TW-CERT-019)."""
+    without calling its model (TW-ROUTE-032, TW-CERT-020)."""
     settle: float = 0.0
     """Seconds a router run as a process is given after each answer before the next step
     (generated scenarios: their schedules were drawn against a router that was quiet before
