@@ -57,7 +57,9 @@ CASES: list[Any] = [
                  ["model-calls", "UI Operator_1 call 2", "Team Leader call 5"], {},
                  id="drops-a-message-during-the-final-turn-node", marks=needs_node),
     pytest.param(PY, "any-message", "message-to-waiting-sub-agent", "TW-ROUTE-013",
-                 ["Full-Stack Engineer_1 call 2"], {}, id="any-message-ends-a-wait"),
+                 # the real answer then finds no open ask: its result is an error
+                 ["Full-Stack Engineer_1 call 2", "Team Leader call 4"], {},
+                 id="any-message-ends-a-wait"),
     pytest.param(JS, "any-message", "message-to-waiting-sub-agent", "TW-ROUTE-013",
                  # the real answer then finds no open ask: its result is an error
                  ["Full-Stack Engineer_1 call 2", "Team Leader call 4"], {},
@@ -86,13 +88,46 @@ CASES: list[Any] = [
     pytest.param(PY, "no-round-limit", "ask-between-sub-agents-and-round-limit", "TW-MSG-010",
                  ["model-calls", "UI Operator_1 call 3", "Team Leader call 4",
                   "Team Leader call 5"], {}, id="no-round-limit"),
+    pytest.param(DERIVED, "lose-deadline", "deadline-across-a-restart", "TW-DUR-010",
+                 ["model-calls", "Full-Stack Engineer_1 call 2", "Team Leader call 4"], {},
+                 id="loses-a-deadline-on-restart"),
+    pytest.param(PY, "no-progress", "progress-before-tool-calls", "TW-DEL-005",
+                 ["model-calls", "Team Leader call 5", "Team Leader call 6", "Team Leader call 7"],
+                 {}, id="drops-progress"),
+    pytest.param(PY, "no-progress", "output-kept-after-termination", "TW-ROUTE-021",
+                 ["Team Leader call 5"], {}, id="drops-progress-of-a-terminated-sub-agent"),
+    pytest.param(PY, "keep-call-ids", "tool-call-ids", "TW-DUR-009",
+                 ["Team Leader call 3", "Team Leader call 4"],
+                 {"append-only": ["TW-CERT-007"], "one-result-per-tool-call": ["TW-CERT-008"]},
+                 id="keeps-repeated-call-ids"),
+    pytest.param(JS, "keep-call-ids", "tool-call-ids", "TW-DUR-009",
+                 ["Team Leader call 3", "Team Leader call 4"],
+                 {"append-only": ["TW-CERT-007"], "one-result-per-tool-call": ["TW-CERT-008"]},
+                 id="keeps-repeated-call-ids-node", marks=needs_node),
+    pytest.param(PY, "keep-repeats", "repeated-members-and-large-integers", "TW-TOOL-038",
+                 ["Team Leader call 2"], {}, id="reads-a-repeated-member"),
+    pytest.param(JS, "keep-repeats", "repeated-members-and-large-integers", "TW-TOOL-038",
+                 ["Team Leader call 2"], {}, id="reads-a-repeated-member-node", marks=needs_node),
+    pytest.param(PY, "any-integer", "repeated-members-and-large-integers", "TW-TOOL-040",
+                 ["Team Leader call 2"], {}, id="takes-an-integer-beyond-2-53"),
+    pytest.param(PY, "any-question", "answer-to-no-pending-question", "TW-ROUTE-015",
+                 ["Team Leader call 5"], {}, id="answers-a-question-no-longer-pending"),
+    pytest.param(PY, "run-unoffered", "base-tool-not-offered", "TW-TOOL-041",
+                 ["UI Operator_1 call 2"], {}, id="runs-a-base-tool-it-did-not-offer"),
+    pytest.param(PY, "take-any-knob", "refuses-a-zero-ask-timeout", "TW-ROUTE-032", [],
+                 {"refusal": ["TW-ROUTE-032", "TW-CERT-020"]}, id="takes-a-zero-ask-timeout"),
+    pytest.param(PY, "take-any-knob", "refuses-a-zero-round-limit", "TW-ROUTE-032", [],
+                 {"refusal": ["TW-ROUTE-032", "TW-CERT-020"]}, id="takes-a-zero-round-limit"),
 ]
 
 
-RACING = {"no-inline": {"Team Leader call 4"}}
-"""Checks a fault may or may not fail, by timing the schedule does not hold: the message
-held back starts a third, unscripted turn of the operator, whose empty output reaches the
-Team Leader either before its fourth model call or after it."""
+RACING = {"no-inline": {"Team Leader call 4"},
+          "keep-repeats": {"model-calls", "UI Operator_1 call 1", "Team Leader call 3"}}
+"""Checks a fault may or may not fail, by timing the schedule does not hold. no-inline: the
+message held back starts a third, unscripted turn of the operator, whose empty output reaches
+the Team Leader either before its fourth model call or after it. keep-repeats: the messages
+the fault sends reach the operator either before its first model call or as an unscripted
+second turn, whose report then reaches the Team Leader too."""
 
 
 @pytest.mark.parametrize(("router", "fault", "scenario", "broken", "failed_checks", "run_checks"),
@@ -118,7 +153,8 @@ def test_a_broken_router_fails_with_the_requirements_it_breaks_and_nothing_else(
 
 @pytest.mark.parametrize(("router", "scenario"), [
     (PY, "answers-out-of-order"), (PY, "message-to-waiting-sub-agent"),
-    (PY, "terminated-during-an-ask"), (DERIVED, "restart-with-a-queued-message")])
+    (PY, "terminated-during-an-ask"), (DERIVED, "restart-with-a-queued-message"),
+    (DERIVED, "deadline-across-a-restart")])
 def test_the_same_routers_without_their_fault_pass_those_scenarios(router: str,
                                                                    scenario: str) -> None:
     """The fault alone fails the router: unbroken, it passes the same scenario."""

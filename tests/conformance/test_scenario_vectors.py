@@ -23,7 +23,8 @@ def test_a_scenario_loads_and_names_known_requirements(path: Path) -> None:
     scenario = load_scenario(path)
     assert scenario.name == path.stem
     assert set(scenario.requirements) <= REQUIREMENTS
-    assert scenario.expectations, "a scenario that expects nothing checks nothing"
+    # a scenario that expects nothing checks nothing, but for a refusal to start
+    assert bool(scenario.expectations) != scenario.refused
 
 
 def test_the_committed_scenarios_are_what_their_sources_write() -> None:
@@ -45,7 +46,13 @@ def _base() -> dict[str, Any]:
     (lambda d: d.update(scenario="Not A Name"), "scenario"),
     (lambda d: d["agents"][1].update(token=d["agents"][0]["token"] + "x"),
      "is part of another agent's token"),
-], ids=["no-leader-token", "unscripted-release", "bad-name", "nested-tokens"])
+    (lambda d: d.update(knobs={"ask_timeout": 0}), "knobs/ask_timeout"),
+    (lambda d: d.update(knobs={"round_limit": 0}), "knobs/round_limit"),
+    (lambda d: d.update(refused=True), "is expected to be empty"),
+    (lambda d: d["agents"][0]["replies"][0]["tool_calls"][0].update(id=7), "id"),
+], ids=["no-leader-token", "unscripted-release", "bad-name", "nested-tokens",
+        "zero-ask-timeout-not-refused", "zero-round-limit-not-refused", "refused-with-a-schedule",
+        "call-id-not-text"])
 def test_a_scenario_that_cannot_be_run_is_refused_with_the_reason(edit: Any, message: str) -> None:
     data = _base()
     edit(data)

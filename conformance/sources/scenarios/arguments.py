@@ -1,6 +1,7 @@
-"""Arguments a router refuses or ignores (TW-TOOL-023 to TW-TOOL-039), the status of one
-sub-agent (TW-TOOL-016), and the order of the calls of one reply (TW-ROUTE-021,
-TW-ROUTE-022)."""
+"""Arguments a router refuses or ignores (TW-TOOL-023 to TW-TOOL-040), tools outside the
+caller's set (TW-TOOL-041), the ids a router gives tool calls (TW-DUR-008, TW-DUR-009), the
+status of one sub-agent (TW-TOOL-016), and the order of the calls of one reply
+(TW-ROUTE-021, TW-ROUTE-022)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from typing import Any
 
 from conformance.sources.scenarios.asks import failed
 from conformance.sources.scenarios.blocks import (
+    FSE,
+    FSE_TASK,
     TL,
     UIO,
     UIO_TASK,
     agent,
     call,
     calls,
+    create,
     created,
     envelope,
     expect,
@@ -25,7 +29,7 @@ from conformance.sources.scenarios.blocks import (
 )
 from conformance.sources.scenarios.routing import message, output
 
-from teamwire.conformance.checks import FURTHER_MEMBERS
+from teamwire.conformance.checks import FURTHER_MEMBERS, UNLESS_OFFERED
 
 TASK_UIO = envelope(TL, "任务发布", "task_001", "Task", UIO_TASK)
 
@@ -104,23 +108,35 @@ def sub_agent_status() -> dict[str, Any]:
 
 
 def output_kept_after_termination() -> dict[str, Any]:
+    port = "Which port does the API listen on?"
+    progress = "The form is designed; asking the engineer for the port."
     return scenario(
         "output-kept-after-termination",
-        "A sub-agent's completion report that waits in the running Team Leader's queue is "
-        "still delivered after the Team Leader has terminated that sub-agent",
-        ["TW-ROUTE-021", "TW-DEL-001"],
-        [agent(TL, calls(call("call_tl_1", "create_sub_agent", agent_id=1, role_id="ui-operator",
-                              task=UIO_TASK)),
-               calls(call("call_tl_2", "terminate_sub_agent", agent_id=1)),
-               says("Noted.")),
-         agent(UIO, says("The form is designed."))],
-        # The operator's report reaches the Team Leader while its second model call is held.
-        schedule((TL, 1), (TL, 2, "await"), (UIO, 1), (TL, 2), (TL, 3)),
-        [expect(TL, 3, tool("call_tl_2", {"success": True, "agent_id": 1,
+        "A sub-agent's progress report that waits in the running Team Leader's queue is still "
+        "delivered after the Team Leader has terminated that sub-agent",
+        ["TW-ROUTE-021", "TW-DEL-001", "TW-ROUTE-029"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."),
+               calls(create("call_tl_2", "ui-operator", UIO_TASK)),
+               calls(call("call_tl_3", "terminate_sub_agent", agent_id=1,
+                          role_id="ui-operator")),
+               says("Noted."), says("Good.")),
+         agent(FSE, says("The API is done."), says("Port 8080.")),
+         agent(UIO, calls(call("call_uio_1", "ask_other_agent", target_agent_id=1,
+                               role_id="full-stack-engineer", message_id="ask_uio_001",
+                               content=port), text=progress))],
+        # The engineer's model call that holds the operator's ask shows that the operator's
+        # reply was taken, and its progress report (accepted before the ask, TW-ROUTE-029)
+        # waits in the queue of the Team Leader, whose fourth model call is held: that call's
+        # reply terminates the operator.
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (TL, 4, "await"), (UIO, 1), (FSE, 2, "await"),
+                 (TL, 4), (TL, 5), (FSE, 2), (TL, 6)),
+        [expect(TL, 5, tool("call_tl_3", {"success": True, "agent_id": 1,
                                            "role_id": "ui-operator", "display_name": UIO,
                                            "status": "terminated"}),
-                output(UIO, "out_uio_001", "The form is designed."))],
-        settle=0.2)
+                envelope(UIO, "任务进度输出", "out_uio_001", "Output", progress)),
+         expect(FSE, 2, envelope(UIO, "提问", "ask_uio_001", "Ask", port)),
+         expect(TL, 6, output(FSE, "out_fse_002", "Port 8080."))])
 
 
 def ask_blocks_later_calls() -> dict[str, Any]:
@@ -151,5 +167,82 @@ def ask_blocks_later_calls() -> dict[str, Any]:
          expect(TL, 5, output(UIO, "out_uio_002", "The button is navy."))])
 
 
+def repeated_members_and_large_integers() -> dict[str, Any]:
+    return scenario(
+        "repeated-members-and-large-integers",
+        "Arguments that name a member twice, also inside an argument the tool does not define "
+        "and spelled with an escape, and an integer beyond 2^53-1 fail with invalid-arguments "
+        "and send nothing; 2^53-1 itself is an integer like any other",
+        ["TW-TOOL-038", "TW-TOOL-040", "TW-TOOL-026"],
+        [agent(TL, calls(call("call_tl_1", "create_sub_agent", agent_id=1, role_id="ui-operator",
+                              task=UIO_TASK),
+                         {"id": "call_tl_2", "name": "send_message_to_sub_agent",
+                          "arguments": '{"agent_id": 1, "message": "Navy.", '
+                                       '"message": "White."}'},
+                         {"id": "call_tl_3", "name": "send_message_to_sub_agent",
+                          "arguments": '{"agent_id": 1, "message": "Navy.", '
+                                       '"extra": {"colour": 1, "\\u0063olour": 2}}'},
+                         {"id": "call_tl_4", "name": "send_message_to_sub_agent",
+                          "arguments": '{"agent_id": 9007199254740992, "message": "Far."}'},
+                         {"id": "call_tl_5", "name": "send_message_to_sub_agent",
+                          "arguments": '{"agent_id": 9007199254740991, "message": "Far."}'}),
+               says("Waiting."), says("Good.")),
+         agent(UIO, says("The form is designed."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3)),
+        [expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001")),
+                tool("call_tl_2", failed("invalid-arguments")),
+                tool("call_tl_3", failed("invalid-arguments")),
+                tool("call_tl_4", failed("invalid-arguments")),
+                tool("call_tl_5", failed("unknown-agent"))),
+         expect(UIO, 1, TASK_UIO),
+         expect(TL, 3, output(UIO, "out_uio_001", "The form is designed."))])
+
+
+def base_tool_not_offered() -> dict[str, Any]:
+    def forbidden(tool_name: str) -> dict[str, Any]:
+        return {**failed("forbidden-tool"), UNLESS_OFFERED: tool_name}
+
+    return scenario(
+        "base-tool-not-offered",
+        "A sub-agent calls base tools: one the router did not offer it fails with "
+        "forbidden-tool, one it offered runs and its result is the router's own",
+        ["TW-TOOL-041", "TW-TOOL-006", "TW-CERT-018"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
+               says("Waiting."), says("Good.")),
+         agent(UIO, calls(call("call_uio_1", "read_file", path="form.html"),
+                          call("call_uio_2", "run_command", command="ls")),
+               says("The form is designed."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (UIO, 2), (TL, 3)),
+        [expect(UIO, 2, tool("call_uio_1", forbidden("read_file")),
+                tool("call_uio_2", forbidden("run_command"))),
+         expect(TL, 3, output(UIO, "out_uio_001", "The form is designed."))])
+
+
+def tool_call_ids() -> dict[str, Any]:
+    long_id = "call_" + "x" * 70
+
+    def listing(call_id: str | None) -> dict[str, Any]:
+        return {**({} if call_id is None else {"id": call_id}),
+                "name": "list_active_sub_agents", "arguments": {}}
+
+    nobody = {"success": True, "agents": []}
+    return scenario(
+        "tool-call-ids",
+        "Tool calls whose id repeats an earlier call's, is empty or is missing are new calls "
+        "with ids the router forms as TW-DUR-009 says, and their results name those ids",
+        ["TW-DUR-008", "TW-DUR-009", "TW-CERT-007", "TW-CERT-008"],
+        [agent(TL, calls(listing("call_0")),
+               calls(listing("call_0"), listing(""), listing(None), listing("call_2")),
+               calls(listing(long_id), listing(long_id)),
+               says("Nobody yet.")),
+         ],
+        schedule((TL, 1), (TL, 2), (TL, 3), (TL, 4)),
+        [expect(TL, 2, tool("call_0", nobody)),
+         expect(TL, 3, tool("call_0_2", nobody), tool("call_2", nobody), tool("call_3", nobody),
+                tool("call_2_2", nobody)),
+         expect(TL, 4, tool(long_id, nobody), tool(long_id[:64] + "_2", nobody))])
+
+
 SCENARIOS = [refused_arguments, sub_agent_status, output_kept_after_termination,
-             ask_blocks_later_calls]
+             ask_blocks_later_calls, repeated_members_and_large_integers, base_tool_not_offered,
+             tool_call_ids]

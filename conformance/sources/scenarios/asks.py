@@ -227,5 +227,34 @@ def answers_out_of_order() -> dict[str, Any]:
         settle=0.2)
 
 
+def answer_to_no_pending_question() -> dict[str, Any]:
+    return scenario(
+        "answer-to-no-pending-question",
+        "With unanswered_asks set to fail, the Team Leader answers a question that an "
+        "unanswered turn already failed "
+        "(not-waiting) and one it never received (unknown-question); neither reaches the "
+        "sub-agent",
+        ["TW-ROUTE-015", "TW-TOOL-026"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("I will decide that later."),
+               calls(call("call_tl_2", "answer_sub_agent_question", agent_id=1,
+                          question_id="ask_fse_001", answer="Port 8080."),
+                     call("call_tl_3", "answer_sub_agent_question", agent_id=1,
+                          question_id="ask_fse_009", answer="Port 9090.")),
+               says("Too late.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question=PORT,
+                               question_id="ask_fse_001")),
+               says("Using port 8080, the default."))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (FSE, 2), (TL, 4), (TL, 5)),
+        [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", PORT)),
+         expect(FSE, 2, tool("call_fse_1", failed("unanswered"))),
+         expect(TL, 4, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
+                                "Using port 8080, the default.")),
+         expect(TL, 5, tool("call_tl_2", failed("not-waiting")),
+                tool("call_tl_3", failed("unknown-question")))],
+        knobs={"unanswered_asks": "fail"})
+
+
 SCENARIOS = [round_limit, ask_timeout, leader_asks_a_sub_agent, answers_out_of_order,
-             unanswered_ask_master, unanswered_ask_waits, unanswered_ask_sub_agent]
+             unanswered_ask_master, unanswered_ask_waits, unanswered_ask_sub_agent,
+             answer_to_no_pending_question]

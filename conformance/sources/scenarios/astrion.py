@@ -134,7 +134,8 @@ def ask_master() -> dict[str, Any]:
          expect(TL, 5, envelope(FSE, "提问", f"ask_master_{HEX}", "Ask", "And which host?")),
          expect(FSE, 3, tool("call_fse_2", failed("unanswered"))),
          expect(TL, 6, output(FSE, "The API listens on localhost:8080."))],
-        level=PROFILE, profile=PROFILE)
+        level=PROFILE, profile=PROFILE,
+        knobs={"unanswered_asks": "fail"})
 
 
 def ask_other_agent() -> dict[str, Any]:
@@ -171,7 +172,8 @@ def ask_other_agent() -> dict[str, Any]:
          expect(TL, 5, output(FSE, "Use POST.")),
          expect(UIO, 3, tool("call_uio_3", failed("unanswered"))),
          expect(TL, 6, output(UIO, "The form posts to /signup."))],
-        level=PROFILE, profile=PROFILE)
+        level=PROFILE, profile=PROFILE,
+        knobs={"unanswered_asks": "fail"})
 
 
 SCENARIOS = [display_names, ask_master, ask_other_agent]

@@ -120,5 +120,31 @@ def ids_after_a_restart() -> dict[str, Any]:
         level="durable")
 
 
+def deadline_across_a_restart() -> dict[str, Any]:
+    port = "Which port?"
+    return scenario(
+        "deadline-across-a-restart",
+        "Killed while a sub-agent's ask waits within its ask timeout, the router comes back "
+        "with the ask and its deadline: once the time it had left has passed, the ask fails "
+        "with timeout and the asker goes on",
+        ["TW-DUR-010", "TW-DUR-004", "TW-ROUTE-017"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("I will not answer that."), says("Fine.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question=port,
+                               question_id="ask_fse_001")),
+               says("Using port 8080, the default."))],
+        # The Team Leader's model call that reads the ask is where the router dies; after the
+        # restart that call is held again until the ask has timed out.
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3, "crash"), (TL, 3, "await"), (FSE, 2),
+                 (TL, 3), (TL, 4)),
+        [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", port)),
+         expect(FSE, 2, tool("call_fse_1", {"success": False, "error": {
+             "code": "timeout", "message": "<any non-empty text>"}})),
+         expect(TL, 4, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
+                                "Using port 8080, the default."))],
+        level="durable", knobs={"ask_timeout": 1})
+
+
 SCENARIOS = [restart_during_model_call, restart_with_a_queued_message, restart_while_asking,
-             ids_after_a_restart]
+             ids_after_a_restart,
+             deadline_across_a_restart]

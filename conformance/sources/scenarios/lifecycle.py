@@ -72,9 +72,12 @@ def terminated_during_an_ask() -> dict[str, Any]:
          agent(UIO, calls(ask_other("call_uio_1", "ask_uio_001", "Which port?")),
                says("Gave up on the port.")),
          agent(FSE, says("API done."), says("Port 8080."))],
-        # The engineer's turn with the ask must have begun before it is terminated.
+        # The engineer's turn with the ask must have begun before it is terminated. The
+        # operator's next call, which the termination causes, is answered before the
+        # engineer's held call: a router that let the engineer go on would otherwise race
+        # the engineer's report against the operator's at the Team Leader.
         schedule((TL, 1), (TL, 2), (FSE, 1), (UIO, 1), (FSE, 2, "await"), (TL, 3), (TL, 4),
-                 (FSE, 2), (UIO, 2), (TL, 5)),
+                 (UIO, 2), (FSE, 2), (TL, 5)),
         [expect(FSE, 2, envelope(UIO, "提问", "ask_uio_001", "Ask", "Which port?")),
          expect(TL, 4, tool("call_tl_3", {"success": True, "agent_id": 1,
                                            "role_id": "full-stack-engineer",

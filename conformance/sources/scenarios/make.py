@@ -24,6 +24,7 @@ from conformance.sources.scenarios import (
     astrion,
     durability,
     failures,
+    knobs,
     lifecycle,
     routing,
     targets,
@@ -42,7 +43,8 @@ ASTRION_ROUTER = [sys.executable, str(ROOT / "tests" / "conformance" / "routers"
                   "--profile", "astrion"]
 SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *lifecycle.SCENARIOS,
            *arguments.SCENARIOS,
-           *failures.SCENARIOS, *durability.SCENARIOS, *astrion.SCENARIOS]
+           *failures.SCENARIOS, *durability.SCENARIOS, *knobs.SCENARIOS,
+           *astrion.SCENARIOS]
 
 
 def _declared(command: list[str]) -> Capabilities:

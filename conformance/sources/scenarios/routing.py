@@ -172,5 +172,40 @@ def batch_drain() -> dict[str, Any]:
                 message("msg_tl_001", GUIDANCE), message("msg_tl_002", "Keep the form short."))])
 
 
+def progress_before_tool_calls() -> dict[str, Any]:
+    port = "Which port does the API listen on?"
+    progress = "Asking the engineer for the port."
+    return scenario(
+        "progress-before-tool-calls",
+        "Text beside a sub-agent's tool calls is a progress report, accepted before the calls "
+        "run; its final reply is the completion report, which follows the progress report",
+        ["TW-DEL-005", "TW-ROUTE-029", "TW-TYPE-016"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."),
+               calls(create("call_tl_2", "ui-operator", UIO_TASK)),
+               says("Waiting for the form."), says("Noted."), says("Form noted."),
+               says("API noted.")),
+         agent(FSE, says("The API is done."),
+               calls(call("call_fse_1", "answer_other_agent", source_agent_id=1,
+                          role_id="ui-operator", message_id="ask_uio_001", answer="8080.")),
+               says("Answered the operator.")),
+         agent(UIO, calls(call("call_uio_1", "ask_other_agent", target_agent_id=1,
+                               role_id="full-stack-engineer", message_id="ask_uio_001",
+                               content=port), text=progress),
+               says("The form posts to port 8080."))],
+        # The engineer's model call that holds the ask shows that the operator's reply was
+        # taken, so its progress report waits for the Team Leader, whose fourth call is held.
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (TL, 4, "await"), (UIO, 1), (FSE, 2),
+                 (TL, 4), (TL, 5), (UIO, 2), (TL, 6, "await"), (FSE, 3), (TL, 6), (TL, 7)),
+        [expect(TL, 5, envelope(UIO, "任务进度输出", "out_uio_001", "Output", progress)),
+         expect(FSE, 2, envelope(UIO, "提问", "ask_uio_001", "Ask", port)),
+         expect(UIO, 2, tool("call_uio_1", envelope(
+             FSE, "回答", "ans_fse_001", "Answer", "8080.",
+             (("question_id", "ask_uio_001"),))["content"])),
+         expect(TL, 6, output(UIO, "out_uio_002", "The form posts to port 8080.")),
+         expect(TL, 7, output(FSE, "out_fse_002", "Answered the operator."))])
+
+
 SCENARIOS = [task_to_idle_sub_agent, message_to_running_sub_agent, answer_to_waiting_sub_agent,
-             message_to_completed_sub_agent, message_during_final_reply, batch_drain]
+             message_to_completed_sub_agent, message_during_final_reply, batch_drain,
+             progress_before_tool_calls]

@@ -1,5 +1,5 @@
 """Tool calls that name a sub-agent that is not there, or not only one (TW-TOOL-027 to
-TW-TOOL-029)."""
+TW-TOOL-029), and the role catalog (TW-TOOL-018, TW-TOOL-019)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from conformance.sources.scenarios.blocks import (
     schedule,
     tool,
 )
+
+from teamwire.conformance.checks import ANY_ORDER, FURTHER_MEMBERS
 
 
 def unknown_agent() -> dict[str, Any]:
@@ -102,4 +104,35 @@ def custom_roles_and_creation_errors() -> dict[str, Any]:
                                 "Code written."))])
 
 
-SCENARIOS = [unknown_agent, ambiguous_agent_id, custom_roles_and_creation_errors]
+def listed(role_id: str, name: str, description: str) -> dict[str, Any]:
+    """One role as list_agents gives it: the members TW-TOOL-019 names, and whatever else a
+    router says of a role."""
+    return {"role_id": role_id, "name": name, "description": description,
+            FURTHER_MEMBERS: True}
+
+
+PRESET = [listed("ui-operator", "UI Operator", "Designs and builds user interfaces."),
+          listed("full-stack-engineer", "Full-Stack Engineer",
+                 "Builds APIs, services and their front-end wiring.")]
+"""The catalog of spec/certification/preset-roles.json, which every scenario starts with."""
+
+
+def role_catalog() -> dict[str, Any]:
+    return scenario(
+        "role-catalog",
+        "list_agents lists the roles of the catalog the router was started with, and a role "
+        "created with create_custom_agent beside them",
+        ["TW-TOOL-019", "TW-TOOL-018", "TW-CERT-017"],
+        [agent(TL, calls(call("call_tl_1", "list_agents")),
+               calls({"id": "call_tl_2", "name": "create_custom_agent", "arguments": CODER},
+                     call("call_tl_3", "list_agents")),
+               says("Three roles.")),
+         ],
+        schedule((TL, 1), (TL, 2), (TL, 3)),
+        [expect(TL, 2, tool("call_tl_1", {"success": True, "roles": {ANY_ORDER: PRESET}})),
+         expect(TL, 3, tool("call_tl_2", {"success": True, "role_id": "coder", "name": "Coder"}),
+                tool("call_tl_3", {"success": True, "roles": {ANY_ORDER: [
+                    *PRESET, listed("coder", "Coder", "Writes the code.")]}}))])
+
+
+SCENARIOS = [unknown_agent, ambiguous_agent_id, custom_roles_and_creation_errors, role_catalog]

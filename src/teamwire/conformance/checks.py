@@ -138,6 +138,8 @@ def check_run(run: Run, capabilities: Capabilities | None = None) -> list[Verdic
     """Every verdict on one scenario run, holding the router to the optional features it
     declares."""
     capabilities = capabilities or Capabilities()
+    if run.scenario.refused:
+        return [_contract(run), _refusal(run)]
     verdicts = [_contract(run), _schedule(run)]
     numbered = answered_calls(run)
     by_agent = {agent: [calls[n] for n in sorted(calls)] for agent, calls in numbered.items()}
@@ -163,6 +165,29 @@ def _contract(run: Run) -> Verdict:
     return Verdict("contract", Status.PASS, ("TW-CERT-001",))
 
 
+REFUSAL = "TW-CERT-020"
+"""How a harness sees a router refuse its knobs (chapter 13)."""
+
+
+def _refusal(run: Run) -> Verdict:
+    """TW-ROUTE-032 through TW-CERT-020: started with a knob value it must refuse, the router
+    exits by itself with a non-zero status and calls no model."""
+    requirements = (*run.scenario.requirements, REFUSAL)
+    knobs = ", ".join(f"{k} {v!r}" for k, v in run.scenario.knobs.items())
+    if run.calls:
+        return Verdict("refusal", Status.FAIL, requirements,
+                       f"started with {knobs}, the router made {len(run.calls)} model call(s) "
+                       "instead of refusing to start")
+    if not run.refusal:
+        return Verdict("refusal", Status.FAIL, requirements,
+                       f"started with {knobs}, the router did not exit")
+    if run.exit_code == 0:
+        return Verdict("refusal", Status.FAIL, requirements,
+                       f"started with {knobs}, the router exited with status 0, as after a "
+                       "session, not with the non-zero status of a refusal")
+    return Verdict("refusal", Status.PASS, requirements, run.refusal)
+
+
 def _schedule(run: Run) -> Verdict:
     """The router made the model calls the scenario expects, and no others: a call that never
     came means a message was lost or held back, an extra call one delivered twice or a turn
@@ -174,10 +199,41 @@ def _schedule(run: Run) -> Verdict:
     return Verdict("model-calls", Status.PASS, run.scenario.requirements)
 
 
+def assigned_id(given: Any, used: set[str]) -> str:
+    """The id a router records for a tool call that came with id ``given`` when the calls
+    before it in the conversation hold the ids ``used`` (TW-DUR-008, TW-DUR-009): a new,
+    non-empty id is kept; otherwise ``base``, ``_`` and the smallest n >= 2 not used yet,
+    ``base`` being the first 64 characters of the given id, or ``call``."""
+    if isinstance(given, str) and given and given not in used:
+        return given
+    base = given[:64] if isinstance(given, str) and given else "call"
+    n = 2
+    while f"{base}_{n}" in used:
+        n += 1
+    return f"{base}_{n}"
+
+
+def _with_assigned_ids(reply: dict[str, Any], conversation: list[Any]) -> dict[str, Any]:
+    """The assistant message ``reply`` as a router records it after ``conversation``: each
+    tool call with the id TW-DUR-009 gives it."""
+    if not reply.get("tool_calls"):
+        return reply
+    used = {c["id"] for m in conversation if isinstance(m, dict)
+            for c in m.get("tool_calls") or () if isinstance(c, dict)
+            and isinstance(c.get("id"), str)}
+    recorded = []
+    for tool_call in reply["tool_calls"]:
+        call_id = assigned_id(tool_call.get("id"), used)
+        used.add(call_id)
+        recorded.append({**tool_call, "id": call_id})
+    return {**reply, "tool_calls": recorded}
+
+
 def _append_only(by_agent: dict[str, list[ModelCall]], every: list[ModelCall]) -> Verdict:
     """TW-CERT-007: history is append-only: each call holds the previous call's messages and
-    the reply to it, unchanged, before anything new; a call that failed (TW-ROUTE-031) left
-    nothing to append, so the agent's next call begins with what the failed one held."""
+    the reply to it, unchanged but for the ids a router gives tool calls whose id was empty,
+    missing or repeated (TW-DUR-009), before anything new; a call that failed (TW-ROUTE-031)
+    left nothing to append, so the agent's next call begins with what the failed one held."""
     for index, failed in enumerate(every):
         if failed.failure is None or failed.abandoned:
             continue
@@ -194,7 +250,9 @@ def _append_only(by_agent: dict[str, list[ModelCall]], every: list[ModelCall]) -
                            [_normal(m) for m in failed.messages], [_normal(m) for m in kept])
     for agent, calls in by_agent.items():
         for before, after in itertools.pairwise(calls):
-            seen = [*before.messages, before.reply.message() if before.reply else {}]
+            reply = _with_assigned_ids(before.reply.message(), before.messages) \
+                if before.reply else {}
+            seen = [*before.messages, reply]
             kept = after.messages[:len(seen)]
             if [_normal(m) for m in kept] != [_normal(m) for m in seen]:
                 return Verdict("append-only", Status.FAIL, ("TW-CERT-007",),
@@ -367,6 +425,7 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
                                     f"{expectation.call}", wanted, None))
             continue
         got = [_normal(m) for m in appended(calls, expectation.call)]
+        wanted = _unless_offered(wanted, got, calls.get(expectation.call - 1))
         wanted = _further_members(_optional_left_out(_shaped(wanted, got), got), got)
         if _same(got, wanted):
             verdicts.append(Verdict(name, Status.PASS, run.scenario.requirements))
@@ -402,24 +461,81 @@ def _optional_left_out(wanted: list[Any], got: list[Any]) -> list[Any]:
 
 
 FURTHER_MEMBERS = "<further members allowed>"
-"""A member of an expected tool result (value true) that lets the router's result carry
-members beyond the expected ones, where the specification allows them (TW-TOOL-017); the
-expected members are compared exactly."""
+"""A member of an expected object (value true) that lets the router's object carry members
+beyond the expected ones, where the specification allows them (TW-TOOL-017); the expected
+members are compared exactly."""
+
+ANY_ORDER = "<in any order>"
+"""An expected value ``{ANY_ORDER: [...]}``: an array holding these items in any order, where
+the specification fixes no order (the roles of list_agents, TW-TOOL-019)."""
+
+UNLESS_OFFERED = "<any result if the tool was offered>"
+"""A member of an expected tool result (value: the tool's name): the result is expected only
+when the model call that made the tool call did not offer that tool; a base tool a router
+offers runs, and its result is the router's own (TW-TOOL-041)."""
+
+
+def _has_pattern(value: Any) -> bool:
+    if isinstance(value, dict):
+        return FURTHER_MEMBERS in value or ANY_ORDER in value \
+            or any(_has_pattern(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_pattern(v) for v in value)
+    return False
+
+
+def _matches(expected: Any, received: Any) -> bool:
+    """Whether ``received`` is a value the pattern ``expected`` allows (FURTHER_MEMBERS and
+    ANY_ORDER at any depth; anything else compared exactly)."""
+    if isinstance(expected, dict) and ANY_ORDER in expected:
+        items = expected[ANY_ORDER]
+        if not isinstance(received, list) or len(received) != len(items):
+            return False
+        left = list(received)
+        for item in items:
+            found = next((i for i, value in enumerate(left) if _matches(item, value)), None)
+            if found is None:
+                return False
+            left.pop(found)
+        return True
+    if isinstance(expected, dict):
+        further = expected.get(FURTHER_MEMBERS) is True
+        named = {k: v for k, v in expected.items() if k != FURTHER_MEMBERS}
+        return isinstance(received, dict) \
+            and (further or set(received) == set(named)) \
+            and all(k in received and _matches(v, received[k]) for k, v in named.items())
+    if isinstance(expected, list):
+        return isinstance(received, list) and len(expected) == len(received) \
+            and all(_matches(e, r) for e, r in zip(expected, received, strict=True))
+    if isinstance(expected, bool) or isinstance(received, bool):
+        return expected is received  # JSON's true is not 1
+    return bool(expected == received)
+
+
+def _plain(value: Any) -> Any:
+    """A pattern as the value it describes, for a report: markers dropped."""
+    if isinstance(value, dict) and ANY_ORDER in value:
+        return [_plain(v) for v in value[ANY_ORDER]]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k != FURTHER_MEMBERS}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _further_members(wanted: list[Any], got: list[Any]) -> list[Any]:
-    """The expected messages with each result holding an object marked FURTHER_MEMBERS (at
-    any depth) taken as what the router sent, when that holds every expected member with its
-    expected value."""
+    """The expected messages with each result that holds a pattern (FURTHER_MEMBERS,
+    ANY_ORDER) taken as what the router sent when that matches it, and as the plain value
+    otherwise."""
     sent = {m.get("tool_call_id"): m.get("json") for m in got
             if isinstance(m, dict) and m.get("role") == "tool"}
     out = []
     for message in wanted:
         result = message.get("json") if isinstance(message, dict) else None
-        if isinstance(result, (dict, list)):
+        if _has_pattern(result):
             received = sent.get(message.get("tool_call_id"))
-            message = {**message, "json": received if _fits(result, received)
-                       else _unmarked(result)}
+            message = {**message, "json": received if _matches(result, received)
+                       else _plain(result)}
         out.append(message)
     return out
 
@@ -436,31 +552,6 @@ def _same(one: Any, other: Any) -> bool:
         return isinstance(other, list) and len(one) == len(other) \
             and all(_same(a, b) for a, b in zip(one, other, strict=True))
     return bool(one == other)
-
-
-def _fits(expected: Any, received: Any) -> bool:
-    """Whether ``received`` is ``expected``, where an object marked FURTHER_MEMBERS may
-    carry members beyond the ones it names."""
-    if isinstance(expected, dict):
-        if not isinstance(received, dict):
-            return False
-        named = {k: v for k, v in expected.items() if k != FURTHER_MEMBERS}
-        if expected.get(FURTHER_MEMBERS) is not True and set(named) != set(received):
-            return False
-        return all(k in received and _fits(v, received[k]) for k, v in named.items())
-    if isinstance(expected, list):
-        return isinstance(received, list) and len(expected) == len(received) \
-            and all(_fits(e, r) for e, r in zip(expected, received, strict=True))
-    return _same(expected, received)
-
-
-def _unmarked(value: Any) -> Any:
-    """An expected value without its FURTHER_MEMBERS marks, as a failed check shows it."""
-    if isinstance(value, dict):
-        return {k: _unmarked(v) for k, v in value.items() if k != FURTHER_MEMBERS}
-    if isinstance(value, list):
-        return [_unmarked(v) for v in value]
-    return value
 
 
 PLACEHOLDERS: dict[str, str] = {
@@ -499,6 +590,26 @@ def _shaped(wanted: list[Any], got: list[Any]) -> list[Any]:
             shape = _shape(message["content"])
             if shape is not None and shape.fullmatch(received["content"]):
                 message = {**message, "content": received["content"]}
+        out.append(message)
+    return out
+
+
+def _unless_offered(wanted: list[Any], got: list[Any], made_by: ModelCall | None) -> list[Any]:
+    """The expected messages with each result marked UNLESS_OFFERED taken as what the router
+    sent when the model call that made the tool call offered the tool, and without the
+    marker otherwise."""
+    offered = _offered(made_by.tools) if made_by is not None else set()
+    sent = {m.get("tool_call_id"): m for m in got
+            if isinstance(m, dict) and m.get("role") == "tool"}
+    out = []
+    for message in wanted:
+        result = message.get("json") if isinstance(message, dict) else None
+        if isinstance(result, dict) and UNLESS_OFFERED in result:
+            if result[UNLESS_OFFERED] in offered and message.get("tool_call_id") in sent:
+                message = sent[message.get("tool_call_id")]
+            else:
+                message = {**message, "json": {k: v for k, v in result.items()
+                                               if k != UNLESS_OFFERED}}
         out.append(message)
     return out
 

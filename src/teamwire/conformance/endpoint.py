@@ -47,8 +47,9 @@ class Reply:
     """A scripted model reply: text, tool calls, or both."""
 
     content: str | None = None
-    tool_calls: tuple[tuple[str, str, str], ...] = ()
-    """(call id, tool name, arguments as JSON text)."""
+    tool_calls: tuple[tuple[str | None, str, str], ...] = ()
+    """(call id, tool name, arguments as JSON text); a call id of None is left out of the
+    reply, as a model that gives its call no id does (TW-DUR-008)."""
     failures: tuple[str, ...] = ()
     """How the tries of this reply fail before it is given, in order (keys of FAILURES):
     each failed try is a model call of its own; the try after the last failure gets the
@@ -59,7 +60,7 @@ class Reply:
         message: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.tool_calls:
             message["tool_calls"] = [
-                {"id": call_id, "type": "function",
+                {**({} if call_id is None else {"id": call_id}), "type": "function",
                  "function": {"name": name, "arguments": arguments}}
                 for call_id, name, arguments in self.tool_calls]
         return message
@@ -86,6 +87,8 @@ class ModelCall:
     """How many restarts came before the call: 0 for the router's first life."""
     failure: str | None = None
     """The failure (a key of FAILURES) the call was answered with instead of a reply."""
+    sent: threading.Event = field(default_factory=threading.Event, repr=False)
+    """Set once the answer has been written to the router's connection (over HTTP only)."""
 
 
 @dataclass(frozen=True)
@@ -323,6 +326,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(400, {"error": {"message": "the call belongs to no agent"}})
             return
         call.released.wait()
+        try:
+            self._answer(call, body)
+        finally:
+            call.sent.set()
+
+    def _answer(self, call: ModelCall, body: dict[str, Any]) -> None:
+        """Write the answer the schedule released: a scripted failure or the reply."""
         if call.failure is not None:
             self._fail(call.failure)
             return
@@ -377,8 +387,11 @@ class _Handler(BaseHTTPRequestHandler):
             chunks += [{"content": reply.content[:middle]}, {"content": reply.content[middle:]}]
         for index, (call_id, name, arguments) in enumerate(reply.tool_calls):
             middle = len(arguments) // 2
-            chunks.append({"tool_calls": [{"index": index, "id": call_id, "type": "function",
-                                           "function": {"name": name, "arguments": ""}}]})
+            named: dict[str, Any] = {"index": index, "type": "function",
+                                     "function": {"name": name, "arguments": ""}}
+            if call_id is not None:
+                named["id"] = call_id
+            chunks.append({"tool_calls": [named]})
             for piece in (arguments[:middle], arguments[middle:]):
                 chunks.append({"tool_calls": [{"index": index,
                                                "function": {"arguments": piece}}]})

@@ -229,6 +229,11 @@ class InProcessRouter:
         try:
             self._kept.append(self._loop.run_until_complete(self._start(setup)))
         except Exception as exc:  # the router's own failure to start, said plainly
+            if self.scenario.refused and not self.endpoint.calls:
+                # What the scenario asks of it: the in-process form of exiting at once.
+                run.refusal = f"the router refused to start: {type(exc).__name__}: {exc}"
+                self._ended = True
+                return True
             run.problems.append(f"cannot start the router {self.name}: "
                                 f"{type(exc).__name__}: {exc}")
             return False
@@ -273,7 +278,8 @@ class InProcessRouter:
             _discard(loop)
         self.held.clear()
         self._kept.clear()
-        run.exit_code = 0 if self._ended else None
+        # A refusal has no exit status in process; a session that ended has 0.
+        run.exit_code = 0 if self._ended and not run.refusal else None
         self.endpoint.close()
         shutil.rmtree(self.state_dir, ignore_errors=True)
 

@@ -52,11 +52,61 @@ class Run:
     seconds: float = 0.0
     restarts: int = 0
     """How many times the scenario killed the router and started it again."""
+    refusal: str = ""
+    """How the router refused to start, in a scenario that expects it to (``refused``): it
+    exited by itself, or an in-process router's factory raised; empty if it did not."""
 
     @property
     def started(self) -> bool:
         """Whether the router ran at all."""
         return not any(p.startswith("cannot start") for p in self.problems)
+
+
+_QUIET_SAMPLES = 3
+_QUIET_GAP = 0.01
+
+
+def _thread_states(group: int) -> list[str] | None:
+    """The scheduler state of every thread of every process in process group ``group``
+    (Linux ``/proc``); None where the system does not say."""
+    proc = Path("/proc")
+    if not (proc / str(group) / "task").is_dir():
+        return None
+    states: list[str] = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            # after the command in parentheses: state, ppid, pgrp
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[2]) != group:
+                continue
+            for task in (entry / "task").iterdir():
+                text = (task / "stat").read_text()
+                states.append(text[text.rindex(")") + 2])
+        except (OSError, ValueError, IndexError):
+            continue  # a process or thread that ended while it was read
+    return states
+
+
+def wait_until_quiet(group: int, bound: float) -> bool:
+    """Wait, up to ``bound`` seconds, until no thread of the router's process group is
+    runnable or in the middle of a disk write, in a few samples in a row: a router that has
+    finished with an answer sleeps on its sockets, locks and timers, however slow the
+    machine. False when the bound ran out, or where the system does not show thread states
+    (the caller has then only waited its settle time)."""
+    deadline = time.monotonic() + bound
+    quiet = 0
+    while time.monotonic() < deadline:
+        states = _thread_states(group)
+        if states is None:
+            return False
+        quiet = quiet + 1 if all(state in "SZXtTI" for state in states) else 0
+        if quiet >= _QUIET_SAMPLES:
+            return True
+        time.sleep(_QUIET_GAP)
+    return False
 
 
 def router_environment(scenario: Scenario, base_url: str, state_dir: Path,
@@ -143,6 +193,8 @@ class ProcessRouter:
         self._log: BinaryIO | None = None
         self._env: dict[str, str] | None = None
         self.process: subprocess.Popen[bytes] | None = None
+        self.settle_bound = DEFAULT_WAIT
+        """The longest a settle step waits for the router to be quiet (TW-CERT-010)."""
 
     def start(self, run: Run) -> bool:
         if self._env is None:
@@ -172,7 +224,12 @@ class ProcessRouter:
     def release(self, call: ModelCall) -> None:
         self.endpoint.release(call)
         if self.scenario.settle:
-            time.sleep(self.scenario.settle)  # the schedule assumes a router quiet by now
+            # The schedule assumes a router quiet by now: the answer has reached it, the
+            # settle time has passed, and none of its threads waits for a processor.
+            call.sent.wait(self.settle_bound)
+            time.sleep(self.scenario.settle)
+            if self.process is not None:
+                wait_until_quiet(self.process.pid, self.settle_bound)
 
     def ended(self) -> str | None:
         if self.process is None or self.process.poll() is None:
@@ -209,7 +266,9 @@ class ProcessRouter:
 def run_scenario(scenario: Scenario, command: Sequence[str], *,
                  wait: float = DEFAULT_WAIT, capabilities: Capabilities | None = None) -> Run:
     """Run ``scenario`` against the router ``command`` and return what was observed."""
-    return play(scenario, ProcessRouter(scenario, command, capabilities), wait=wait)
+    router = ProcessRouter(scenario, command, capabilities)
+    router.settle_bound = wait
+    return play(scenario, router, wait=wait)
 
 
 def play(scenario: Scenario, router: RouterUnderTest, *, wait: float = DEFAULT_WAIT) -> Run:
@@ -272,6 +331,11 @@ def _play(steps: Sequence[Step | Crash], router: RouterUnderTest, run: Run,
             return True  # held, never answered: the router dies waiting for it
         if not step.hold:
             router.release(call)
+    if run.scenario.refused:
+        # The router is to refuse its knobs: the refusal check judges whether it exited.
+        if router.wait_for_end(wait) and not endpoint.calls:
+            run.refusal = run.refusal or str(router.ended())
+        return True
     if (not steps or not isinstance(steps[-1], Crash)) and not router.wait_for_end(wait):
         run.problems.append(f"the router did not exit within {wait:g} s of the last "
                             "scripted reply (the session should have ended)")

@@ -70,6 +70,9 @@ class Scenario:
     expectations: tuple[Expectation, ...]
     knobs: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    refused: bool = False
+    """The router must refuse to start with the scenario's knobs: exit with a non-zero status
+    without calling its model (TW-ROUTE-032, TW-CERT-020)."""
     settle: float = 0.0
     """Seconds a router run as a process is given after each answer before the next step
     (generated scenarios: their schedules were drawn against a router that was quiet before
@@ -77,7 +80,7 @@ class Scenario:
 
 
 def _reply(data: dict[str, Any]) -> Reply:
-    calls = tuple((str(call["id"]), str(call["name"]),
+    calls = tuple((None if call.get("id") is None else str(call["id"]), str(call["name"]),
                    call["arguments"] if isinstance(call["arguments"], str)
                    else json.dumps(call["arguments"], ensure_ascii=False))
                   for call in data.get("tool_calls", ()))
@@ -115,7 +118,7 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
         level=data.get("level", "core"), profile=data.get("profile", "strict"),
         request=data["request"], tokens=tokens, scripts=scripts, schedule=schedule,
         expectations=expectations, knobs=dict(data.get("knobs", {})), source=source,
-        settle=float(data.get("settle", 0.0)))
+        settle=float(data.get("settle", 0.0)), refused=data.get("refused") is True)
 
 
 def load_scenario(path: Path) -> Scenario:

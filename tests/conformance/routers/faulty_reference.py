@@ -6,7 +6,9 @@ tests can check that level durable catches a router that comes back wrong. ``ROU
 chooses the mistake:
 
 - ``lose-queue``: messages that were waiting in a queue when the router crashed are gone;
-- ``redeliver``: messages that had been delivered before the crash are delivered again.
+- ``redeliver``: messages that had been delivered before the crash are delivered again;
+- ``lose-deadline``: an ask open when the router crashed comes back without its deadline, so
+  it never times out.
 
 Without ``ROUTER_FAULT`` it is the reference router.
 """
@@ -28,6 +30,11 @@ def _faulty_load(self: sqlite.SQLiteStore) -> Snapshot:
     snapshot = _load(self)
     if FAULT == "lose-queue":
         return dataclasses.replace(snapshot, pending=())
+    if FAULT == "lose-deadline":
+        agents = tuple(dataclasses.replace(a, ask=dataclasses.replace(a.ask, deadline=None,
+                                                                       timeout=None))
+                       if a.ask is not None else a for a in snapshot.agents)
+        return dataclasses.replace(snapshot, agents=agents)
     if FAULT == "redeliver":
         rows = self._db.execute(f"SELECT {sqlite._COLUMNS} FROM messages WHERE status = ? "
                                 "ORDER BY seq", (MessageStatus.DELIVERED,))

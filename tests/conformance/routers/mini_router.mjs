@@ -5,17 +5,40 @@
 //   reverse-batch  messages waiting for an agent are appended newest first
 //   no-timeout     an ask that is never answered waits for ever
 //   any-message    any message that reaches a waiting agent ends its wait as if it answered
+//   keep-repeats   arguments that name a member twice are read, the last value kept
+//   keep-call-ids  tool calls keep the ids the model gave, empty, missing or repeated
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
-// TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT) and exits 0 once every agent is idle.
+// TEAMWIRE_ROLES, TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT), refuses (exit 2) a knob out of
+// range, and exits 0 once every agent is idle.
+
+import { readFileSync } from "node:fs";
 
 const FAULT = process.env.MINI_ROUTER_FAULT || "";
 const URL_ = process.env.OPENAI_BASE_URL.replace(/\/$/, "") + "/chat/completions";
 const KEY = process.env.OPENAI_API_KEY || "";
-const ASK_TIMEOUT = FAULT === "no-timeout" ? null : Number(process.env.TEAMWIRE_ASK_TIMEOUT || 300);
-const ROUND_LIMIT = Number(process.env.TEAMWIRE_ROUND_LIMIT || 8);
+// A setting from the environment; exit 2 on one the router must refuse.
+function knob(name, whole, fallback) {
+  const text = process.env[name];
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!(value > 0 && Number.isFinite(value)) || (whole && !/^[0-9]+$/.test(text))) {
+    process.stderr.write(`error: ${name} must be a positive ${whole ? "integer" : "number"}, not ${JSON.stringify(text)}\n`);
+    process.exit(2);
+  }
+  return value;
+}
+const ASK_TIMEOUT_SETTING = knob("TEAMWIRE_ASK_TIMEOUT", false, 300);
+const ASK_TIMEOUT = FAULT === "no-timeout" ? null : ASK_TIMEOUT_SETTING;
+const ROUND_LIMIT = knob("TEAMWIRE_ROUND_LIMIT", true, 8);
 const FAIL_UNANSWERED = process.env.TEAMWIRE_UNANSWERED_ASKS === "fail";
 const LEADER = "Team Leader";
-const ROLES = new Map([["ui-operator", "UI Operator"], ["full-stack-engineer", "Full-Stack Engineer"]]);
+// The role catalog the harness names (role id -> name, description), or the preset roles.
+const CATALOG = process.env.TEAMWIRE_ROLES ? JSON.parse(readFileSync(process.env.TEAMWIRE_ROLES, "utf8")) : [
+  { role_id: "ui-operator", name: "UI Operator", description: "Designs and builds user interfaces." },
+  { role_id: "full-stack-engineer", name: "Full-Stack Engineer", description: "Builds APIs, services and their front-end wiring." }];
+const ROLES = new Map(CATALOG.map((role) => [role.role_id, role.name]));
+const DESCRIPTIONS = new Map(CATALOG.map((role) => [role.role_id, role.description]));
+const ASK_LINE = /^来自 (.+) 的提问\nid: (\S+)\n/;
 const abbreviation = (name, roleId) => (name.match(/[A-Z]/g) || []).join("").toLowerCase()
   || roleId.split(/[-_]/).filter(Boolean).map((part) => part[0]).join("") || "a";
 const LEADER_TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_to_sub_agent",
@@ -27,6 +50,91 @@ const envelope = (sender, label, id, tag, content, attributes = "") =>
   `来自 ${sender} 的${label}\nid: ${id}\n\n<${sender}>\n<${tag}${attributes}>\n${content}\n</${tag}>\n</${sender}>`;
 const error = (code, message) => JSON.stringify({ success: false, error: { code, message } });
 const tools = (names) => names.map((name) => ({ type: "function", function: { name, parameters: { type: "object" } } }));
+
+// Refuse arguments that name a member twice at any depth (names compared once decoded), as
+// JSON.parse would silently keep the last: a small scanner over the JSON text finds them.
+function repeatedMember(text) {
+  let at = 0;
+  const space = () => { while (at < text.length && " \t\r\n".includes(text[at])) at += 1; };
+  const string = () => {
+    const start = at;
+    at += 1;
+    while (text[at] !== '"') at += text[at] === "\\" ? 2 : 1;
+    at += 1;
+    return JSON.parse(text.slice(start, at));
+  };
+  const value = () => {
+    space();
+    if (text[at] === "{") {
+      at += 1;
+      const names = new Set();
+      space();
+      if (text[at] === "}") { at += 1; return false; }
+      for (;;) {
+        space();
+        const name = string();
+        if (names.has(name)) return true;
+        names.add(name);
+        space();
+        at += 1; // the colon
+        if (value()) return true;
+        space();
+        if (text[at++] === "}") return false;
+      }
+    }
+    if (text[at] === "[") {
+      at += 1;
+      space();
+      if (text[at] === "]") { at += 1; return false; }
+      for (;;) {
+        if (value()) return true;
+        space();
+        if (text[at++] === "]") return false;
+      }
+    }
+    if (text[at] === '"') { string(); return false; }
+    while (at < text.length && !",]} \t\r\n".includes(text[at])) at += 1;
+    return false;
+  };
+  return value();
+}
+
+// Integers beyond 2^53-1, which not every JSON reader holds exactly, anywhere in a value.
+const beyondSafe = (value) => (value !== null && typeof value === "object")
+  ? Object.values(value).some(beyondSafe)
+  : typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value);
+
+// The arguments of a call, or the reason to refuse them with invalid-arguments.
+function readArguments(text) {
+  let args;
+  try {
+    args = JSON.parse(text || "{}");
+  } catch (problem) {
+    return `the arguments are not JSON: ${problem.message}`;
+  }
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return "the arguments are not a JSON object";
+  if (FAULT !== "keep-repeats" && repeatedMember(text)) return "the arguments name a member twice";
+  if (beyondSafe(args)) return "an integer lies beyond 2^53-1";
+  return args;
+}
+
+// The calls with the ids a router gives them: an empty, missing or repeated id becomes
+// base_n, base being the first 64 characters of the id (or "call") and n >= 2 the smallest
+// number that makes it new in the conversation.
+function ownIds(calls, history) {
+  const used = new Set(history.flatMap((m) => (m.tool_calls || []).map((c) => c.id)));
+  return calls.map((call) => {
+    let id = call.id;
+    if (FAULT !== "keep-call-ids" && (!id || used.has(id))) {
+      const base = (id || "").slice(0, 64) || "call";
+      let n = 2;
+      while (used.has(`${base}_${n}`)) n += 1;
+      id = `${base}_${n}`;
+    }
+    used.add(id);
+    return { ...call, id };
+  });
+}
 
 const agents = new Map();
 let currentArguments = "{}";
@@ -46,7 +154,7 @@ let busy = 0;
 
 function makeAgent(name, roleId, agentId, abbreviation) {
   const agent = { name, roleId, agentId, abbreviation, messages: [], pending: [], state: "idle",
-    askedBy: new Map(), resolveAsk: null, waitingOn: null, timeout: 600,
+    received: new Map(), askedId: null, resolveAsk: null, waitingOn: null, timeout: 600,
     generation: 0, leaderAsks: [] };
   agents.set(name, agent);
   return agent;
@@ -64,7 +172,11 @@ async function complete(agent) {
 
 function drain(agent) {
   const batch = FAULT === "reverse-batch" ? [...agent.pending].reverse() : agent.pending;
-  for (const text of batch) agent.messages.push({ role: "user", content: text });
+  for (const text of batch) {
+    agent.messages.push({ role: "user", content: text });
+    const found = ASK_LINE.exec(text);
+    if (found) agent.received.set(found[2], found[1]); // an Ask is received once it is in the conversation
+  }
   agent.pending = [];
 }
 
@@ -94,12 +206,20 @@ async function turn(agent, generation) {
     drain(agent);
     const reply = await complete(agent);
     if (agent.generation !== generation || agent.state === "terminated") return;
-    const calls = reply.tool_calls || [];
+    const calls = ownIds(reply.tool_calls || [], agent.messages);
     agent.messages.push({ role: "assistant", content: reply.content, ...(calls.length ? { tool_calls: calls } : {}) });
     if (!calls.length) return endTurn(agent, reply.content || "");
+    if (agent.name !== LEADER && (reply.content || "").trim()) {
+      // text beside tool calls is progress, reported before they run
+      const id = nextId("out", agent.abbreviation);
+      deliver(agents.get(LEADER), envelope(agent.name, "任务进度输出", id, "Output", reply.content));
+    }
     for (const call of calls) {
       currentArguments = call.function.arguments || "{}";
-      const result = await execute(agent, call.function.name, JSON.parse(currentArguments));
+      const args = readArguments(currentArguments);
+      const result = typeof args === "string" ? error("invalid-arguments", args)
+        : await execute(agent, call.function.name, args);
+      if (agent.state === "terminated") return; // its conversation ends where it was terminated
       agent.messages.push({ role: "tool", tool_call_id: call.id, content: result });
     }
   }
@@ -171,7 +291,7 @@ function ask(agent, target, questionId, text) {
   if (target.state === "terminated") return Promise.resolve(error("agent-terminated", `${target.name} is terminated`));
   agent.state = "waiting";
   agent.waitingOn = target.name;
-  target.askedBy.set(questionId, agent.name);
+  agent.askedId = questionId;
   return new Promise((done) => {
     let timer = null;
     agent.resolveAsk = (answer) => { if (timer) clearTimeout(timer); agent.resolveAsk = null; done(answer); };
@@ -219,6 +339,7 @@ async function execute(agent, name, args) {
       return error("role-exists", `${args.role_id} exists`);
     }
     ROLES.set(args.role_id, args.name);
+    DESCRIPTIONS.set(args.role_id, args.description || "");
     return JSON.stringify({ success: true, role_id: args.role_id, name: args.name });
   }
   if (name === "ask_other_agent") {
@@ -234,10 +355,12 @@ async function execute(agent, name, args) {
       ? resolve(agent, args.source_agent_id, args.role_id) : resolve(agent, args.agent_id, args.role_id);
     if (typeof asker === "string") return asker;
     const questionId = name === "answer_other_agent" ? args.message_id : args.question_id;
-    if (agent.askedBy.get(questionId) !== asker.name || !asker.resolveAsk) {
+    if (agent.received.get(questionId) !== asker.name) {
       return error("unknown-question", `no question ${questionId} from ${asker.name}`);
     }
-    agent.askedBy.delete(questionId);
+    if (!asker.resolveAsk || asker.waitingOn !== agent.name || asker.askedId !== questionId) {
+      return error("not-waiting", `${asker.name} no longer waits on ${questionId}`);
+    }
     const id = nextId("ans", agent.abbreviation);
     asker.resolveAsk(envelope(agent.name, "回答", id, "Answer", args.answer, ` question_id="${questionId}"`));
     return JSON.stringify(name === "answer_other_agent"
@@ -249,6 +372,7 @@ async function execute(agent, name, args) {
     if (typeof target === "string") return target;
     target.state = "terminated";
     target.pending = [];
+    if (target.resolveAsk) target.resolveAsk(""); // an ask it waits on ends with it
     for (const other of agents.values()) {
       if (other.waitingOn === target.name && other.resolveAsk) {
         other.resolveAsk(error("agent-terminated", `${target.name} was terminated`));
@@ -287,6 +411,10 @@ async function execute(agent, name, args) {
     const id = `msg_tl_${String(counters.sent).padStart(3, "0")}`;
     const how = deliver(target, envelope(LEADER, "消息", id, "Message", args.message));
     return JSON.stringify({ success: true, display_name: target.name, message_id: id, delivery: how });
+  }
+  if (name === "list_agents") {
+    return JSON.stringify({ success: true, roles: [...ROLES].map(([roleId, roleName]) =>
+      ({ role_id: roleId, name: roleName, description: DESCRIPTIONS.get(roleId) || "" })) });
   }
   if (name === "list_active_sub_agents") {
     return JSON.stringify({ success: true, agents: [...agents.values()].filter((a) => a.name !== LEADER)

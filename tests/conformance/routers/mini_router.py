@@ -15,7 +15,19 @@ the tests can check that certification fails with the right requirements:
 - ``wrong-question``: the Team Leader's answer goes to the first sub-agent that waits on it,
   whichever question it answers;
 - ``ignore-termination``: terminate_sub_agent says it terminated the sub-agent, which goes on;
-- ``no-delivery``: send_message_to_sub_agent's result leaves out the optional ``delivery``.
+- ``no-delivery``: send_message_to_sub_agent's result leaves out the optional ``delivery``;
+- ``no-progress``: text beside a sub-agent's tool calls is dropped instead of reported;
+- ``keep-call-ids``: tool calls keep the ids the model gave, empty, missing or repeated;
+- ``keep-repeats``: arguments that name a member twice are read, the last value kept;
+- ``any-integer``: integers beyond 2^53-1 are taken as any other;
+- ``any-question``: an answer tool answers whatever its asker waits on, whichever id it names;
+- ``take-any-knob``: an out-of-range ask timeout or round limit is taken as given;
+- ``run-unoffered``: a base tool it does not offer runs anyway, with a text result.
+
+It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
+TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
+refuses (exit 2) when they are out of range; it exits 0 when every agent is idle and nothing
+waits. Standard library only.
 
 Started with ``--profile astrion`` it runs profile astrion as chapter 12 describes a router of
 that profile (TW-PROF-032 to TW-PROF-034): astrion's tool set, instances numbered per role,
@@ -26,9 +38,6 @@ of a sub-agent's tools as astrion's texts. Two more faults are mistakes of that 
 - ``answer-envelope``: an ask's answer comes back as an Answer envelope, not as the text.
 
 ``--describe`` prints its capability declaration (the profile it was started with).
-
-It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST; it
-exits 0 when every agent is idle and nothing waits. Standard library only.
 """
 
 from __future__ import annotations
@@ -40,13 +49,103 @@ import secrets
 import sys
 import threading
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 FAULT = os.environ.get("MINI_ROUTER_FAULT", "")
 ASTRION = "--profile=astrion" in sys.argv or (
     "--profile" in sys.argv[:-1] and sys.argv[sys.argv.index("--profile") + 1] == "astrion")
 LEADER = "Team Leader"
-ROLES = {"ui-operator": "UI Operator", "full-stack-engineer": "Full-Stack Engineer"}
+ROLES: dict[str, str] = {}  # role id -> role name, read from TEAMWIRE_ROLES
+DESCRIPTIONS: dict[str, str] = {}  # role id -> description
+LARGEST = 2 ** 53 - 1  # the integers every JSON reader holds exactly
+ASK_LINE = re.compile(r"\A来自 (.+) 的提问\nid: (\S+)\n")
+
+
+def load_roles() -> None:
+    """The role catalog the harness names, or the two preset roles."""
+    path = os.environ.get("TEAMWIRE_ROLES")
+    roles = json.loads(Path(path).read_text(encoding="utf-8")) if path else [
+        {"role_id": "ui-operator", "name": "UI Operator",
+         "description": "Designs and builds user interfaces."},
+        {"role_id": "full-stack-engineer", "name": "Full-Stack Engineer",
+         "description": "Builds APIs, services and their front-end wiring."}]
+    for role in roles:
+        ROLES[role["role_id"]] = role["name"]
+        DESCRIPTIONS[role["role_id"]] = role["description"]
+
+
+class BadArguments(ValueError):
+    """Arguments a router must refuse with invalid-arguments."""
+
+
+def no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object, refused when it names a member twice (names compared once decoded)."""
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise BadArguments("the arguments name a member twice")
+    return members
+
+
+def integers_in_range(value: Any) -> None:
+    """Refuse an integer beyond what every JSON reader holds exactly."""
+    if isinstance(value, dict):
+        for item in value.values():
+            integers_in_range(item)
+    elif isinstance(value, list):
+        for item in value:
+            integers_in_range(item)
+    elif type(value) is int and abs(value) > LARGEST and FAULT != "any-integer":
+        raise BadArguments(f"{value} is beyond 2^53-1")
+
+
+def read_arguments(text: str) -> dict[str, Any]:
+    """A tool call's arguments: a JSON object, empty text read as {}."""
+    try:
+        value = json.loads(text or "{}", object_pairs_hook=no_repeats
+                           if FAULT != "keep-repeats" else None)
+    except RecursionError:
+        raise BadArguments("the arguments nest too deep") from None
+    except json.JSONDecodeError as exc:
+        raise BadArguments(f"the arguments are not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise BadArguments("the arguments are not a JSON object")
+    integers_in_range(value)
+    return value
+
+
+def own_ids(calls: list[dict[str, Any]], history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The calls with the ids a router gives them: an empty, missing or repeated id becomes
+    base_n, base being the first 64 characters of the id (or "call") and n >= 2 the
+    smallest number that makes it new in the conversation."""
+    used = {c.get("id") for m in history for c in m.get("tool_calls") or ()}
+    named = []
+    for call in calls:
+        call_id = call.get("id")
+        if FAULT != "keep-call-ids" and (not call_id or call_id in used):
+            base, n = (call_id or "")[:64] or "call", 2
+            while f"{base}_{n}" in used:
+                n += 1
+            call_id = f"{base}_{n}"
+        used.add(call_id)
+        named.append({**call, "id": call_id})
+    return named
+
+
+def knob(name: str, whole: bool, default: float) -> float:
+    """A setting from the environment; exit 2 on one the router must refuse."""
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = int(text) if whole else float(text)
+    except ValueError:
+        value = -1
+    if FAULT != "take-any-knob" and not 0 < value < float("inf"):
+        sys.stderr.write(f"error: {name} must be a positive {'integer' if whole else 'number'}, "
+                         f"not {text!r}\n")
+        sys.exit(2)
+    return value
 
 
 def abbreviation(name: str, role_id: str) -> str:
@@ -101,11 +200,11 @@ class Agent:
         self.state = "idle"
         self.answer: str | None = None
         self.answered = threading.Event()
-        self.asked_by: dict[str, str] = {}  # question id -> asker's name, for answers
+        self.received: dict[str, str] = {}  # question id -> asker, for Asks delivered
+        self.asked_id: str | None = None  # the question id of the ask it waits on
         self.waiting_on: str | None = None
         self.asked_text: str | None = None  # the Ask it waits on, as its answerer receives it
         self.leader_asks: list[str] = []  # the Team Leader's questions its output answers
-        self.question: str | None = None  # the id of the ask it waits on
         self.timeout = 600.0
         self.generation = 0  # turns started: a reply of an older turn is dropped
 
@@ -123,8 +222,8 @@ class Router:
         self.busy = 0
         self.rounds: dict[tuple[str, str], int] = {}
         self.counters: dict[tuple[str, str], int] = {}  # (prefix, abbreviation) → last number
-        self.ask_timeout: float | None = float(os.environ.get("TEAMWIRE_ASK_TIMEOUT") or 300)
-        self.round_limit = int(os.environ.get("TEAMWIRE_ROUND_LIMIT") or 8)
+        self.ask_timeout: float | None = knob("TEAMWIRE_ASK_TIMEOUT", False, 300)
+        self.round_limit = int(knob("TEAMWIRE_ROUND_LIMIT", True, 8))
         self.fail_unanswered = os.environ.get("TEAMWIRE_UNANSWERED_ASKS") == "fail"
         if FAULT == "no-timeout":
             self.ask_timeout = None
@@ -168,6 +267,10 @@ class Router:
     def drain(self, agent: Agent) -> None:
         batch = list(reversed(agent.pending)) if FAULT == "reverse-batch" else agent.pending
         agent.messages.extend({"role": "user", "content": text} for text in batch)
+        for text in batch:
+            found = ASK_LINE.match(text)
+            if found:  # an Ask is received once it is in the conversation
+                agent.received[found[2]] = found[1]
         agent.pending = []
 
     def turn(self, agent: Agent, generation: int) -> None:
@@ -179,19 +282,31 @@ class Router:
                         self.drain(agent)
                 first = False
                 reply = self.complete(agent)
-                calls = reply.get("tool_calls") or []
                 with self.lock:
                     if agent.generation != generation or agent.state == "terminated":
                         return  # terminated, or stopped by its timeout: the reply is dropped
+                    calls = own_ids(reply.get("tool_calls") or [], agent.messages)
                     agent.messages.append({"role": "assistant", "content": reply.get("content"),
                                            **({"tool_calls": calls} if calls else {})})
+                    text = reply.get("content") or ""
+                    if calls and agent.name != LEADER and text.strip() \
+                            and FAULT != "no-progress":
+                        # text beside tool calls is progress, reported before they run
+                        self.deliver(self.agents[LEADER], envelope(
+                            agent.name, "任务进度输出", self.next_id("out", agent), "Output",
+                            text))
                 if not calls:
                     self.end_turn(agent, reply.get("content") or "")
                     return
                 for call in calls:
-                    result = self.execute(agent, call["function"]["name"],
-                                          json.loads(call["function"]["arguments"] or "{}"))
+                    try:
+                        result = self.execute(agent, call["function"]["name"],
+                                              read_arguments(call["function"]["arguments"]))
+                    except BadArguments as exc:
+                        result = error("invalid-arguments", str(exc))
                     with self.lock:
+                        if agent.state == "terminated":
+                            return  # its conversation ends where it was terminated
                         agent.messages.append({"role": "tool", "tool_call_id": call["id"],
                                                "content": result})
         finally:
@@ -253,6 +368,8 @@ class Router:
     # -- tools ------------------------------------------------------------------------------
 
     def execute(self, agent: Agent, name: str, args: dict[str, Any]) -> str:
+        if FAULT == "run-unoffered" and name in ("read_file", "run_command"):
+            return f"{name} ran"
         if name not in (LEADER_TOOLS if agent.name == LEADER else SUB_TOOLS):
             return error("forbidden-tool", f"{name} is not a tool of {agent.name}")
         for key in ("agent_id", "target_agent_id", "source_agent_id", "timeout_seconds"):
@@ -298,15 +415,14 @@ class Router:
                     return error("agent-terminated", f"{target.name} is terminated")
                 agent.state = "waiting"
                 agent.waiting_on = target.name
-                agent.question = question_id
+                agent.asked_id = question_id
                 agent.answered.clear()
-                target.asked_by[question_id] = agent.name
                 agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text)
                 self.deliver(target, agent.asked_text)
             answered = agent.answered.wait(self.ask_timeout)
             with self.lock:
                 agent.waiting_on = None
-                agent.question = None
+                agent.asked_id = None
                 if agent.state == "waiting":
                     agent.state = "running"
                 if not answered:
@@ -323,6 +439,7 @@ class Router:
                                        "status": "terminated"})
                 found.state = "terminated"
                 found.pending = []
+                found.answered.set()  # an ask it waits on ends with it
                 for other in self.agents.values():  # asks it will never answer fail now
                     if other.waiting_on == found.name:
                         other.answer = error("agent-terminated", f"{found.name} was terminated")
@@ -332,12 +449,14 @@ class Router:
                                    "status": "terminated"})
             if name == "create_custom_agent":
                 role_id, role_name = args["role_id"], args["name"]
+                description = args.get("description", "")
                 if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", role_id) \
                         or role_id == "team-leader":
                     return error("invalid-name", f"{role_id!r} is no role id")
                 if role_id in ROLES or role_name in ROLES.values():
                     return error("role-exists", f"{role_id} exists")
                 ROLES[role_id] = role_name
+                DESCRIPTIONS[role_id] = description
                 return json.dumps({"success": True, "role_id": role_id, "name": role_name})
             if name == "create_sub_agent":
                 if args["role_id"] not in ROLES:
@@ -362,8 +481,9 @@ class Router:
                 if isinstance(found, str):
                     return found
                 question_id = args["message_id"]
-                if agent.asked_by.pop(question_id, None) != found.name:
-                    return error("unknown-question", f"no question {question_id} from {found.name}")
+                refused = self.unanswerable(agent, found, question_id)
+                if refused is not None:
+                    return refused
                 found.answer = envelope(agent.name, "回答", self.next_id("ans", agent), "Answer",
                                         args["answer"], f' question_id="{question_id}"')
                 if ASTRION and FAULT != "answer-envelope":
@@ -401,6 +521,9 @@ class Router:
                 if isinstance(found, str):
                     return found
                 target = found
+                refused = self.unanswerable(agent, target, args["question_id"])
+                if refused is not None and FAULT not in ("wrong-question", "any-question"):
+                    return refused
                 if FAULT == "wrong-question":
                     target = next(a for a in self.agents.values() if a.waiting_on == LEADER)
                     target.waiting_on = None
@@ -413,12 +536,27 @@ class Router:
                 target.answered.set()
                 return json.dumps({"success": True, "display_name": target.name,
                                    "question_id": args["question_id"]})
+            if name == "list_agents":
+                return json.dumps({"success": True, "roles": [
+                    {"role_id": role_id, "name": role_name,
+                     "description": DESCRIPTIONS.get(role_id, "")}
+                    for role_id, role_name in ROLES.items()]})
             if name == "list_active_sub_agents":
                 return json.dumps({"success": True, "agents": [
                     {"agent_id": a.agent_id, "role_id": a.role_id, "display_name": a.name,
                      "status": a.state, "summary": ""}
                     for a in self.agents.values() if a.name != LEADER]})
         return error("forbidden-tool", f"{name} is not supported")
+
+    def unanswerable(self, answerer: Agent, asker: Agent, question_id: str) -> str | None:
+        """Why an answer to ``question_id`` of ``asker`` fails: the answerer never received
+        it (unknown-question), or the asker waits on it no more (not-waiting); None if not."""
+        if answerer.received.get(question_id) != asker.name:
+            return error("unknown-question", f"no question {question_id} from {asker.name}")
+        if asker.waiting_on != answerer.name or asker.asked_id != question_id \
+                or asker.answered.is_set():
+            return error("not-waiting", f"{asker.name} no longer waits on {question_id}")
+        return None
 
     # -- profile astrion ----------------------------------------------------------------------
 
@@ -458,14 +596,14 @@ class Router:
                         content=args.pop("question"),
                         message_id=args.pop("question_id", f"ask_other_{secrets.token_hex(5)}"))
         elif name == "answer_other_agent" and "message_id" not in args:
-            asker = self.agents.get(agent.asked_by.get(args.get("question_id", ""), ""))
+            asker = self.agents.get(agent.received.get(args.get("question_id", ""), ""))
             if asker is None:
                 return error("unknown-question", f"no question {args.get('question_id')}"), args
             args.update(source_agent_id=asker.agent_id, role_id=asker.role_id,
                         message_id=args.pop("question_id"))
         elif name == "answer_sub_agent_question" and "agent_id" not in args:
             asker = next((a for a in self.agents.values() if a.waiting_on == LEADER
-                          and a.question == args.get("question_id")), None)
+                          and a.asked_id == args.get("question_id")), None)
             if asker is None:
                 return error("unknown-question", f"no question {args.get('question_id')}"), args
             args.update(agent_id=asker.agent_id, role_id=asker.role_id)
@@ -496,7 +634,7 @@ class Router:
         if found.state in ("running", "waiting"):
             found.generation += 1  # the stopped turn's late reply is dropped
             found.state = "idle"
-            found.question = None
+            found.asked_id = None
         return json.dumps({"success": True, "display_name": found.name, "status": found.state})
 
     def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
@@ -530,7 +668,9 @@ if __name__ == "__main__":
                           "profile": "astrion" if ASTRION else "strict",
                           "features": ["send-delivery"],
                           "knobs": {"ask_timeout": "TEAMWIRE_ASK_TIMEOUT",
-                                    "round_limit": "TEAMWIRE_ROUND_LIMIT"}}))
+                                    "round_limit": "TEAMWIRE_ROUND_LIMIT",
+                                    "unanswered_asks": "TEAMWIRE_UNANSWERED_ASKS"}}))
         sys.exit(0)
+    load_roles()
     Router().run(os.environ["TEAMWIRE_REQUEST"])
     sys.exit(0)

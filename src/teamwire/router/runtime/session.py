@@ -28,6 +28,7 @@ the store.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -93,8 +94,9 @@ class Session:
     sleeps: ``run_until_idle`` jumps time forward whenever every agent waits.
     Every role of ``roles`` must have a valid role id and role name
     (``ValueError`` otherwise, TW-SEC-006); ``max_ask_rounds`` is an integer of
-    at least 1 (TW-MSG-011); ``unanswered_asks`` is ``wait`` (spec 1.0's behaviour, the
-    default) or ``fail`` (an ask its answerer's turn left unanswered fails, TW-ROUTE-030).
+    at least 1 (TW-MSG-011); ``ask_timeout`` a positive finite number (TW-ROUTE-032);
+    ``unanswered_asks`` is ``wait`` (spec 1.0's behaviour, the default) or ``fail`` (an ask
+    its answerer's turn left unanswered fails, TW-ROUTE-030).
     """
 
     def __init__(self, *, leader: AgentDriver, drivers: DriverFactory,
@@ -105,6 +107,9 @@ class Session:
                  session_id: str | None = None, listener: Listener | None = None,
                  turn_timeout: float = DEFAULT_TURN_TIMEOUT,
                  unanswered_asks: str = UNANSWERED_ASKS[0]) -> None:
+        if not 0 < ask_timeout < math.inf:
+            raise ValueError(f"the ask timeout must be a positive finite number of seconds "
+                             f"(TW-ROUTE-032), not {ask_timeout!r}")
         self.core = RoutingCore(max_ask_rounds=max_ask_rounds, unanswered_asks=unanswered_asks)
         roles = tuple(roles)
         for role in roles:

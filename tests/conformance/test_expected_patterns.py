@@ -1,0 +1,117 @@
+"""What the harness reads in an expectation beyond plain values: roles listed in any order
+(TW-TOOL-019), a base tool's result taken as the router's own where it offered the tool
+(TW-TOOL-041), and the ids a router gives tool calls whose id was empty, missing or
+repeated (TW-DUR-009), written from the specification's own examples."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from teamwire.conformance.checks import (
+    ANY_ORDER,
+    FURTHER_MEMBERS,
+    UNLESS_OFFERED,
+    Status,
+    assigned_id,
+    check_run,
+)
+from teamwire.conformance.endpoint import ModelCall, Reply
+from teamwire.conformance.runner import Run
+from teamwire.conformance.scenario import Expectation, Scenario
+
+REQUEST = "Go. [tw:leader]"
+LEADER = "Team Leader"
+
+
+def _verdicts(name: str, arguments: str, result: Any, expected: dict[str, Any],
+              offered: tuple[str, ...] = (), reply_id: str | None = "c1",
+              recorded_id: str = "c1") -> dict[str, Any]:
+    """The checks of a run in which the leader makes one call and gets ``result``."""
+    first = [{"role": "system", "content": "s"}, {"role": "user", "content": REQUEST}]
+    recorded = {"id": recorded_id, "type": "function",
+                "function": {"name": name, "arguments": arguments}}
+    second = [*first, {"role": "assistant", "content": None, "tool_calls": [recorded]},
+              {"role": "tool", "tool_call_id": recorded_id,
+               "content": result if isinstance(result, str) else json.dumps(result)}]
+    reply = Reply(None, ((reply_id, name, arguments),))
+    scenario = Scenario(
+        name="s", title="t", requirements=("TW-TOOL-019",), level="core", profile="strict",
+        request=REQUEST, tokens={"[tw:leader]": LEADER},
+        scripts={LEADER: (reply, Reply("ok"))}, schedule=(),
+        expectations=(Expectation(LEADER, 2, (
+            {"role": "tool", "tool_call_id": recorded_id, "content": json.dumps(expected)},)),))
+    tools = [{"type": "function", "function": {"name": n}} for n in offered]
+    calls = [ModelCall(LEADER, 1, first, tools, False, 0.0, reply=reply),
+             ModelCall(LEADER, 2, second, tools, False, 0.0, reply=Reply("ok"))]
+    return {v.check: v for v in check_run(Run(scenario, calls, [], []))}
+
+
+ROLE_A = {"role_id": "a", "name": "A", "description": "First."}
+ROLE_B = {"role_id": "b", "name": "B", "description": "Second."}
+LISTED = {"success": True, "roles": {ANY_ORDER: [{**ROLE_A, FURTHER_MEMBERS: True},
+                                                 {**ROLE_B, FURTHER_MEMBERS: True}]}}
+
+
+@pytest.mark.parametrize(("roles", "passes"), [
+    ([ROLE_A, ROLE_B], True),
+    ([ROLE_B, ROLE_A], True),
+    ([ROLE_B, {**ROLE_A, "model": "m"}], True),
+    ([ROLE_A, ROLE_A], False),
+    ([ROLE_A], False),
+    ([ROLE_A, ROLE_B, {"role_id": "c", "name": "C", "description": "Third."}], False),
+    ([ROLE_A, {**ROLE_B, "description": "Other."}], False),
+], ids=["in-order", "reversed", "further-member", "one-twice", "one-missing", "one-more",
+        "wrong-description"])
+def test_roles_match_in_any_order_and_each_is_compared(roles: list[dict[str, Any]],
+                                                       passes: bool) -> None:
+    verdict = _verdicts("list_agents", "{}", {"success": True, "roles": roles},
+                        LISTED)["Team Leader call 2"]
+    assert (verdict.status is Status.PASS) is passes
+    if not passes:
+        assert ANY_ORDER not in json.dumps(verdict.expected)
+
+
+FORBIDDEN = {"success": False, "error": {"code": "forbidden-tool",
+                                         "message": "<any non-empty text>"},
+             UNLESS_OFFERED: "read_file"}
+
+
+@pytest.mark.parametrize(("offered", "result", "passes"), [
+    ((), {"success": False, "error": {"code": "forbidden-tool", "message": "No."}}, True),
+    ((), "the file's text", False),
+    ((), {"success": False, "error": {"code": "invalid-arguments", "message": "No."}}, False),
+    (("read_file",), "the file's text", True),
+    (("run_command",), "the file's text", False),
+], ids=["not-offered-forbidden", "not-offered-but-ran", "not-offered-other-error",
+        "offered-and-ran", "another-tool-offered"])
+def test_a_base_tool_result_is_forbidden_tool_unless_the_call_offered_it(
+        offered: tuple[str, ...], result: Any, passes: bool) -> None:
+    verdict = _verdicts("read_file", '{"path": "a"}', result, FORBIDDEN,
+                        offered)["Team Leader call 2"]
+    assert (verdict.status is Status.PASS) is passes
+
+
+def test_the_examples_of_tw_dur_009() -> None:
+    # A model that numbers every reply's calls from call_0: the second reply's first call.
+    assert assigned_id("call_0", {"call_0"}) == "call_0_2"
+    # Two calls without an id in one reply: call_2, then call_3.
+    used: set[str] = set()
+    first = assigned_id(None, used)
+    used.add(first)
+    assert (first, assigned_id("", used)) == ("call_2", "call_3")
+    # A new, non-empty id is kept; the base of a long one is its first 64 characters.
+    assert assigned_id("x", {"call_2"}) == "x"
+    long_id = "y" * 70
+    assert assigned_id(long_id, {long_id, "y" * 64 + "_2"}) == "y" * 64 + "_3"
+
+
+@pytest.mark.parametrize(("recorded", "passes"), [("call_2", True), ("", False),
+                                                  ("call_1", False)])
+def test_append_only_takes_the_id_the_router_must_give_a_call_without_one(
+        recorded: str, passes: bool) -> None:
+    verdicts = _verdicts("list_agents", "{}", {"success": True, "roles": []},
+                         {"success": True, "roles": []}, reply_id=None, recorded_id=recorded)
+    assert (verdicts["append-only"].status is Status.PASS) is passes
