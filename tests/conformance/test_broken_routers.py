@@ -118,6 +118,12 @@ CASES: list[Any] = [
                  {"refusal": ["TW-ROUTE-032", "TW-CERT-020"]}, id="takes-a-zero-ask-timeout"),
     pytest.param(PY, "take-any-knob", "refuses-a-zero-round-limit", "TW-ROUTE-032", [],
                  {"refusal": ["TW-ROUTE-032", "TW-CERT-020"]}, id="takes-a-zero-round-limit"),
+    pytest.param(PY, "per-agent-ids", "instances-share-id-counters", "TW-ID-007",
+                 ["Team Leader call 4"], {"no-duplicates": ["TW-DEL-002"]},
+                 id="counts-ids-per-agent"),
+    pytest.param(JS, "per-agent-ids", "instances-share-id-counters", "TW-ID-007",
+                 ["Team Leader call 4"], {"no-duplicates": ["TW-DEL-002"]},
+                 id="counts-ids-per-agent-node", marks=needs_node),
 ]
 
 

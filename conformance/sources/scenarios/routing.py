@@ -206,6 +206,32 @@ def progress_before_tool_calls() -> dict[str, Any]:
          expect(TL, 7, output(FSE, "out_fse_002", "Answered the operator."))])
 
 
+UIO2 = "UI Operator_2"
+UIO2_TOKEN = "[tw:uio2]"
+
+
+def instances_share_id_counters() -> dict[str, Any]:
+    return scenario(
+        "instances-share-id-counters",
+        "Two instances of one role share its abbreviation and so its id counters: the "
+        "second one's output is out_uio_002, not a second out_uio_001, and the tasks are "
+        "task_001 and task_002",
+        ["TW-ID-007", "TW-TOOL-011"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
+                         create("call_tl_2", "ui-operator",
+                                f"Design the sign-in form. {UIO2_TOKEN}", agent_id=2)),
+               says("Waiting."), says("Noted."), says("Both forms noted.")),
+         agent(UIO, says("The sign-up form is done.")),
+         {"name": UIO2, "token": UIO2_TOKEN, "replies": [says("The sign-in form is done.")]}],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (UIO2, 1), (TL, 4)),
+        [expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001")),
+                tool("call_tl_2", created(2, "ui-operator", UIO2, "task_002"))),
+         expect(TL, 3, envelope(UIO, "任务完成汇报", "out_uio_001", "Output",
+                                "The sign-up form is done.")),
+         expect(TL, 4, envelope(UIO2, "任务完成汇报", "out_uio_002", "Output",
+                                "The sign-in form is done."))])
+
+
 SCENARIOS = [task_to_idle_sub_agent, message_to_running_sub_agent, answer_to_waiting_sub_agent,
              message_to_completed_sub_agent, message_during_final_reply, batch_drain,
-             progress_before_tool_calls]
+             progress_before_tool_calls, instances_share_id_counters]

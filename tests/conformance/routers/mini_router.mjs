@@ -7,6 +7,7 @@
 //   any-message    any message that reaches a waiting agent ends its wait as if it answered
 //   keep-repeats   arguments that name a member twice are read, the last value kept
 //   keep-call-ids  tool calls keep the ids the model gave, empty, missing or repeated
+//   per-agent-ids  each agent counts its own ids: two instances of one role give one out_ id twice
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 // TEAMWIRE_ROLES, TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT), refuses (exit 2) a knob out of
 // range, and exits 0 once every agent is idle.
@@ -144,10 +145,11 @@ const counters = { tasks: 0, sent: 0 };
 // One counter per (prefix, abbreviation) for the whole session (TW-ID-007): two instances of
 // one role share an abbreviation, so a counter kept per agent would give both out_xx_001.
 const allocated = new Map();
-function nextId(prefix, abbreviation) {
+function nextId(prefix, abbreviation, name) {
   const key = `${prefix}_${abbreviation}`;
-  allocated.set(key, (allocated.get(key) || 0) + 1);
-  return `${key}_${String(allocated.get(key)).padStart(3, "0")}`;
+  const counter = FAULT === "per-agent-ids" ? `${key}:${name}` : key;
+  allocated.set(counter, (allocated.get(counter) || 0) + 1);
+  return `${key}_${String(allocated.get(counter)).padStart(3, "0")}`;
 }
 const rounds = new Map();
 let busy = 0;
@@ -211,7 +213,7 @@ async function turn(agent, generation) {
     if (!calls.length) return endTurn(agent, reply.content || "");
     if (agent.name !== LEADER && (reply.content || "").trim()) {
       // text beside tool calls is progress, reported before they run
-      const id = nextId("out", agent.abbreviation);
+      const id = nextId("out", agent.abbreviation, agent.name);
       deliver(agents.get(LEADER), envelope(agent.name, "任务进度输出", id, "Output", reply.content));
     }
     for (const call of calls) {
@@ -233,10 +235,10 @@ function endTurn(agent, text) {
   if (agent.name !== LEADER && agent.leaderAsks.length && text.trim() && leader.resolveAsk) {
     // The natural output answers the Team Leader's ask (the answer rule).
     const questionId = agent.leaderAsks.shift();
-    const id = nextId("ans", agent.abbreviation);
+    const id = nextId("ans", agent.abbreviation, agent.name);
     leader.resolveAsk(envelope(agent.name, "回答", id, "Answer", text, ` question_id="${questionId}"`));
   } else if (agent.name !== LEADER) {
-    const id = nextId("out", agent.abbreviation);
+    const id = nextId("out", agent.abbreviation, agent.name);
     deliver(leader, envelope(agent.name, "任务完成汇报", id, "Output", text));
   }
   for (const other of agents.values()) {
@@ -361,7 +363,7 @@ async function execute(agent, name, args) {
     if (!asker.resolveAsk || asker.waitingOn !== agent.name || asker.askedId !== questionId) {
       return error("not-waiting", `${asker.name} no longer waits on ${questionId}`);
     }
-    const id = nextId("ans", agent.abbreviation);
+    const id = nextId("ans", agent.abbreviation, agent.name);
     asker.resolveAsk(envelope(agent.name, "回答", id, "Answer", args.answer, ` question_id="${questionId}"`));
     return JSON.stringify(name === "answer_other_agent"
       ? { success: true, display_name: asker.name, message_id: questionId }

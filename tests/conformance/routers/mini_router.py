@@ -23,6 +23,8 @@ the tests can check that certification fails with the right requirements:
 - ``any-question``: an answer tool answers whatever its asker waits on, whichever id it names;
 - ``take-any-knob``: an out-of-range ask timeout or round limit is taken as given;
 - ``run-unoffered``: a base tool it does not offer runs anyway, with a text result.
+- ``per-agent-ids``: each agent counts its own ids, so two instances of one role give the
+  same ``out_`` id.
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
@@ -347,7 +349,7 @@ class Router:
     def next_id(self, prefix: str, agent: Agent) -> str:
         """The next id of a prefix for an agent's role: one counter per (prefix, abbreviation)
         pair, which instances of one role share (TW-ID-007)."""
-        key = (prefix, agent.abbreviation)
+        key = (prefix, agent.name if FAULT == "per-agent-ids" else agent.abbreviation)
         self.counters[key] = self.counters.get(key, 0) + 1
         return f"{prefix}_{agent.abbreviation}_{self.counters[key]:03d}"
 
