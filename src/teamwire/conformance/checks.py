@@ -172,7 +172,7 @@ REFUSAL = "TW-CERT-020"
 def _refusal(run: Run) -> Verdict:
     """TW-ROUTE-032 through TW-CERT-020: started with a knob value it must refuse, the router
     exits by itself with a non-zero status and calls no model."""
-    requirements = (*run.scenario.requirements, REFUSAL)
+    requirements = tuple(dict.fromkeys((*run.scenario.requirements, REFUSAL)))
     knobs = ", ".join(f"{k} {v!r}" for k, v in run.scenario.knobs.items())
     if run.calls:
         return Verdict("refusal", Status.FAIL, requirements,
