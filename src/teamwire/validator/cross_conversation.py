@@ -131,11 +131,14 @@ class SessionChecker:
         self.strict = profile is Profile.STRICT
         self._asked: dict[tuple[str, str, str], _Send] = {}
         """(asker, target, id of the delivered ask) → the ask that produced it."""
-        self._inboxes: dict[str, _Inbox] = {}
+        # An inbox and an emit for every conversation at once: cheaper than a lookup that
+        # makes them on first use, once per send, answer and fact.
+        self._inboxes = {name: _Inbox(f.deliveries) for name, f in self.facts.items()}
+        self._emits: dict[str | None, Emit] = {
+            name: _emit_in(emitter, f) for name, f in self.facts.items()}
         self._targets: dict[tuple[int, str | None, str | None], str | None] = {}
         self._terminations: dict[str, tuple[int, int]] | None = None
         """Sub-agent name → (message index, position) of the leader's call terminating it."""
-        self._emits: dict[str | None, Emit] = {}
 
     def run(self) -> None:
         """Make every cross-conversation finding."""
@@ -152,10 +155,7 @@ class SessionChecker:
     def _emit(self, facts: Facts) -> Emit:
         """How the checks report a fact about ``facts``' conversation: at the message the
         fact names."""
-        emit = self._emits.get(facts.agent.name)
-        if emit is None:
-            emit = self._emits[facts.agent.name] = _emit_in(self.emitter, facts)
-        return emit
+        return self._emits[facts.agent.name]
 
     def _target(self, arguments: dict[str, Any], key: str, caller: str | None) -> str | None:
         """The one sub-agent a targeting argument names; the caller is never its own target
@@ -306,15 +306,9 @@ class SessionChecker:
                                            send.delivery.mtype))
         return sends
 
-    def _inbox(self, target: str) -> _Inbox:
-        inbox = self._inboxes.get(target)
-        if inbox is None:
-            inbox = self._inboxes[target] = _Inbox(self.facts[target].deliveries)
-        return inbox
-
     def _deliver(self, send: _Send) -> None:
         sender = send.facts.agent.name or ""
-        inbox = self._inbox(send.target)
+        inbox = self._inboxes[send.target]
         found: DeliveredEnvelope | None = None
         if send.id is not None:
             found = inbox.take_id(sender, send.id, send.types)
@@ -338,12 +332,13 @@ class SessionChecker:
         outcomes: list[tuple[SendOutcome, Emit]] = []
         for (_sender, target), group in channels.items():
             group.sort(key=lambda s: (s.call.index, s.call.position))
-            emit = self._emit(group[0].facts)  # (one sender, one conversation)
+            emit = self._emits[_sender]
             latest = -1
             for i, send in enumerate(group):
                 call, delivery = send.call, send.delivery
+                sent = call.sent
                 overtaken = answered = discarded = False
-                if delivery is None and call.sent is not None:
+                if delivery is None and sent is not None:
                     # a later message of the channel arrived: queues drain first in, first
                     # out, so this one had left the queue (TW-ROUTE-005)
                     overtaken = any(later.delivery is not None for later in group[i + 1:])
@@ -351,8 +346,8 @@ class SessionChecker:
                     discarded = not overtaken and not answered \
                         and self._terminated_after(target, send)
                 outcomes.append((SendOutcome(
-                    call.index, _call_tail(call), call.name, send.facts.agent.name, target,
-                    send.id, call.sent, delivery, send.delivered_id_differs,
+                    call.index, f"/tool_calls/{call.position}", call.name, _sender, target,
+                    send.id, sent, delivery, send.delivered_id_differs,
                     send.delivered_content_differs, overtaken, answered, discarded, latest),
                     emit))
                 if delivery is not None:
@@ -402,11 +397,11 @@ class SessionChecker:
         if key in arguments:
             asker = self._target(arguments, key, me)
         else:
-            asker = next((d.sender for d in self._inbox(me).by_plain_id().get(question_id, ())
+            asker = next((d.sender for d in self._inboxes[me].by_plain_id().get(question_id, ())
                           if d.mtype in _ASK_OR_MESSAGE), None)
         asked = asker is not None and any(
             d.mtype in _ASK_OR_MESSAGE and d.index < call.index
-            for d in self._inbox(me).by_id().get((asker, question_id), ()))
+            for d in self._inboxes[me].by_id().get((asker, question_id), ()))
         again = asked and (asker, me, question_id) in answered
         returned: bool | None = None
         send = None
@@ -416,10 +411,10 @@ class SessionChecker:
             if send is not None:
                 returned = self._returned(send, call, arguments, asker, me, question_id)
         if given is not None:
-            given.append((AnswerGiven(call.index, _call_tail(call), call.name, question_id, me,
-                                      asker, asked, again, returned,
+            given.append((AnswerGiven(call.index, f"/tool_calls/{call.position}", call.name,
+                                      question_id, me, asker, asked, again, returned,
                                       None if send is None else send.call.name),
-                          self._emit(facts)))
+                          self._emits[me]))
 
     def _returned(self, send: _Send, call: Call, arguments: dict[str, Any], asker: str,
                   me: str, question_id: str) -> bool | None:
