@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
@@ -44,6 +45,8 @@ _TASK_ONLY = (MessageType.TASK,)
 _ACCEPTANCE_HEADING = "验收标准："
 _MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
 Types = tuple[MessageType, ...]
+_CALL_ORDER = attrgetter("call.index", "call.position")
+"""A send's place in its conversation: (message index, position of its call)."""
 
 
 @dataclass(slots=True)
@@ -94,24 +97,27 @@ class _Inbox:
                 self._by_content.setdefault((d.sender, d.content), []).append(d)
         return self._by_content
 
-    @staticmethod
-    def _first(candidates: Iterable[DeliveredEnvelope] | None,
-               types: Types) -> DeliveredEnvelope | None:
-        for d in candidates or ():
+    # The two takes below test the index built and search it inline: they run once per send.
+
+    def take_id(self, sender: str, message_id: str,
+                types: Types) -> DeliveredEnvelope | None:
+        """The first unmatched delivery from ``sender`` with this id, marked matched."""
+        by_id = self._by_id if self._by_id is not None else self.by_id()
+        for d in by_id.get((sender, message_id), ()):
             if not d.consumed and d.mtype in types:
                 d.consumed = True
                 return d
         return None
 
-    def take_id(self, sender: str, message_id: str,
-                types: Types) -> DeliveredEnvelope | None:
-        """The first unmatched delivery from ``sender`` with this id, marked matched."""
-        return self._first(self.by_id().get((sender, message_id)), types)
-
     def take_content(self, sender: str, content: str,
                      types: Types) -> DeliveredEnvelope | None:
         """The first unmatched delivery from ``sender`` carrying ``content``, marked matched."""
-        return self._first(self.by_content().get((sender, content)), types)
+        by_content = self._by_content if self._by_content is not None else self.by_content()
+        for d in by_content.get((sender, content), ()):
+            if not d.consumed and d.mtype in types:
+                d.consumed = True
+                return d
+        return None
 
 
 class SessionChecker:
@@ -331,7 +337,7 @@ class SessionChecker:
             channels.setdefault((send.facts.agent.name, send.target), []).append(send)
         outcomes: list[tuple[SendOutcome, Emit]] = []
         for (_sender, target), group in channels.items():
-            group.sort(key=lambda s: (s.call.index, s.call.position))
+            group.sort(key=_CALL_ORDER)
             emit = self._emits[_sender]
             latest = -1
             for i, send in enumerate(group):
@@ -399,9 +405,12 @@ class SessionChecker:
         else:
             asker = next((d.sender for d in self._inboxes[me].by_plain_id().get(question_id, ())
                           if d.mtype in _ASK_OR_MESSAGE), None)
-        asked = asker is not None and any(
-            d.mtype in _ASK_OR_MESSAGE and d.index < call.index
-            for d in self._inboxes[me].by_id().get((asker, question_id), ()))
+        asked = False
+        if asker is not None:
+            for d in self._inboxes[me].by_id().get((asker, question_id), ()):
+                if d.mtype in _ASK_OR_MESSAGE and d.index < call.index:
+                    asked = True
+                    break
         again = asked and (asker, me, question_id) in answered
         returned: bool | None = None
         send = None

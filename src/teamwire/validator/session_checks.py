@@ -90,16 +90,14 @@ def hand_out(batch: Sequence[tuple[Any, Emit]], checks: Checks) -> None:
         return
     report = _BatchReporter()
     if len(checks) == 1:
-        check = checks[0]
-        run = check.run
-        report.rule = check.rule
+        report.rule, run = checks[0].rule, checks[0].run
         for fact, report.emit in batch:
             run(fact, report)
         return
+    runs = [(check.rule, check.run) for check in checks]
     for fact, report.emit in batch:
-        for check in checks:
-            report.rule = check.rule
-            check.run(fact, report)
+        for report.rule, run in runs:
+            run(fact, report)
 
 
 _KEPT = 64

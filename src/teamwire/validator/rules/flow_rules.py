@@ -346,9 +346,12 @@ on; completion (任务完成汇报) from one without tool calls, which ends the 
         "UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Checking styles."), _LEADER))
 
 
+_PROGRESS, _COMPLETION = MessageType.PROGRESS, MessageType.COMPLETION  # (read per Output)
+
+
 @check(OUTPUT_KIND_MISMATCH, OutputPaired, always=True)
 def _output_kind_mismatch(fact: OutputPaired, report: Report[OutputPaired]) -> None:
     has_calls = fact.has_calls
-    if fact.mtype is not (MessageType.PROGRESS if has_calls else MessageType.COMPLETION):
+    if fact.mtype is not (_PROGRESS if has_calls else _COMPLETION):
         report(fact, f"output of {fact.sender} with{'' if has_calls else 'out'} tool calls is "
                f"delivered as {fact.mtype.label} ({fact.output_id})")
