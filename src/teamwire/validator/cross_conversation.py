@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
-from teamwire.validator.dispatch import Emit, dispatch
+from teamwire.validator.dispatch import Emit
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
     AnswerGiven,
@@ -27,15 +28,13 @@ from teamwire.validator.facts import (
 )
 from teamwire.validator.model import Call, DeliveredEnvelope, Facts, Link, Output
 from teamwire.validator.registry import Rule
-from teamwire.validator.rules import REGISTRY
+from teamwire.validator.session_checks import SessionChecks, hand_out, session_checks
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import answered_id, ask_other_form, named_target
 
 _SENDS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent", "create_sub_agent",
                     "send_message_to_sub_agent"})
 _ASKS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent"})
-SessionFact = (IdShared | SendOutcome | MissingConversation | UnmatchedDelivery | AnswerGiven
-               | OutputPaired | OutputUnsaid | OutputMissing | RelayedResult)
 _ANSWER_TOOLS = frozenset({"answer_sub_agent_question", "answer_other_agent"})
 # Tuples of types rather than sets: a tuple tests members by identity first, while a set
 # hashes enum members, which is slow.
@@ -46,6 +45,8 @@ _TASK_ONLY = (MessageType.TASK,)
 _ACCEPTANCE_HEADING = "验收标准："
 _MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
 Types = tuple[MessageType, ...]
+_CALL_ORDER = attrgetter("call.index", "call.position")
+"""A send's place in its conversation: (message index, position of its call)."""
 
 
 @dataclass(slots=True)
@@ -96,32 +97,39 @@ class _Inbox:
                 self._by_content.setdefault((d.sender, d.content), []).append(d)
         return self._by_content
 
-    @staticmethod
-    def _first(candidates: Iterable[DeliveredEnvelope] | None,
-               types: Types) -> DeliveredEnvelope | None:
-        for d in candidates or ():
+    # The two takes below test the index built and search it inline: they run once per send.
+
+    def take_id(self, sender: str, message_id: str,
+                types: Types) -> DeliveredEnvelope | None:
+        """The first unmatched delivery from ``sender`` with this id, marked matched."""
+        by_id = self._by_id if self._by_id is not None else self.by_id()
+        for d in by_id.get((sender, message_id), ()):
             if not d.consumed and d.mtype in types:
                 d.consumed = True
                 return d
         return None
 
-    def take_id(self, sender: str, message_id: str,
-                types: Types) -> DeliveredEnvelope | None:
-        """The first unmatched delivery from ``sender`` with this id, marked matched."""
-        return self._first(self.by_id().get((sender, message_id)), types)
-
     def take_content(self, sender: str, content: str,
                      types: Types) -> DeliveredEnvelope | None:
         """The first unmatched delivery from ``sender`` carrying ``content``, marked matched."""
-        return self._first(self.by_content().get((sender, content)), types)
+        by_content = self._by_content if self._by_content is not None else self.by_content()
+        for d in by_content.get((sender, content), ()):
+            if not d.consumed and d.mtype in types:
+                d.consumed = True
+                return d
+        return None
 
 
 class SessionChecker:
     """Runs the flow checks over the facts of every conversation of a bundle."""
 
     def __init__(self, facts: Iterable[Facts], index: SessionIndex, emitter: Emitter, *,
-                 profile: Profile, links: list[Link] | None = None) -> None:
+                 profile: Profile, links: list[Link] | None = None,
+                 checks: SessionChecks | None = None) -> None:
         self.facts = {f.agent.name: f for f in facts if f.agent.name is not None}
+        self.checks = checks if checks is not None else session_checks(
+            emitter.policy.enabled)
+        """The checks of the enabled rules for each kind of fact (``session_checks``)."""
         self.links = links
         """Receives every send matched to its delivery, when given (``teamwire view``)."""
         self.index = index
@@ -129,11 +137,14 @@ class SessionChecker:
         self.strict = profile is Profile.STRICT
         self._asked: dict[tuple[str, str, str], _Send] = {}
         """(asker, target, id of the delivered ask) → the ask that produced it."""
-        self._inboxes: dict[str, _Inbox] = {}
+        # An inbox and an emit for every conversation at once: cheaper than a lookup that
+        # makes them on first use, once per send, answer and fact.
+        self._inboxes = {name: _Inbox(f.deliveries) for name, f in self.facts.items()}
+        self._emits: dict[str | None, Emit] = {
+            name: _emit_in(emitter, f) for name, f in self.facts.items()}
         self._targets: dict[tuple[int, str | None, str | None], str | None] = {}
         self._terminations: dict[str, tuple[int, int]] | None = None
         """Sub-agent name → (message index, position) of the leader's call terminating it."""
-        self._emits: dict[str | None, Emit] = {}
 
     def run(self) -> None:
         """Make every cross-conversation finding."""
@@ -147,13 +158,10 @@ class SessionChecker:
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _check(self, fact: SessionFact, facts: Facts) -> None:
-        """Hand ``fact`` to the checks of the rules; a finding goes to the message of
-        ``facts``' conversation the fact names."""
-        emit = self._emits.get(facts.agent.name)
-        if emit is None:
-            emit = self._emits[facts.agent.name] = _emit_in(self.emitter, facts)
-        dispatch(fact, REGISTRY.checks_of(type(fact)), emit)
+    def _emit(self, facts: Facts) -> Emit:
+        """How the checks report a fact about ``facts``' conversation: at the message the
+        fact names."""
+        return self._emits[facts.agent.name]
 
     def _target(self, arguments: dict[str, Any], key: str, caller: str | None) -> str | None:
         """The one sub-agent a targeting argument names; the caller is never its own target
@@ -203,6 +211,7 @@ class SessionChecker:
 
     def _ids(self) -> None:
         owners: dict[str, Facts] = {}
+        shared: list[tuple[IdShared, Emit]] = []
         for facts in self.facts.values():
             ids = facts.ids
             # Within a conversation the pass already reported repeats; here only the first
@@ -217,8 +226,9 @@ class SessionChecker:
                     owners[message_id] = facts
                     continue
                 first_digest, first_index = owner.ids[message_id]
-                self._check(IdShared(index, message_id, owner.agent.name, first_index,
-                                     first_digest == digest), facts)
+                shared.append((IdShared(index, message_id, owner.agent.name, first_index,
+                                        first_digest == digest), self._emit(facts)))
+        hand_out(shared, self.checks.id_shared)
 
     # -- sends and their deliveries -------------------------------------------------------------
 
@@ -257,8 +267,9 @@ class SessionChecker:
                 agent = self.index.by_key(role_id, agent_id)
             if agent is None or agent.name is None:
                 if type(agent_id) is int:
-                    self._check(MissingConversation(call.index, _call_tail(call), role_id,
-                                                    agent_id), facts)
+                    hand_out([(MissingConversation(call.index, _call_tail(call), role_id,
+                                                   agent_id), self._emit(facts))],
+                             self.checks.missing_conversation)
                 return None
             return _Send(facts, call, agent.name, _TASK_ONLY, None, _task_content(arguments))
         return None
@@ -301,15 +312,9 @@ class SessionChecker:
                                            send.delivery.mtype))
         return sends
 
-    def _inbox(self, target: str) -> _Inbox:
-        inbox = self._inboxes.get(target)
-        if inbox is None:
-            inbox = self._inboxes[target] = _Inbox(self.facts[target].deliveries)
-        return inbox
-
     def _deliver(self, send: _Send) -> None:
         sender = send.facts.agent.name or ""
-        inbox = self._inbox(send.target)
+        inbox = self._inboxes[send.target]
         found: DeliveredEnvelope | None = None
         if send.id is not None:
             found = inbox.take_id(sender, send.id, send.types)
@@ -325,50 +330,70 @@ class SessionChecker:
                 self._asked[(sender, send.target, found.id)] = send
 
     def _channels(self, sends: list[_Send]) -> None:
+        if not self.checks.send_outcome:
+            return  # what became of each send is told to nothing else
         channels: dict[tuple[str | None, str], list[_Send]] = {}
         for send in sends:
             channels.setdefault((send.facts.agent.name, send.target), []).append(send)
+        outcomes: list[tuple[SendOutcome, Emit]] = []
         for (_sender, target), group in channels.items():
-            group.sort(key=lambda s: (s.call.index, s.call.position))
+            group.sort(key=_CALL_ORDER)
+            emit = self._emits[_sender]
             latest = -1
             for i, send in enumerate(group):
                 call, delivery = send.call, send.delivery
+                sent = call.sent
                 overtaken = answered = discarded = False
-                if delivery is None and call.sent is not None:
+                if delivery is None and sent is not None:
                     # a later message of the channel arrived: queues drain first in, first
                     # out, so this one had left the queue (TW-ROUTE-005)
                     overtaken = any(later.delivery is not None for later in group[i + 1:])
                     answered = call.result is not None and call.result.answer is not None
                     discarded = not overtaken and not answered \
                         and self._terminated_after(target, send)
-                self._check(SendOutcome(
-                    call.index, _call_tail(call), call.name, send.facts.agent.name, target,
-                    send.id, call.sent, delivery, send.delivered_id_differs,
+                outcomes.append((SendOutcome(
+                    call.index, f"/tool_calls/{call.position}", call.name, _sender, target,
+                    send.id, sent, delivery, send.delivered_id_differs,
                     send.delivered_content_differs, overtaken, answered, discarded, latest),
-                    send.facts)
+                    emit))
                 if delivery is not None:
                     latest = max(latest, delivery.index)
+        hand_out(outcomes, self.checks.send_outcome)
 
     def _unexpected(self) -> None:
+        checks = self.checks.unmatched_delivery
+        if not checks:
+            return
+        unmatched: list[tuple[UnmatchedDelivery, Emit]] = []
         for facts in self.facts.values():
+            emit: Emit | None = None
             for d in facts.deliveries:
                 if not d.consumed and d.sender in self.facts:
-                    self._check(UnmatchedDelivery(d.index, d, self.strict), facts)
+                    if emit is None:
+                        emit = self._emit(facts)
+                    unmatched.append((UnmatchedDelivery(d.index, d, self.strict), emit))
+        hand_out(unmatched, checks)
 
     # -- answers --------------------------------------------------------------------------------
 
     def _answers(self) -> None:
         answered: set[tuple[str, str, str]] = set()
+        # Answers are matched whether or not a check takes them: matching one links it and
+        # claims the late Answer delivery it gave.
+        given: list[tuple[AnswerGiven, Emit]] | None = [] if self.checks.answer_given else None
         for facts in self.facts.values():
             for call in facts.calls:
                 if call.name not in _ANSWER_TOOLS or call.arguments is None \
                         or (call.result is not None and call.result.rejected) \
                         or call.maybe_unrun:  # not accepted, or perhaps never run
                     continue
-                self._answer(facts, call, call.arguments, answered)
+                self._answer(facts, call, call.arguments, answered, given)
+        if given:
+            hand_out(given, self.checks.answer_given)
 
     def _answer(self, facts: Facts, call: Call, arguments: dict[str, Any],
-                answered: set[tuple[str, str, str]]) -> None:
+                answered: set[tuple[str, str, str]],
+                given: list[tuple[AnswerGiven, Emit]] | None) -> None:
         me = facts.agent.name or ""
         leader_side = call.name == "answer_sub_agent_question"
         question_id = answered_id(arguments, call.name, self.strict)
@@ -378,11 +403,14 @@ class SessionChecker:
         if key in arguments:
             asker = self._target(arguments, key, me)
         else:
-            asker = next((d.sender for d in self._inbox(me).by_plain_id().get(question_id, ())
+            asker = next((d.sender for d in self._inboxes[me].by_plain_id().get(question_id, ())
                           if d.mtype in _ASK_OR_MESSAGE), None)
-        asked = asker is not None and any(
-            d.mtype in _ASK_OR_MESSAGE and d.index < call.index
-            for d in self._inbox(me).by_id().get((asker, question_id), ()))
+        asked = False
+        if asker is not None:
+            for d in self._inboxes[me].by_id().get((asker, question_id), ()):
+                if d.mtype in _ASK_OR_MESSAGE and d.index < call.index:
+                    asked = True
+                    break
         again = asked and (asker, me, question_id) in answered
         returned: bool | None = None
         send = None
@@ -391,9 +419,11 @@ class SessionChecker:
             send = self._asked.get((asker, me, question_id))
             if send is not None:
                 returned = self._returned(send, call, arguments, asker, me, question_id)
-        self._check(AnswerGiven(call.index, _call_tail(call), call.name, question_id, me, asker,
-                                asked, again, returned,
-                                None if send is None else send.call.name), facts)
+        if given is not None:
+            given.append((AnswerGiven(call.index, f"/tool_calls/{call.position}", call.name,
+                                      question_id, me, asker, asked, again, returned,
+                                      None if send is None else send.call.name),
+                          self._emits[me]))
 
     def _returned(self, send: _Send, call: Call, arguments: dict[str, Any], asker: str,
                   me: str, question_id: str) -> bool | None:
@@ -442,8 +472,17 @@ class SessionChecker:
 
     def _outputs(self) -> None:
         leader = self.facts.get(LEADER_NAME)
-        if leader is None:
-            return
+        checks = self.checks
+        if leader is None or (self.links is None and not checks.output_paired
+                              and not checks.output_unsaid and not checks.output_missing):
+            return  # nothing would take what pairing the outputs finds
+        to_leader = self._emit(leader)
+        # Each kind is built only when a check takes it, and handed out once at the end.
+        paired_facts: list[tuple[OutputPaired, Emit]] | None = \
+            [] if checks.output_paired else None
+        unsaid: list[tuple[OutputUnsaid, Emit]] | None = [] if checks.output_unsaid else None
+        missing: list[tuple[OutputMissing, Emit]] | None = \
+            [] if checks.output_missing else None
         answers: set[tuple[str, str]] | None = None
         answering = self._answering_texts()
         for name, facts in self.facts.items():
@@ -460,12 +499,14 @@ class SessionChecker:
             for (said_at, text, has_calls), output in zip(texts, outputs, strict=False):
                 if output[3] != text:
                     break
-                self._check(OutputPaired(*output, name, has_calls, -1), leader)
+                if paired_facts is not None:
+                    paired_facts.append((OutputPaired(*output, name, has_calls, -1), to_leader))
                 if self.links is not None:
                     self.links.append(Link(name, said_at, None, LEADER_NAME, output[0], output[2]))
                 matched += 1
             if matched == len(texts):
-                self._unsaid(name, leader, outputs[matched:], answered)
+                if unsaid is not None:
+                    self._unsaid(name, outputs[matched:], answered, unsaid, to_leader)
                 continue
             # Reports reach the leader in the order they were said (TW-DEL-003, TW-DEL-005).
             latest = outputs[matched - 1][0] if matched else -1
@@ -476,31 +517,49 @@ class SessionChecker:
                     if self.links is not None:
                         self.links.append(Link(name, index, None, LEADER_NAME, paired[0],
                                                paired[2]))
-                    self._check(OutputPaired(*paired, name, has_calls, latest), leader)
+                    if paired_facts is not None:
+                        paired_facts.append((OutputPaired(*paired, name, has_calls, latest),
+                                             to_leader))
                     latest = max(latest, paired[0])
+                    continue
+                if missing is None:
                     continue
                 if answers is None:
                     answers = self._answer_texts()
-                self._check(OutputMissing(index, name, text, (name, text) in answers), facts)
-            self._unsaid(name, leader, [o for o in outputs[matched:] if o[0] not in taken],
-                         answered)
+                missing.append((OutputMissing(index, name, text, (name, text) in answers),
+                                self._emit(facts)))
+            if unsaid is not None:
+                self._unsaid(name, [o for o in outputs[matched:] if o[0] not in taken],
+                             answered, unsaid, to_leader)
+        if paired_facts:
+            hand_out(paired_facts, checks.output_paired)
+        if unsaid:
+            hand_out(unsaid, checks.output_unsaid)
+        if missing:
+            hand_out(missing, checks.output_missing)
 
-    def _unsaid(self, name: str, leader: Facts, outputs: list[Output],
-                answered: set[str]) -> None:
-        """Hand the checks the Outputs from ``name`` that no natural output of it accounts
+    @staticmethod
+    def _unsaid(name: str, outputs: list[Output], answered: set[str],
+                unsaid: list[tuple[OutputUnsaid, Emit]], to_leader: Emit) -> None:
+        """Add to ``unsaid`` the Outputs from ``name`` that no natural output of it accounts
         for, each with whether the router gave its text as an Answer (``answered``)."""
         for output in outputs:
-            self._check(OutputUnsaid(*output, name, output[3] in answered), leader)
+            unsaid.append((OutputUnsaid(*output, name, output[3] in answered), to_leader))
 
     def _run_results(self) -> None:
         """Hand the checks each completion whose run result a conversation check found
         wrong, with whether its sender said that text itself."""
+        checks = self.checks.relayed_result
+        if not checks:
+            return
+        relayed: list[tuple[RelayedResult, Emit]] = []
         for facts in self.facts.values():
             for sender, content, finding in facts.run_results:
                 said = self.facts.get(sender)
-                self._check(RelayedResult(
+                relayed.append((RelayedResult(
                     said is not None and any(text == content for _, text, _ in said.texts),
-                    finding), facts)
+                    finding), self._emit(facts)))
+        hand_out(relayed, checks)
 
     def _answering_texts(self) -> dict[str, set[int]]:
         """Index of each sub-agent text that answered the leader's ask_sub_agent, or another

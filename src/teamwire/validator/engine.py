@@ -41,6 +41,7 @@ from teamwire.validator.options import LintOptions
 from teamwire.validator.registry import REGISTRY, Rule
 from teamwire.validator.rules.input_rules import REPEATED_MEMBER_NAME
 from teamwire.validator.scan import HEADER_MARK
+from teamwire.validator.session_checks import SessionSelections
 from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import ToolCatalog, named_target
 
@@ -115,6 +116,8 @@ class Linter:
     def __init__(self, options: LintOptions | None = None) -> None:
         self.options = options if options is not None else LintOptions()
         self.memo = Memo()
+        self.session_checks = SessionSelections()
+        """The checks of the session facts, per set of enabled rules, selected once."""
 
     def lint_bytes(self, data: bytes, name: str = "<stdin>", jsonl: bool | None = None,
                    searched: bool = False, links: list[Link] | None = None) -> FileReport:
@@ -144,7 +147,8 @@ class Linter:
                     reason = not_transcript(value) if searched else None
                     if reason is not None:
                         raise _NotTranscript(reason)
-                    report.messages = _lint_value(value, emitter, options, memo, links)
+                    report.messages = _lint_value(value, emitter, options, memo, links,
+                                                  self.session_checks)
                     if emitter.on(_REPEATS):
                         _report_repeats(data.decode("utf-8"), value, emitter, options, memo)
         except _NotTranscript as exc:
@@ -159,7 +163,8 @@ class Linter:
         for ``lint_bytes``."""
         emitter = Emitter(name, self.options.policy_for(name))
         report = FileReport(name)
-        report.messages = _lint_value(value, emitter, self.options, self.memo, links)
+        report.messages = _lint_value(value, emitter, self.options, self.memo, links,
+                                      self.session_checks)
         report.findings = _sorted(emitter)
         return report
 
@@ -431,9 +436,9 @@ def _scan_jsonl(stream: IO[bytes], limit: int) -> Iterator[Any]:
 
 
 def _lint_value(value: Any, emitter: Emitter, options: LintOptions, memo: Memo,
-                links: list[Link] | None = None) -> int:
+                links: list[Link] | None, selections: SessionSelections) -> int:
     if type(value) is dict and ("agents" in value or "teamwire" in value):
-        return _lint_bundle(value, emitter, options, memo, links)
+        return _lint_bundle(value, emitter, options, memo, links, selections)
     if type(value) is list:
         tools = memo.tools(options.profile)
         agent = _identity(options, lambda: value, tools)
@@ -515,7 +520,7 @@ def infer_agent(messages: Iterable[Any], tools: ToolCatalog, profile: Profile) -
 
 
 def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
-                 memo: Memo, links: list[Link] | None = None) -> int:
+                 memo: Memo, links: list[Link] | None, selections: SessionSelections) -> int:
     _check(BundleHead(Place(pointer=""), bundle), emitter)
     agents_value = bundle.get("agents")
     if type(agents_value) is not dict:
@@ -547,7 +552,8 @@ def _lint_bundle(bundle: dict[str, Any], emitter: Emitter, options: LintOptions,
         total += len(messages)
         if linter.facts is not None:
             facts.append(linter.facts)
-    SessionChecker(facts, index, emitter, profile=profile, links=links).run()
+    SessionChecker(facts, index, emitter, profile=profile, links=links,
+                   checks=selections.of(emitter.policy.enabled)).run()
     return total
 
 

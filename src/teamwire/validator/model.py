@@ -147,9 +147,10 @@ class Call:
         """
         if self.maybe_unrun:
             return None
-        if self.accepted:
+        result = self.result
+        if result is None or not result.rejected:  # accepted (as the property says, inline)
             return True
-        code = self.result.error_code if self.result is not None else None
+        code = result.error_code
         if code in ("timeout", "unanswered"):
             return True
         return None if code == "agent-terminated" or code == UNTOLD else False

@@ -140,7 +140,9 @@ call's text, verbatim, into the target's conversation. A call of a tool its call
 
 @check(NOT_DELIVERED, SendOutcome, always=True)
 def _not_delivered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
-    if _lost(fact) and not fact.overtaken and fact.tool not in ASK_TOOLS:
+    # _lost last: most sends arrived, which the first test tells at once.
+    if fact.delivery is None and not fact.overtaken and fact.tool not in ASK_TOOLS \
+            and _lost(fact):
         report(fact, f"{fact.tool}: the message never reached {fact.target}")
 
 
@@ -166,7 +168,7 @@ queue is drained first in, first out, so a message older than one that arrived h
 
 @check(MESSAGE_LOST, SendOutcome, always=True)
 def _message_lost(fact: SendOutcome, report: Report[SendOutcome]) -> None:
-    if _lost(fact) and fact.overtaken:
+    if fact.overtaken and _lost(fact):  # (the cheap test first: few sends are overtaken)
         report(fact, f"{fact.tool} to {fact.target} was never delivered, while later messages "
                "on the same channel were")
 
@@ -346,9 +348,12 @@ on; completion (任务完成汇报) from one without tool calls, which ends the 
         "UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Checking styles."), _LEADER))
 
 
+_PROGRESS, _COMPLETION = MessageType.PROGRESS, MessageType.COMPLETION  # (read per Output)
+
+
 @check(OUTPUT_KIND_MISMATCH, OutputPaired, always=True)
 def _output_kind_mismatch(fact: OutputPaired, report: Report[OutputPaired]) -> None:
     has_calls = fact.has_calls
-    if fact.mtype is not (MessageType.PROGRESS if has_calls else MessageType.COMPLETION):
+    if fact.mtype is not (_PROGRESS if has_calls else _COMPLETION):
         report(fact, f"output of {fact.sender} with{'' if has_calls else 'out'} tool calls is "
                f"delivered as {fact.mtype.label} ({fact.output_id})")

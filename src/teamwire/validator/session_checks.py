@@ -1,0 +1,123 @@
+"""The checks of the facts found across a session, selected once per set of enabled rules,
+and the hand-out of those facts a batch at a time.
+
+The session checker finds few facts of each kind per bundle but many bundles go through
+one linter: what the rules take is selected once, and each kind of fact goes to its checks
+in one call with one reporter, rather than one dispatch (and one reporter) per fact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, NamedTuple
+
+from teamwire.validator.dispatch import Emit
+from teamwire.validator.facts import (
+    AnswerGiven,
+    IdShared,
+    MissingConversation,
+    OutputMissing,
+    OutputPaired,
+    OutputUnsaid,
+    RelayedResult,
+    SendOutcome,
+    UnmatchedDelivery,
+)
+from teamwire.validator.registry import Check, Rule
+from teamwire.validator.rules import REGISTRY
+
+Checks = tuple[Check[Any], ...]
+
+
+class SessionChecks(NamedTuple):
+    """The checks of the enabled rules for each kind of fact the session checker finds; an
+    empty tuple tells the checker it need not build facts of that kind at all."""
+
+    id_shared: Checks
+    send_outcome: Checks
+    missing_conversation: Checks
+    unmatched_delivery: Checks
+    answer_given: Checks
+    output_paired: Checks
+    output_unsaid: Checks
+    output_missing: Checks
+    relayed_result: Checks
+
+
+_KINDS = (IdShared, SendOutcome, MissingConversation, UnmatchedDelivery, AnswerGiven,
+          OutputPaired, OutputUnsaid, OutputMissing, RelayedResult)
+"""The fact type of each field of ``SessionChecks``, in order."""
+
+
+def session_checks(enabled: frozenset[str]) -> SessionChecks:
+    """The checks of the rules in ``enabled`` (codes) for each kind of session fact.
+
+    A check of a rule that is off could only make findings the emitter drops, so it is
+    left out.
+    """
+    return SessionChecks(*(tuple(c for c in REGISTRY.checks_of(kind) if c.rule.code in enabled)
+                           for kind in _KINDS))
+
+
+class _BatchReporter:
+    """The report of the check being run on the fact being handed out: reports the check's
+    rule through the emit of that fact's conversation."""
+
+    __slots__ = ("emit", "rule")
+
+    def __init__(self) -> None:
+        self.emit: Emit | None = None
+        self.rule: Rule | None = None
+
+    def __call__(self, fact: Any, message: str, at: int | None = None,
+                 below: str = "") -> None:
+        assert self.emit is not None and self.rule is not None
+        self.emit(self.rule, message, fact.index, fact.tail + below,
+                  None if at is None else fact.text, at)
+
+    def later(self, fact: Any, message: str, at: int | None = None,
+              below: str = "") -> Callable[[], None]:
+        assert self.emit is not None and self.rule is not None
+        return partial(self.emit, self.rule, message, fact.index, fact.tail + below,
+                       None if at is None else fact.text, at)
+
+
+def hand_out(batch: Sequence[tuple[Any, Emit]], checks: Checks) -> None:
+    """Hand each fact of ``batch`` to each of ``checks``, fact by fact in order (as one
+    dispatch per fact would); its findings go through the emit paired with it."""
+    if not batch or not checks:
+        return
+    report = _BatchReporter()
+    if len(checks) == 1:
+        report.rule, run = checks[0].rule, checks[0].run
+        for fact, report.emit in batch:
+            run(fact, report)
+        return
+    runs = [(check.rule, check.run) for check in checks]
+    for fact, report.emit in batch:
+        for report.rule, run in runs:
+            run(fact, report)
+
+
+_KEPT = 64
+"""Selections one linter keeps (a file's configuration may select its own rules)."""
+
+
+class SessionSelections:
+    """The ``session_checks`` of each set of enabled rules one linter has met, selected
+    once; a linter owns one, so two linters never share them."""
+
+    __slots__ = ("_by_enabled",)
+
+    def __init__(self) -> None:
+        self._by_enabled: dict[frozenset[str], SessionChecks] = {}
+
+    def of(self, enabled: frozenset[str]) -> SessionChecks:
+        """The checks of the rules in ``enabled`` for each kind of session fact."""
+        found = self._by_enabled.get(enabled)
+        if found is None:
+            if len(self._by_enabled) >= _KEPT:
+                self._by_enabled.clear()
+            found = self._by_enabled[enabled] = session_checks(enabled)
+        return found
