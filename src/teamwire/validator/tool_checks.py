@@ -9,9 +9,9 @@ from typing import Any
 
 import orjson
 
-from teamwire.envelope import LEADER_NAME, MessageType, id_problem
+from teamwire.envelope import LEADER_NAME, MessageType
 from teamwire.envelope.fast_parser import Fields, scan
-from teamwire.envelope.ids import ASTRION_ASK_ID, ASTRION_ID, MESSAGE_ID
+from teamwire.envelope.ids import MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
 from teamwire.schemas.arguments import ArgumentProblem, ProblemKind, read_arguments
 from teamwire.validator.dispatch import all_quiet, dispatch
@@ -29,7 +29,6 @@ from teamwire.validator.facts import (
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import UNTOLD, Answer, Call, Result
 from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
-from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
 from teamwire.validator.scan import HEADER_MARK, json_type
 from teamwire.validator.tooling import (
     ASK_TOOLS,
@@ -47,16 +46,6 @@ def answer_of(fields: Fields) -> Answer:
             question_id = value
             break  # a parsed envelope never holds an attribute twice
     return Answer(fields[0], question_id, fields[6])
-
-
-# (strict, an Ask) → a test passing ids that id_problem finds no problem with
-_CHOSEN_OK = {
-    (strict, ask): re.compile(("ask" if ask else "msg") + "_[a-z0-9]+_[0-9]{3,}"
-                              + ("" if strict else "|" + ASTRION_ID.pattern)
-                              + ("|" + ASTRION_ASK_ID.pattern if ask and not strict else "")
-                              ).fullmatch
-    for strict in (True, False) for ask in (True, False)}
-_ARGUMENTS = "/function/arguments"
 _NUMBER = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)
 """The instance number a display name ends with."""
 _ANSWER_HEADS = 256
@@ -150,22 +139,10 @@ class ToolChecks(EnvelopeChecks):
             self._on_ask(record, arguments)
 
     def _on_ask(self, call: Call, arguments: dict[str, Any]) -> None:
-        if call.name == "ask_other_agent":
-            chosen, _text, notice = ask_other_form(arguments, self.strict)
-            if self.is_sub and not call.text_in_turn and not notice:
-                self.emit(ASK_WITHOUT_REPORT, "ask_other_agent is called without text for the Team Leader "
-                          "in the same message", call.index, self._call_tail(call))
-            self._chosen_id(call, chosen, MessageType.MESSAGE if notice else MessageType.ASK)
-        else:
-            self._chosen_id(call, arguments.get("question_id"), MessageType.ASK)
-
-    def _chosen_id(self, call: Call, value: Any, mtype: MessageType) -> None:
-        if type(value) is not str or _CHOSEN_OK[self.strict, mtype is MessageType.ASK](value):
-            return
-        problem = id_problem(value, mtype, self.profile)
-        if problem is not None:
-            self.emit(AGENT_CHOSEN_ID_SHAPE, f"{call.name}: {problem}", call.index,
-                      self._call_tail(call) + _ARGUMENTS)
+        if call.name == "ask_other_agent" and self.is_sub and not call.text_in_turn \
+                and not ask_other_form(arguments, self.strict)[2]:
+            self.emit(ASK_WITHOUT_REPORT, "ask_other_agent is called without text for the Team "
+                      "Leader in the same message", call.index, self._call_tail(call))
 
     # -- results -------------------------------------------------------------------------------
 
