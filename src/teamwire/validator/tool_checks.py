@@ -28,7 +28,7 @@ from teamwire.validator.facts import (
 )
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import UNTOLD, Answer, Call, Result
-from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
+from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT
 from teamwire.validator.scan import HEADER_MARK, json_type
 from teamwire.validator.tooling import (
     ASK_TOOLS,
@@ -133,16 +133,7 @@ class ToolChecks(EnvelopeChecks):
                               raw if type(raw) is str else None, raw, arguments, problem,
                               self.tools, self.owner, has_text, f"/tool_calls/{position}"),
                      checks, self.emit)
-        record = Call(index, call_id, position, name, arguments, None, has_text)
-        self.pending[call_id] = record
-        if arguments is not None and name in ASK_TOOLS:
-            self._on_ask(record, arguments)
-
-    def _on_ask(self, call: Call, arguments: dict[str, Any]) -> None:
-        if call.name == "ask_other_agent" and self.is_sub and not call.text_in_turn \
-                and not ask_other_form(arguments, self.strict)[2]:
-            self.emit(ASK_WITHOUT_REPORT, "ask_other_agent is called without text for the Team "
-                      "Leader in the same message", call.index, self._call_tail(call))
+        self.pending[call_id] = Call(index, call_id, position, name, arguments, None, has_text)
 
     # -- results -------------------------------------------------------------------------------
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from teamwire.validator.facts import ToolCall
 from teamwire.validator.findings import Severity
-from teamwire.validator.registry import rule
+from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
+from teamwire.validator.tooling import ask_other_form
 
 E, W = Severity.ERROR, Severity.WARNING
 _FSE = "Full-Stack Engineer_1"
@@ -131,6 +133,17 @@ text, which the router forwards as progress.""",
         "ask_other_agent", '{"target_agent_id": 1, "content": "Is the API final?", …}'),
     good="# UI Operator_1\nrole: assistant, content: 'Asking Full-Stack Engineer_1 about the "
          "API.'\n" + call("ask_other_agent", '{"target_agent_id": 1, "content": …}'))
+
+
+@check(ASK_WITHOUT_REPORT, ToolCall, calls=("protocol",))
+def _ask_without_report(fact: ToolCall, report: Report[ToolCall]) -> None:
+    # A notification (a msg_ id) is no ask: it needs no text for the leader.
+    if fact.tool != "ask_other_agent" or fact.has_text or not fact.owner.is_sub \
+            or fact.arguments is None or not fact.protocol \
+            or ask_other_form(fact.arguments, fact.owner.strict)[2]:
+        return
+    report(fact, "ask_other_agent is called without text for the Team Leader in the same "
+           "message")
 
 ASK_ROUND_LIMIT = rule(
     "TW510", "ask-round-limit", W,
