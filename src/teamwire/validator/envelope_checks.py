@@ -36,7 +36,6 @@ from teamwire.validator.registry import Rule
 from teamwire.validator.scan import attribute_offset as attribute_offset
 from teamwire.validator.scan import line_start as line_start
 
-CONTENT = "/content"
 # A counter as STRICT_ID takes it (from 001, padded to three digits below 1000, TW-ID-005/007),
 # for the fast id tests; a test checks both agree.
 _COUNTER = "(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2,})"

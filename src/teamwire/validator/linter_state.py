@@ -14,6 +14,7 @@ from teamwire.validator.dispatch import dispatch
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
     AgentCreated,
+    AskAnswered,
     CallTarget,
     DisplayName,
     EnvelopeAttributes,
@@ -91,6 +92,7 @@ class LinterState:
         self.created_checks = selection.checks[AgentCreated]
         self.missing_checks = selection.checks[MissingResult]
         self.stray_checks = selection.checks[StrayResult]
+        self.answered_checks = selection.checks[AskAnswered]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because

@@ -15,9 +15,10 @@ from teamwire.envelope.ids import MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
 from teamwire.schemas.arguments import ArgumentProblem, ProblemKind, read_arguments
 from teamwire.validator.dispatch import all_quiet, dispatch
-from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
+from teamwire.validator.envelope_checks import EnvelopeChecks
 from teamwire.validator.facts import (
     AgentCreated,
+    AskAnswered,
     CallTarget,
     EnvelopeAttributes,
     Returned,
@@ -28,7 +29,7 @@ from teamwire.validator.facts import (
 )
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import UNTOLD, Answer, Call, Result
-from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT
+from teamwire.validator.rules.flow_rules import ASK_ROUND_LIMIT
 from teamwire.validator.scan import HEADER_MARK, json_type
 from teamwire.validator.tooling import (
     ASK_TOOLS,
@@ -289,7 +290,7 @@ class ToolChecks(EnvelopeChecks):
         result = call.result
         if name in ASK_TOOLS and result is not None and not result.rejected \
                 and not result.malformed:
-            self._check_answer(call, arguments, result)
+            self._answered(call, arguments, result)
         if self.is_leader:
             self._leader_state(call, arguments)
         elif self.is_sub and (result is None or not result.rejected):  # call.accepted
@@ -309,29 +310,22 @@ class ToolChecks(EnvelopeChecks):
             # result says, the checks across conversations expect nothing of it.
             self.facts.calls.append(call)
 
-    def _check_answer(self, call: Call, arguments: dict[str, Any], result: Result) -> None:
+    def _answered(self, call: Call, arguments: dict[str, Any], result: Result) -> None:
+        """Hand the checks of answers the successful result of an ask; an answer astrion
+        wrote as text takes its answerer and question from the call."""
         answer = result.answer
-        if answer is None:
-            self.emit(ANSWER_MISMATCH, f"the successful result of {call.name} is not an Answer envelope",
-                      result.index, CONTENT)
-            return
-        if call.name == "ask_other_agent":
-            expected = ask_other_form(arguments, self.strict)[0]
-        else:
-            expected = arguments.get("question_id")
-        if answer.text_form:
-            # astrion's text names neither the answerer nor the question: both are the call's
-            answer.sender = self._answerer(call, arguments) or ""
-            answer.question_id = expected if type(expected) is str else None
-            return
-        answered = answer.question_id
-        if type(expected) is str and answered is not None and answered != expected:
-            self.emit(ANSWER_MISMATCH, f"{call.name} asked {expected!r} but its result answers "
-                      f"{answered!r}", result.index, CONTENT)
-        answerer = self._answerer(call, arguments)
-        if answerer is not None and answer.sender != answerer:
-            self.emit(ANSWER_MISMATCH, f"{call.name} result is an Answer from {answer.sender}, not from "
-                      f"{answerer}", result.index, CONTENT)
+        expected: Any = None
+        answerer: str | None = None
+        if answer is not None:
+            expected = ask_other_form(arguments, self.strict)[0] \
+                if call.name == "ask_other_agent" else arguments.get("question_id")
+            answerer = self._answerer(call, arguments)
+            if answer.text_form:
+                answer.sender = answerer or ""
+                answer.question_id = expected if type(expected) is str else None
+        if self.answered_checks:
+            dispatch(AskAnswered(result.index, call.name, answer, expected, answerer),
+                     self.answered_checks, self.emit)
 
     def _answerer(self, call: Call, arguments: dict[str, Any]) -> str | None:
         if call.name == "ask_master":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import ToolCall
+from teamwire.validator.facts import AskAnswered, ToolCall
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
@@ -69,6 +69,22 @@ one that starts with white space is neither form, so it is a successful result t
 Answer.""",
     bad=_ASK_MASTER + "\nrole: tool\n" + _ANSWER.replace("ask_fse_001", "ask_fse_002"),
     good=_ASK_MASTER + "\nrole: tool\n" + _ANSWER)
+
+
+@check(ANSWER_MISMATCH, AskAnswered, always=True)
+def _answer_mismatch(fact: AskAnswered, report: Report[AskAnswered]) -> None:
+    answer = fact.answer
+    if answer is None:
+        report(fact, f"the successful result of {fact.tool} is not an Answer envelope")
+        return
+    if answer.text_form:
+        return  # astrion's text names neither: both are the call's
+    expected, answered = fact.expected, answer.question_id
+    if type(expected) is str and answered is not None and answered != expected:
+        report(fact, f"{fact.tool} asked {expected!r} but its result answers {answered!r}")
+    if fact.answerer is not None and answer.sender != fact.answerer:
+        report(fact, f"{fact.tool} result is an Answer from {answer.sender}, not from "
+               f"{fact.answerer}")
 
 NOT_DELIVERED = rule(
     "TW505", "not-delivered", E,
