@@ -25,6 +25,7 @@ from teamwire.validator.facts import (
     MissingResult,
     NotText,
     Owner,
+    PeerAsk,
     RoleDefined,
     StrayResult,
     ToolResult,
@@ -93,6 +94,7 @@ class LinterState:
         self.missing_checks = selection.checks[MissingResult]
         self.stray_checks = selection.checks[StrayResult]
         self.answered_checks = selection.checks[AskAnswered]
+        self.peer_checks = selection.checks[PeerAsk]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
