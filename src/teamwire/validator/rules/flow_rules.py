@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import AskAnswered, ToolCall
+from teamwire.validator.facts import AskAnswered, PeerAsk, ToolCall
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
@@ -174,6 +174,14 @@ default. Set ask-round-limit to your router's limit, and grade the rule as an er
 (severity TW510 = "error") to enforce the MUST of TW-MSG-010 strictly.""",
     bad="UI Operator_1 calls ask_other_agent on agent 1 nine times, all accepted",
     good="UI Operator_1 calls ask_other_agent on agent 1 three times")
+
+
+@check(ASK_ROUND_LIMIT, PeerAsk, always=True)
+def _ask_round_limit(fact: PeerAsk, report: Report[PeerAsk]) -> None:
+    # Once per peer: the first ask over the limit, not every one after it.
+    if fact.count == fact.limit + 1:
+        report(fact, f"ask_other_agent to agent_id {fact.agent_id}: {fact.count} asks, over the "
+               f"round limit of {fact.limit}")
 
 UNEXPECTED_DELIVERY = rule(
     "TW511", "unexpected-delivery", W,
