@@ -2,9 +2,8 @@
 
 The walker (``conversation.ConversationLinter``, with its halves ``envelope_checks`` and
 ``tool_checks``) keeps this state and hands what each message says to the rule checks as
-typed facts (``facts``) through the dispatcher (``dispatch``). TW304 (ids agents choose),
-TW504, TW509 and TW510 are still emitted by the walker through the registry constants;
-every other per-message rule holds its checks in its rule module (``rules``).
+typed facts (``facts``) through the dispatcher (``dispatch``); every per-message rule holds
+its checks in its rule module (``rules``), and the walker names none.
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ from teamwire.validator.facts import (
 )
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import UNTOLD, Answer, Call, Result
-from teamwire.validator.rules.flow_rules import ASK_ROUND_LIMIT
 from teamwire.validator.scan import HEADER_MARK, json_type
 from teamwire.validator.tooling import (
     ASK_TOOLS,
@@ -386,8 +385,7 @@ class ToolChecks(EnvelopeChecks):
             return
         if others is not None:
             self._check_target(call, agent_id, role_id, others)
-        if call.name == "ask_other_agent" and (self.peer_checks
-                                               or self.emitter.on(ASK_ROUND_LIMIT)):
+        if call.name == "ask_other_agent" and self.peer_checks:
             # Count per target agent: one peer named with and without role_id is one peer, so
             # in a bundle the key takes the role id of the agent the call resolves to.
             role = role_id if type(role_id) is str else None
@@ -398,14 +396,8 @@ class ToolChecks(EnvelopeChecks):
             key = (agent_id, role)
             count = self.rounds.get(key, 0) + 1
             self.rounds[key] = count
-            if self.peer_checks:
-                dispatch(PeerAsk(call.index, self._call_tail(call), agent_id, count,
-                                 self.round_limit), self.peer_checks, self.emit)
-            elif count == self.round_limit + 1:
-                # Until rules/flow_rules.py holds TW510's check of PeerAsk.
-                self.emit(ASK_ROUND_LIMIT, f"ask_other_agent to agent_id {agent_id}: {count} asks, over "
-                          f"the round limit of {self.round_limit}", call.index,
-                          self._call_tail(call))
+            dispatch(PeerAsk(call.index, self._call_tail(call), agent_id, count,
+                             self.round_limit), self.peer_checks, self.emit)
 
     def _others(self) -> dict[int, set[str]] | None:
         """Role ids of the session's other sub-agents by agent_id (None outside a bundle)."""
