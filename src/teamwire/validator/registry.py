@@ -124,7 +124,9 @@ class Registry:
     def __init__(self) -> None:
         self._by_code: dict[str, Rule] = {}
         self._by_name: dict[str, Rule] = {}
-        self._checks: list[Check[Any]] = []
+        self._by_fact: dict[type, list[Check[Any]]] = {}
+        """Checks by the fact type they take, each list in code order (kept so as checks
+        are added, which happens once, at import)."""
 
     def add(self, rule: Rule) -> Rule:
         """Register ``rule``; codes and names must be new and well formed."""
@@ -142,11 +144,13 @@ class Registry:
         """Register ``check`` of a rule registered before."""
         if self._by_code.get(check.rule.code) is not check.rule:
             raise ValueError(f"check of unregistered rule {check.rule.code}")
-        self._checks.append(check)
+        checks = self._by_fact.setdefault(check.fact, [])
+        checks.append(check)
+        checks.sort(key=_code_of)  # stable: a rule's checks keep the order they were added
 
     def checks(self, fact: type) -> list[Check[Any]]:
         """The checks that take facts of type ``fact``, in code order."""
-        return sorted((c for c in self._checks if c.fact is fact), key=lambda c: c.rule.code)
+        return list(self._by_fact.get(fact, ()))
 
     def get(self, key: str) -> Rule | None:
         """The rule with code or name ``key`` (codes case-insensitive), or None."""
@@ -193,6 +197,10 @@ class Registry:
             return f"did you mean {near[0]!r}?" if near else None
         close = difflib.get_close_matches(key.lower(), sorted(self._by_name), n=1, cutoff=0.75)
         return f"did you mean {close[0]!r}?" if close else None
+
+
+def _code_of(check: Check[Any]) -> str:
+    return check.rule.code
 
 
 def _one_off(typed: str, code: str) -> bool:
