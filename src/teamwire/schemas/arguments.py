@@ -188,6 +188,10 @@ class ArgumentChecker:
     """
 
     profiles: tuple[str, ...] = ("strict",)
+    shared: bool = False
+    """Take the compiled schemas the schema registry keeps for every checker
+    (``schemas.tool_arguments_check``) rather than compiling them for this one: a linter made
+    per call then does not compile them per call."""
     _tools: dict[str, _ToolRules] = field(default_factory=dict)
     _tests: dict[str, Callable[[Any], bool]] = field(default_factory=dict)
 
@@ -212,8 +216,9 @@ class ArgumentChecker:
                     integers.setdefault(name, True)
                 if name in TEXT_PARAMETERS:
                     texts.add(name)
-        return _ToolRules(tool, tuple(profile for profile, _ in found),
-                          [compile_check(schema) for _, schema in found],
+        compiled = [schemas.tool_arguments_check(tool, profile) for profile, _ in found] \
+            if self.shared else [compile_check(schema) for _, schema in found]
+        return _ToolRules(tool, tuple(profile for profile, _ in found), compiled,
                           tuple(integers.items()), frozenset(texts),
                           tuple(frozenset(schema.get("properties", {})) for _, schema in found))
 

@@ -118,7 +118,7 @@ def tool_catalog(profile: Profile) -> ToolCatalog:
         profile=profile, leader=leader, sub_agent=sub, base=frozenset(names.base),
         removed=frozenset(names.removed), forbidden=frozenset(names.forbidden),
         leader_only=leader - sub, sub_agent_only=sub - leader, protocol=leader | sub,
-        arguments=ArgumentChecker(accepted), result_texts=dict(names.result_texts))
+        arguments=ArgumentChecker(accepted, shared=True), result_texts=dict(names.result_texts))
 
 
 def ask_other_form(arguments: dict[str, Any], strict: bool) -> tuple[Any, Any, bool]:
