@@ -85,7 +85,7 @@ class LinterState:
         self.name_every = selection.every[DisplayName]
         self.attribute_every = selection.every[EnvelopeAttributes]
         self.repeat_checks = selection.checks[IdRepeated]
-        self.call_kinds = selection.calls
+        self.call_checks = selection.calls
         self.result_checks = selection.checks[ToolResult]
         self.target_checks = selection.checks[CallTarget]
         self.role_checks = selection.checks[RoleDefined]

@@ -92,12 +92,17 @@ class Trigger(NamedTuple):
     its header line when its content starts with none of these)."""
     calls: tuple[str, ...] = ()
     """For checks of ``ToolCall``: the calls looked into, of ``CALL_KINDS``."""
+    tools: tuple[str, ...] = ()
+    """For checks of ``ToolCall``: the only tools whose calls (of those kinds) it looks into;
+    none named: every tool."""
 
 
-CALL_KINDS = frozenset({"protocol", "verdict", "repeated"})
+CALL_KINDS = frozenset({"protocol", "verdict", "repeated", "problem"})
 """Tool calls a check of calls may say it looks into: calls of protocol tools, calls the
-catalog gives a verdict on for the calling agent, calls reusing a call id. The conversation
-pass takes any other call inline unless an enabled check of calls has no trigger."""
+catalog gives a verdict on for the calling agent, calls reusing a call id, calls of protocol
+tools whose arguments text could not be read cleanly (``ToolCall.problem``). The
+conversation pass takes any other call inline unless an enabled check of calls has no
+trigger."""
 
 
 @dataclass(frozen=True)
@@ -229,23 +234,27 @@ def rule(code: str, name: str, severity: Severity, summary: str, *, requirements
 def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
           suffixes: Iterable[str] = (), mark: bool = False,
           content_prefixes: Iterable[str] = (), calls: Iterable[str] = (),
-          always: bool = False, quiet: Callable[..., bool] | None = None) -> Callable[
+          tools: Iterable[str] = (), always: bool = False,
+          quiet: Callable[..., bool] | None = None) -> Callable[
               [Callable[[F, Report[F]], None]], Callable[[F, Report[F]], None]]:
     """Register the decorated function as a check of ``rule`` on facts of type ``on``.
 
     ``prefixes``, ``suffixes``, ``mark`` and ``content_prefixes`` say what a text needs for
-    the check to report it, ``calls`` which tool calls it looks into (see ``Trigger``);
+    the check to report it, ``calls`` which kinds of tool calls it looks into and ``tools``,
+    if given, of which tools only (see ``Trigger``);
     ``always`` says the check may report any text,
     which turns off the fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
     for ``Check``.
     """
     trigger = Trigger(tuple(prefixes), tuple(suffixes), mark, tuple(content_prefixes),
-                      tuple(calls))
+                      tuple(calls), tuple(tools))
     if always == (trigger != Trigger()):
         raise ValueError(f"check of {rule.code}: give a trigger (prefixes, suffixes, mark, "
                          "content_prefixes, calls) or always")
     if not CALL_KINDS.issuperset(trigger.calls):
         raise ValueError(f"check of {rule.code}: calls must be of {sorted(CALL_KINDS)}")
+    if trigger.tools and not trigger.calls:
+        raise ValueError(f"check of {rule.code}: tools narrow calls, which it does not give")
 
     def register(run: Callable[[F, Report[F]], None]) -> Callable[[F, Report[F]], None]:
         REGISTRY.add_check(Check(rule, on, run, None if always else trigger, quiet))

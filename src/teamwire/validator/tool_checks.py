@@ -103,7 +103,8 @@ class ToolChecks(EnvelopeChecks):
                                            function.get("arguments"), has_text, repeated)
                     else:
                         verdict = self.tool_verdicts.get(name)
-                        checks = self.call_kinds[False, verdict is not None, repeated]
+                        checks = self.call_checks(name, False, verdict is not None, repeated,
+                                                  False)
                         if checks:
                             raw = function.get("arguments")
                             dispatch(ToolCall(index, position, call_id, name, verdict, repeated,
@@ -128,7 +129,8 @@ class ToolChecks(EnvelopeChecks):
         arguments, problem = read_call_arguments(raw)
         verdict = self.tool_verdicts.get(name)
         # Only the checks of calls that look into a call of this kind (Trigger.calls).
-        checks = self.call_kinds[True, verdict is not None, repeated]
+        checks = self.call_checks(name, True, verdict is not None, repeated,
+                                  problem is not None)
         if checks:
             dispatch(ToolCall(index, position, call_id, name, verdict, repeated, True,
                               raw if type(raw) is str else None, raw, arguments, problem,

@@ -151,7 +151,7 @@ text, which the router forwards as progress.""",
          "API.'\n" + call("ask_other_agent", '{"target_agent_id": 1, "content": …}'))
 
 
-@check(ASK_WITHOUT_REPORT, ToolCall, calls=("protocol",))
+@check(ASK_WITHOUT_REPORT, ToolCall, calls=("protocol",), tools=("ask_other_agent",))
 def _ask_without_report(fact: ToolCall, report: Report[ToolCall]) -> None:
     # A notification (a msg_ id) is no ask: it needs no text for the leader.
     if fact.tool != "ask_other_agent" or fact.has_text or not fact.owner.is_sub \

@@ -85,7 +85,7 @@ _CHOSEN_OK = {
 _ARGUMENTS = "/function/arguments"
 
 
-@check(AGENT_CHOSEN_ID_SHAPE, ToolCall, calls=("protocol",))
+@check(AGENT_CHOSEN_ID_SHAPE, ToolCall, calls=("protocol",), tools=sorted(ASK_TOOLS))
 def _chosen_id_in_call(fact: ToolCall, report: Report[ToolCall]) -> None:
     arguments = fact.arguments
     if arguments is None or not fact.protocol or fact.tool not in ASK_TOOLS:

@@ -284,7 +284,7 @@ def _role_exists(fact: RoleDefined, report: Report[RoleDefined]) -> None:
                f"catalog already has{where}; the call must fail with role-exists")
 
 
-@check(REPEATED_ARGUMENT_NAME, ToolCall, calls=("protocol",))
+@check(REPEATED_ARGUMENT_NAME, ToolCall, calls=("problem",))
 def _repeated_argument_name(fact: ToolCall, report: Report[ToolCall]) -> None:
     problem = fact.problem
     if problem is not None and problem.kind is ProblemKind.REPEATED_MEMBER:
@@ -293,7 +293,7 @@ def _repeated_argument_name(fact: ToolCall, report: Report[ToolCall]) -> None:
                "JSON readers differ on which value wins", problem.offset, below=_ARGUMENTS)
 
 
-@check(INVALID_ARGUMENTS_JSON, ToolCall, calls=("protocol",))
+@check(INVALID_ARGUMENTS_JSON, ToolCall, calls=("problem",))
 def _invalid_arguments_json(fact: ToolCall, report: Report[ToolCall]) -> None:
     problem = fact.problem
     if problem is None or not fact.protocol:
