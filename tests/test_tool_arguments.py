@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from teamwire import schemas
 from teamwire.router.runtime.arguments import argument_problem
 from teamwire.schemas.arguments import ArgumentChecker, ProblemKind, read_arguments
 from teamwire.validator import LintOptions, lint_value
@@ -133,3 +134,55 @@ def test_a_tool_without_a_schema_has_only_the_rules_of_the_text() -> None:
     assert checker.check("read_file", '{"path": 1.0, "content": " "}') \
         == ({"path": 1.0, "content": " "}, [])
     assert checker.check("read_file", "[]")[1][0].kind is ProblemKind.NOT_OBJECT
+
+
+
+
+_CHECKERS = {profiles: ArgumentChecker(profiles)
+             for profiles in (("strict",), ("astrion", "astrion-10654c4", "strict"))}
+_TOOLS = ["create_sub_agent", "send_message_to_sub_agent", "get_sub_agent_status", "ask_master",
+          "ask_other_agent", "ask_sub_agent", "answer_sub_agent_question", "answer_other_agent",
+          "terminate_sub_agent", "create_custom_agent", "read_file"]
+_FILLERS = {"integer": 1, "string": "ask_uio_001", "boolean": True, "array": []}
+_POOL = [1, 2, 0, -1, 2**53 - 1, 2**53, -(2**53) + 1, -(2**53), 1.0, 2.5, True, None, "", " ",
+         "\u3000", "ok", "ask_uio_001", [1, 2], [1, 1.0], [2**53], [], ["a"], {}]
+"""Values of every JSON type, integers at I-JSON's bounds (TW-TOOL-023), blank texts."""
+
+
+def _filled(checker: ArgumentChecker, tool: str) -> dict[str, object]:
+    """Arguments with each required parameter of the first schema given a value of its type."""
+    profile = checker.rules(tool).profiles[:1]
+    if not profile:
+        return {}
+    schema = schemas.tool_arguments_schema(tool, profile[0])
+    return {name: _FILLERS[schema["properties"][name]["type"]] for name in schema["required"]}
+
+
+def _names(checker: ArgumentChecker, tool: str) -> list[str]:
+    return sorted(set().union(*checker.rules(tool).parameters, {"extra"}))
+
+
+@pytest.mark.parametrize("profiles", sorted(_CHECKERS))
+@pytest.mark.parametrize("tool", _TOOLS)
+def test_the_one_call_pass_test_agrees_with_passes_on_every_single_change(
+        profiles: tuple[str, ...], tool: str) -> None:
+    # ArgumentChecker.pass_test is what the linter asks of every call; passes, the reference.
+    checker = _CHECKERS[profiles]
+    base = _filled(checker, tool)
+    test = checker.pass_test(tool)
+    assert checker.passes(tool, base) and test(base)
+    for value in _POOL:
+        assert test(value) == checker.passes(tool, value), value
+        for name in _names(checker, tool):
+            changed = {**base, name: value}
+            assert test(changed) == checker.passes(tool, changed), changed
+
+
+@given(st.sampled_from(sorted(_CHECKERS)), st.sampled_from(_TOOLS), st.data())
+def test_the_one_call_pass_test_agrees_with_passes_on_two_changes(
+        profiles: tuple[str, ...], tool: str, data: st.DataObject) -> None:
+    checker = _CHECKERS[profiles]
+    changes = data.draw(st.dictionaries(st.sampled_from(_names(checker, tool)),
+                                        st.sampled_from(_POOL), min_size=1, max_size=2))
+    arguments = {**_filled(checker, tool), **changes}
+    assert checker.pass_test(tool)(arguments) == checker.passes(tool, arguments)

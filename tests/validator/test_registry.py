@@ -5,9 +5,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from teamwire.validator import REGISTRY, Severity
+from teamwire.validator.dispatch import select
 from teamwire.validator.docs import rule_text, rules_markdown
+from teamwire.validator.facts import ToolCall
+from teamwire.validator.registry import check
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,3 +91,32 @@ def test_severity_follows_the_level_of_the_requirements_cited() -> None:
             elif "cannot know" not in rule.rationale:
                 wrong.append(f"{rule.code}: the rationale does not say what it cannot know")
     assert wrong == []
+
+
+def _codes(checks: tuple[Any, ...]) -> list[str]:
+    return [c.rule.code for c in checks]
+
+
+def test_a_call_goes_to_the_checks_of_its_kinds_and_tools_only() -> None:
+    # Trigger.calls and Trigger.tools, as the selection reads them: written from what each
+    # check says it looks into (TW401/TW418 arguments read with a problem, TW402 every
+    # protocol call, TW304 ask calls, TW509 ask_other_agent, TW403-TW406 verdicts, TW414
+    # repeated ids).
+    selection = select(frozenset(REGISTRY.default_codes()))
+    assert _codes(selection.calls("send_message_to_sub_agent", True, False, False, False)) \
+        == ["TW402"]
+    assert _codes(selection.calls("ask_master", True, False, False, False)) \
+        == ["TW304", "TW402"]
+    assert _codes(selection.calls("ask_other_agent", True, False, False, False)) \
+        == ["TW304", "TW402", "TW509"]
+    assert _codes(selection.calls("ask_master", True, False, False, True)) \
+        == ["TW304", "TW401", "TW402", "TW418"]
+    assert _codes(selection.calls("read_file", False, False, True, False)) == ["TW414"]
+    assert _codes(selection.calls("close_sub_agent", False, True, False, False)) \
+        == ["TW403", "TW404", "TW405", "TW406"]
+    assert selection.calls("read_file", False, False, False, False) == ()
+
+
+def test_a_check_naming_tools_must_name_kinds_of_calls() -> None:
+    with pytest.raises(ValueError, match="tools narrow calls"):
+        check(REGISTRY["TW402"], ToolCall, tools=("ask_master",))

@@ -13,6 +13,7 @@ import dataclasses
 
 import pytest
 
+from teamwire import schemas
 from teamwire.envelope import Profile
 from teamwire.schemas import arguments
 from teamwire.validator.tooling import ToolCatalog, tool_catalog
@@ -99,3 +100,23 @@ def test_without_compiled_checks_the_full_validators_judge(monkeypatch: pytest.M
     assert not catalog.pass_check("create_sub_agent")(CREATE_WITHOUT_ID)
     assert catalog.argument_errors("create_sub_agent", CREATE) == []
     assert catalog.argument_errors("create_sub_agent", CREATE_WITHOUT_ID) != []
+
+
+@pytest.mark.parametrize("profile", list(Profile))
+def test_catalogs_of_one_profile_share_compiled_schemas_and_nothing_else(profile: Profile) -> None:
+    # A linter made per call (lint_value with options) must not compile the argument schemas
+    # per call: the schema registry keeps one compiled predicate per schema for every catalog.
+    first, second = tool_catalog(profile), tool_catalog(profile)
+    assert first.arguments is not second.arguments
+    for tool in sorted(first.protocol):
+        ours, theirs = first.arguments.rules(tool), second.arguments.rules(tool)
+        assert ours is not theirs
+        assert all(a is b for a, b in zip(ours.checks, theirs.checks, strict=True))
+        assert ours.checks == [schemas.tool_arguments_check(tool, p) for p in ours.profiles]
+
+
+def test_a_checker_of_its_own_compiles_its_own_schemas() -> None:
+    shared = tool_catalog(Profile.STRICT).arguments.rules("create_sub_agent").checks[0]
+    own = arguments.ArgumentChecker(("strict",)).rules("create_sub_agent").checks[0]
+    assert own is not None and own is not shared
+    assert own(CREATE) and not own(CREATE_WITHOUT_ID)

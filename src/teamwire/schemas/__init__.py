@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from teamwire._resources import data_path
 from teamwire.json_text import json_pointer
 from teamwire.schemas.catalog import BASE_URI, SCHEMA_SUFFIX, SchemaCatalog
+from teamwire.schemas.compiled import Check
 from teamwire.schemas.errors import (
     SchemaError,
     SchemaLoadError,
@@ -57,6 +58,7 @@ __all__ = [
     "profiles",
     "schema",
     "title",
+    "tool_arguments_check",
     "tool_arguments_schema",
     "tool_arguments_validator",
     "tool_names",
@@ -153,6 +155,13 @@ def tool_arguments_schema(tool_name: str, profile: str = DEFAULT_PROFILE) -> Any
     """The schema :func:`tool_arguments_validator` checks against (its ``$ref``\\ s inlined),
     read without building a validator. Raises as :func:`tool_arguments_validator` does."""
     return default_catalog().inlined(_tool_sets().arguments_ref(tool_name, profile))
+
+
+def tool_arguments_check(tool_name: str, profile: str = DEFAULT_PROFILE) -> Check | None:
+    """The schema of :func:`tool_arguments_schema` compiled to a predicate, built once for
+    every caller (None when it cannot be compiled). Raises as :func:`tool_arguments_validator`
+    does."""
+    return default_catalog().compiled(_tool_sets().arguments_ref(tool_name, profile))
 
 
 def validate_tool_arguments(

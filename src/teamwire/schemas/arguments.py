@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -187,7 +188,12 @@ class ArgumentChecker:
     """
 
     profiles: tuple[str, ...] = ("strict",)
+    shared: bool = False
+    """Take the compiled schemas the schema registry keeps for every checker
+    (``schemas.tool_arguments_check``) rather than compiling them for this one: a linter made
+    per call then does not compile them per call."""
     _tools: dict[str, _ToolRules] = field(default_factory=dict)
+    _tests: dict[str, Callable[[Any], bool]] = field(default_factory=dict)
 
     def rules(self, tool: str) -> _ToolRules:
         found = self._tools.get(tool)
@@ -210,8 +216,9 @@ class ArgumentChecker:
                     integers.setdefault(name, True)
                 if name in TEXT_PARAMETERS:
                     texts.add(name)
-        return _ToolRules(tool, tuple(profile for profile, _ in found),
-                          [compile_check(schema) for _, schema in found],
+        compiled = [schemas.tool_arguments_check(tool, profile) for profile, _ in found] \
+            if self.shared else [compile_check(schema) for _, schema in found]
+        return _ToolRules(tool, tuple(profile for profile, _ in found), compiled,
                           tuple(integers.items()), frozenset(texts),
                           tuple(frozenset(schema.get("properties", {})) for _, schema in found))
 
@@ -244,6 +251,14 @@ class ArgumentChecker:
             if type(text) is str and (not text or text.isspace()):
                 return False
         return True
+
+    def pass_test(self, tool: str) -> Callable[[Any], bool]:
+        """``passes`` for ``tool`` as one function, built once: the verdict the linter asks
+        of every call, at the cost of one call and the compiled schema's."""
+        test = self._tests.get(tool)
+        if test is None:
+            test = self._tests[tool] = _pass_test(self, tool)
+        return test
 
     def problems(self, tool: str, arguments: Any, limit: int = 3) -> list[ArgumentProblem]:
         """What is wrong with the object ``arguments`` of a call of ``tool``, schema problems
@@ -300,6 +315,41 @@ def _fits(rules: _ToolRules, arguments: Any) -> bool:
         return True
     # The compiled checks only save time: what they refuse, the validators judge.
     return any(validator.is_valid(arguments) for validator in rules.validators)
+
+
+def _pass_test(checker: ArgumentChecker, tool: str) -> Callable[[Any], bool]:
+    rules = checker.rules(tool)
+    if not rules.profiles:
+        return _anything  # no schema: no integer or text parameter either
+    checks = tuple(check for check in rules.checks if check is not None)
+    integers, texts, passes = rules.integers, tuple(sorted(rules.texts)), checker.passes
+
+    def test(arguments: Any) -> bool:
+        for check in checks:
+            if check(arguments):
+                break
+        else:
+            return passes(tool, arguments)  # the validators judge what no compiled schema takes
+        if type(arguments) is not dict:
+            return True
+        for name, is_array in integers:
+            if name in arguments:
+                value = arguments[name]
+                if is_array or type(value) is not int:
+                    if not _integers(value, is_array):
+                        return False
+                elif not -I_JSON_MAX <= value <= I_JSON_MAX:
+                    return False
+        for name in texts:
+            text = arguments.get(name)
+            if type(text) is str and (not text or text.isspace()):
+                return False
+        return True
+    return test
+
+
+def _anything(_arguments: Any) -> bool:
+    return True
 
 
 def _integers(value: Any, is_array: bool) -> bool:

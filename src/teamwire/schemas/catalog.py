@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from teamwire.json_text import unescape_pointer_token
+from teamwire.schemas.compiled import Check, compile_check
 from teamwire.schemas.errors import (
     SchemaError,
     SchemaLoadError,
@@ -90,6 +91,7 @@ class SchemaCatalog:
         self._by_uri = {BASE_URI + e.path.name: e for e in self._entries.values()}
         self._validators: dict[str, Draft202012Validator] = {}
         self._inlined: dict[str, Any] = {}
+        self._compiled: dict[str, Check | None] = {}
         self._lock = threading.Lock()
 
     @cached_property
@@ -198,6 +200,17 @@ class SchemaCatalog:
         """The schema a validator of ``ref`` checks against: with ``inline=True``, a copy whose
         ``$ref``\\ s are replaced by their targets (without importing jsonschema)."""
         return self._inlined_root(ref, self._root(ref))
+
+    def compiled(self, ref: str) -> Check | None:
+        """The schema of ``ref``, inlined, compiled to a predicate
+        (``schemas.compiled.compile_check``) once: None when it uses keywords the compiler
+        does not take. Like the validators, it depends on the shipped schema alone, so every
+        checker of arguments may share it; there is one per schema reference."""
+        if ref in self._compiled:
+            return self._compiled[ref]
+        built = compile_check(self.inlined(ref))
+        with self._lock:
+            return self._compiled.setdefault(ref, built)
 
     def _inlined_root(self, key: str, root: dict[str, Any]) -> Any:
         cached = self._inlined.get(key)

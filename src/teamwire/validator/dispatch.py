@@ -58,15 +58,17 @@ def _opener(always: bool, prefixes: tuple[str, ...], suffixes: tuple[str, ...],
 
 
 class _Reporter:
-    """The report of the check being run: reports its rule through the pass's emit."""
+    """The report of the check being run: reports its rule through the pass's emit.
+
+    Made for each fact handed out, without an ``__init__`` to call: this runs for every
+    fact."""
 
     __slots__ = ("_emit", "count", "rule")
 
-    def __init__(self, emit: Emit) -> None:
-        self._emit = emit
-        self.rule: Rule | None = None
-        self.count = 0
-        """Reports made, enabled rules or not."""
+    _emit: Emit
+    rule: Rule | None
+    count: int
+    """Reports made, enabled rules or not."""
 
     def __call__(self, fact: Fact, message: str, at: int | None = None,
                  below: str = "") -> None:
@@ -81,6 +83,9 @@ class _Reporter:
         self.count += 1
         return partial(self._emit, self.rule, message, fact.index, fact.tail + below,
                        None if at is None else fact.text, at)
+
+
+_new_reporter = object.__new__
 
 
 def _gate(checks: list[Check[Any]]) -> Gate:
@@ -154,7 +159,7 @@ class Selection:
     """The checks of the enabled rules by the fact type they take, the gates they make, and
     every registered check of the envelope facts whose quiet heads the memo shares."""
 
-    __slots__ = ("bound", "calls", "checks", "every", "fast", "gates")
+    __slots__ = ("_calls", "bound", "checks", "every", "fast", "gates", "named_tools")
 
     def __init__(self, enabled: frozenset[str]) -> None:
         self.checks: dict[type, tuple[Check[Any], ...]] = {}
@@ -166,13 +171,10 @@ class Selection:
             self.checks[fact_type] = tuple(checks)
             self.gates[fact_type] = _gate(checks)
             self.every[fact_type] = tuple(every)
-        self.calls = {
-            (protocol, verdict, repeated): _call_checks(self.checks[ToolCall], protocol, verdict,
-                                                        repeated)
-            for protocol in (False, True) for verdict in (False, True)
-            for repeated in (False, True)}
-        """(protocol tool, with a verdict, a repeated id) → the checks of calls that look
-        into such a call."""
+        self.named_tools = frozenset(tool for c in self.checks[ToolCall] if c.trigger
+                                     for tool in c.trigger.tools)
+        """The tools some enabled check of calls names (``Trigger.tools``)."""
+        self._calls: dict[tuple[str | None, bool, bool, bool, bool], tuple[Check[Any], ...]] = {}
         self.fast = _fast_path(self.gates[AssistantText], self.gates[EnvelopeText],
                                self.gates[ToolText], _every_call(self.checks[ToolCall]))
         on, gates = self.checks, self.gates
@@ -184,11 +186,25 @@ class Selection:
         """What a conversation pass takes of the selection, in the order it binds it."""
 
 
-def _call_checks(checks: tuple[Check[Any], ...], protocol: bool, verdict: bool,
-                 repeated: bool) -> tuple[Check[Any], ...]:
+    def calls(self, tool: str, protocol: bool, verdict: bool, repeated: bool,
+              problem: bool) -> tuple[Check[Any], ...]:
+        """The checks of calls that look into a call of ``tool`` of these kinds (a protocol
+        tool, with a verdict, a repeated id, arguments read with a problem), selected once
+        per kind and per tool a trigger names."""
+        key = (tool if tool in self.named_tools else None, protocol, verdict, repeated, problem)
+        found = self._calls.get(key)
+        if found is None:
+            found = self._calls[key] = _call_checks(self.checks[ToolCall], *key)
+        return found
+
+
+def _call_checks(checks: tuple[Check[Any], ...], tool: str | None, protocol: bool,
+                 verdict: bool, repeated: bool, problem: bool) -> tuple[Check[Any], ...]:
     kinds = {kind for kind, on in (("protocol", protocol), ("verdict", verdict),
-                                   ("repeated", repeated)) if on}
-    return tuple(c for c in checks if c.trigger is None or kinds.intersection(c.trigger.calls))
+                                   ("repeated", repeated), ("problem", problem)) if on}
+    return tuple(c for c in checks if c.trigger is None or (
+        kinds.intersection(c.trigger.calls)
+        and (not c.trigger.tools or tool in c.trigger.tools)))
 
 
 def select(enabled: frozenset[str]) -> Selection:
@@ -223,7 +239,9 @@ def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     # One reporter per fact, rather than one kept by the pass: one holding the pass's emit
     # would tie the pass into a reference cycle, and with it the messages it remembers. A
     # check reports only while it runs, so the reporter names the rule of the one running.
-    report = _Reporter(emit)
+    report = _new_reporter(_Reporter)
+    report._emit = emit
+    report.count = 0
     for check in checks:
         report.rule = check.rule
         check.run(fact, report)
@@ -236,7 +254,9 @@ def reported(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> bool:
     that are off), it tells whether the fact is fine whatever a file selects, which is what
     the memo may share.
     """
-    report = _Reporter(emit)
+    report = _new_reporter(_Reporter)
+    report._emit = emit
+    report.count = 0
     for check in checks:
         report.rule = check.rule
         check.run(fact, report)

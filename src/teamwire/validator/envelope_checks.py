@@ -33,22 +33,15 @@ from teamwire.validator.facts import (
 from teamwire.validator.linter_state import LinterState
 from teamwire.validator.memo import IdTest, Plan
 from teamwire.validator.registry import Rule
-from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
 from teamwire.validator.scan import attribute_offset as attribute_offset
 from teamwire.validator.scan import line_start as line_start
-from teamwire.validator.scan import shorten
 
-CONTENT = "/content"
 # A counter as STRICT_ID takes it (from 001, padded to three digits below 1000, TW-ID-005/007),
 # for the fast id tests; a test checks both agree.
 _COUNTER = "(?:00[1-9]|0[1-9][0-9]|[1-9][0-9]{2,})"
 _ANSWER = MessageType.ANSWER
 _ASK = MessageType.ASK
 _MESSAGE = MessageType.MESSAGE
-
-
-def _article(word: str) -> str:
-    return "an" if word[:1] in "AEIOUaeiou" else "a"
 
 
 class EnvelopeChecks(LinterState):
@@ -167,34 +160,19 @@ class EnvelopeChecks(LinterState):
 
     def _check_id(self, index: int, fields: Fields, mtype: MessageType | None,
                   wanted: str | None, text: str) -> None:
-        sender, message_id, tag, label = fields[0], fields[3], fields[4], fields[2]
+        sender, message_id = fields[0], fields[3]
         if not self.strict and astrion_id(message_id, mtype):
             return  # before the strict shape: 'ask_other_' + ten digits would read as one
+        if not self.id_checks:
+            return
         match = STRICT_ID.fullmatch(message_id)
         # Asks and sub-agents' messages carry ids the agent chose, whose shape is only a SHOULD
         # (TW-ID-012); the MUST of TW-ID-003 binds the ids the router allocates.
         chosen = mtype is _ASK or (mtype is _MESSAGE and sender != LEADER_NAME)
-        if match is None:
-            if chosen and (self.strict or not ASTRION_ID.fullmatch(message_id)):
-                self.emit(AGENT_CHOSEN_ID_SHAPE, f"id {shorten(message_id)!r} is not "
-                          "'task_NNN' or '{prefix}_{abbr}_NNN'", index, CONTENT, text,
-                          text.find("\n") + 5)
-                return
-            prefix = None
-        else:
-            prefix = match.group("prefix") or "task"
-            if chosen and wanted is not None and prefix != wanted:
-                self.emit(AGENT_CHOSEN_ID_SHAPE,
-                          f"id {message_id!r} has prefix "
-                          f"{prefix + '_'!r}; {_article(tag)} {tag} ({label}) "
-                          f"takes {wanted + '_'!r}", index,
-                          CONTENT, text, text.find("\n") + 5)
-                return
-        if self.id_checks:
-            abbreviation = self._abbreviation(sender) \
-                if prefix is not None and prefix != "task" else None
-            dispatch(EnvelopeId(index, text, sender, message_id, label, tag, mtype, wanted, chosen,
-                                match, self.strict, abbreviation), self.id_checks, self.emit)
+        abbreviation = self._abbreviation(sender) \
+            if match is not None and match.group("prefix") else None
+        dispatch(EnvelopeId(index, text, sender, message_id, fields[2], fields[4], mtype, wanted,
+                            chosen, match, self.strict, abbreviation), self.id_checks, self.emit)
 
     def _abbreviation(self, sender: str) -> str | None:
         cache = self.abbreviations

@@ -365,11 +365,12 @@ class AskAnswered:
     index: int
     tool: str
     answer: Answer | None
-    """The Answer the result holds; None when it is no Answer envelope."""
+    """The Answer the result holds; None when it is no Answer envelope. An answer astrion
+    writes as text (``text_form``) has the call's answerer and question filled in."""
     expected: Any
-    """The id the call chose for its question."""
+    """The id the call chose for its question (None when the result is no Answer)."""
     answerer: str | None
-    """Who must answer; None when it cannot be told."""
+    """Who must answer; None when it cannot be told (or the result is no Answer)."""
     text: ClassVar[str | None] = None
     tail: ClassVar[str] = "/content"
 

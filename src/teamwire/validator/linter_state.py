@@ -2,9 +2,8 @@
 
 The walker (``conversation.ConversationLinter``, with its halves ``envelope_checks`` and
 ``tool_checks``) keeps this state and hands what each message says to the rule checks as
-typed facts (``facts``) through the dispatcher (``dispatch``). TW304 (ids agents choose),
-TW504, TW509 and TW510 are still emitted by the walker through the registry constants;
-every other per-message rule holds its checks in its rule module (``rules``).
+typed facts (``facts``) through the dispatcher (``dispatch``); every per-message rule holds
+its checks in its rule module (``rules``), and the walker names none.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from teamwire.validator.dispatch import dispatch
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
     AgentCreated,
+    AskAnswered,
     CallTarget,
     DisplayName,
     EnvelopeAttributes,
@@ -24,6 +24,7 @@ from teamwire.validator.facts import (
     MissingResult,
     NotText,
     Owner,
+    PeerAsk,
     RoleDefined,
     StrayResult,
     ToolResult,
@@ -84,13 +85,15 @@ class LinterState:
         self.name_every = selection.every[DisplayName]
         self.attribute_every = selection.every[EnvelopeAttributes]
         self.repeat_checks = selection.checks[IdRepeated]
-        self.call_kinds = selection.calls
+        self.call_checks = selection.calls
         self.result_checks = selection.checks[ToolResult]
         self.target_checks = selection.checks[CallTarget]
         self.role_checks = selection.checks[RoleDefined]
         self.created_checks = selection.checks[AgentCreated]
         self.missing_checks = selection.checks[MissingResult]
         self.stray_checks = selection.checks[StrayResult]
+        self.answered_checks = selection.checks[AskAnswered]
+        self.peer_checks = selection.checks[PeerAsk]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because

@@ -92,12 +92,17 @@ class Trigger(NamedTuple):
     its header line when its content starts with none of these)."""
     calls: tuple[str, ...] = ()
     """For checks of ``ToolCall``: the calls looked into, of ``CALL_KINDS``."""
+    tools: tuple[str, ...] = ()
+    """For checks of ``ToolCall``: the only tools whose calls (of those kinds) it looks into;
+    none named: every tool."""
 
 
-CALL_KINDS = frozenset({"protocol", "verdict", "repeated"})
+CALL_KINDS = frozenset({"protocol", "verdict", "repeated", "problem"})
 """Tool calls a check of calls may say it looks into: calls of protocol tools, calls the
-catalog gives a verdict on for the calling agent, calls reusing a call id. The conversation
-pass takes any other call inline unless an enabled check of calls has no trigger."""
+catalog gives a verdict on for the calling agent, calls reusing a call id, calls of protocol
+tools whose arguments text could not be read cleanly (``ToolCall.problem``). The
+conversation pass takes any other call inline unless an enabled check of calls has no
+trigger."""
 
 
 @dataclass(frozen=True)
@@ -124,8 +129,10 @@ class Registry:
     def __init__(self) -> None:
         self._by_code: dict[str, Rule] = {}
         self._by_name: dict[str, Rule] = {}
-        self._checks: list[Check[Any]] = []
-        self._by_fact: dict[type, tuple[Check[Any], ...]] = {}
+        self._by_fact: dict[type, list[Check[Any]]] = {}
+        """Checks by the fact type they take, each list in code order (kept so as checks
+        are added, which happens once, at import)."""
+        self._tuples: dict[type, tuple[Check[Any], ...]] = {}
 
     def add(self, rule: Rule) -> Rule:
         """Register ``rule``; codes and names must be new and well formed."""
@@ -143,19 +150,21 @@ class Registry:
         """Register ``check`` of a rule registered before."""
         if self._by_code.get(check.rule.code) is not check.rule:
             raise ValueError(f"check of unregistered rule {check.rule.code}")
-        self._checks.append(check)
-        self._by_fact.clear()
+        checks = self._by_fact.setdefault(check.fact, [])
+        checks.append(check)
+        checks.sort(key=_code_of)  # stable: a rule's checks keep the order they were added
+        self._tuples.clear()
 
     def checks(self, fact: type) -> list[Check[Any]]:
         """The checks that take facts of type ``fact``, in code order."""
-        return sorted((c for c in self._checks if c.fact is fact), key=lambda c: c.rule.code)
+        return list(self._by_fact.get(fact, ()))
 
     def checks_of(self, fact: type) -> tuple[Check[Any], ...]:
         """``checks(fact)`` kept until a check is added (for the passes over a file or a
         session, which hand out a fact or two at a time)."""
-        found = self._by_fact.get(fact)
+        found = self._tuples.get(fact)
         if found is None:
-            found = self._by_fact[fact] = tuple(self.checks(fact))
+            found = self._tuples[fact] = tuple(self._by_fact.get(fact, ()))
         return found
 
     def get(self, key: str) -> Rule | None:
@@ -205,6 +214,10 @@ class Registry:
         return f"did you mean {close[0]!r}?" if close else None
 
 
+def _code_of(check: Check[Any]) -> str:
+    return check.rule.code
+
+
 def _one_off(typed: str, code: str) -> bool:
     """Whether ``typed`` is ``code`` with one character changed, added or left out."""
     if len(typed) == len(code):
@@ -231,23 +244,27 @@ def rule(code: str, name: str, severity: Severity, summary: str, *, requirements
 def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
           suffixes: Iterable[str] = (), mark: bool = False,
           content_prefixes: Iterable[str] = (), calls: Iterable[str] = (),
-          always: bool = False, quiet: Callable[..., bool] | None = None) -> Callable[
+          tools: Iterable[str] = (), always: bool = False,
+          quiet: Callable[..., bool] | None = None) -> Callable[
               [Callable[[F, Report[F]], None]], Callable[[F, Report[F]], None]]:
     """Register the decorated function as a check of ``rule`` on facts of type ``on``.
 
     ``prefixes``, ``suffixes``, ``mark`` and ``content_prefixes`` say what a text needs for
-    the check to report it, ``calls`` which tool calls it looks into (see ``Trigger``);
+    the check to report it, ``calls`` which kinds of tool calls it looks into and ``tools``,
+    if given, of which tools only (see ``Trigger``);
     ``always`` says the check may report any text,
     which turns off the fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
     for ``Check``.
     """
     trigger = Trigger(tuple(prefixes), tuple(suffixes), mark, tuple(content_prefixes),
-                      tuple(calls))
+                      tuple(calls), tuple(tools))
     if always == (trigger != Trigger()):
         raise ValueError(f"check of {rule.code}: give a trigger (prefixes, suffixes, mark, "
                          "content_prefixes, calls) or always")
     if not CALL_KINDS.issuperset(trigger.calls):
         raise ValueError(f"check of {rule.code}: calls must be of {sorted(CALL_KINDS)}")
+    if trigger.tools and not trigger.calls:
+        raise ValueError(f"check of {rule.code}: tools narrow calls, which it does not give")
 
     def register(run: Callable[[F, Report[F]], None]) -> Callable[[F, Report[F]], None]:
         REGISTRY.add_check(Check(rule, on, run, None if always else trigger, quiet))

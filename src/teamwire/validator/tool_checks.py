@@ -9,17 +9,19 @@ from typing import Any
 
 import orjson
 
-from teamwire.envelope import LEADER_NAME, MessageType, id_problem
+from teamwire.envelope import LEADER_NAME, MessageType
 from teamwire.envelope.fast_parser import Fields, scan
-from teamwire.envelope.ids import ASTRION_ASK_ID, ASTRION_ID, MESSAGE_ID
+from teamwire.envelope.ids import MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
 from teamwire.schemas.arguments import ArgumentProblem, ProblemKind, read_arguments
 from teamwire.validator.dispatch import all_quiet, dispatch
-from teamwire.validator.envelope_checks import CONTENT, EnvelopeChecks
+from teamwire.validator.envelope_checks import EnvelopeChecks
 from teamwire.validator.facts import (
     AgentCreated,
+    AskAnswered,
     CallTarget,
     EnvelopeAttributes,
+    PeerAsk,
     Returned,
     RoleDefined,
     ToolCall,
@@ -28,8 +30,6 @@ from teamwire.validator.facts import (
 )
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import UNTOLD, Answer, Call, Result, created_name
-from teamwire.validator.rules.flow_rules import ANSWER_MISMATCH, ASK_ROUND_LIMIT, ASK_WITHOUT_REPORT
-from teamwire.validator.rules.id_rules import AGENT_CHOSEN_ID_SHAPE
 from teamwire.validator.scan import HEADER_MARK, json_type
 from teamwire.validator.tooling import (
     ASK_TOOLS,
@@ -47,16 +47,6 @@ def answer_of(fields: Fields) -> Answer:
             question_id = value
             break  # a parsed envelope never holds an attribute twice
     return Answer(fields[0], question_id, fields[6])
-
-
-# (strict, an Ask) → a test passing ids that id_problem finds no problem with
-_CHOSEN_OK = {
-    (strict, ask): re.compile(("ask" if ask else "msg") + "_[a-z0-9]+_[0-9]{3,}"
-                              + ("" if strict else "|" + ASTRION_ID.pattern)
-                              + ("|" + ASTRION_ASK_ID.pattern if ask and not strict else "")
-                              ).fullmatch
-    for strict in (True, False) for ask in (True, False)}
-_ARGUMENTS = "/function/arguments"
 _NUMBER = re.compile(r"(?<=.)_([0-9]{1,18})\Z", re.DOTALL)
 """The instance number a display name ends with."""
 _ANSWER_HEADS = 256
@@ -113,7 +103,8 @@ class ToolChecks(EnvelopeChecks):
                                            function.get("arguments"), has_text, repeated)
                     else:
                         verdict = self.tool_verdicts.get(name)
-                        checks = self.call_kinds[False, verdict is not None, repeated]
+                        checks = self.call_checks(name, False, verdict is not None, repeated,
+                                                  False)
                         if checks:
                             raw = function.get("arguments")
                             dispatch(ToolCall(index, position, call_id, name, verdict, repeated,
@@ -138,34 +129,14 @@ class ToolChecks(EnvelopeChecks):
         arguments, problem = read_call_arguments(raw)
         verdict = self.tool_verdicts.get(name)
         # Only the checks of calls that look into a call of this kind (Trigger.calls).
-        checks = self.call_kinds[True, verdict is not None, repeated]
+        checks = self.call_checks(name, True, verdict is not None, repeated,
+                                  problem is not None)
         if checks:
             dispatch(ToolCall(index, position, call_id, name, verdict, repeated, True,
                               raw if type(raw) is str else None, raw, arguments, problem,
                               self.tools, self.owner, has_text, f"/tool_calls/{position}"),
                      checks, self.emit)
-        record = Call(index, call_id, position, name, arguments, None, has_text)
-        self.pending[call_id] = record
-        if arguments is not None and name in ASK_TOOLS:
-            self._on_ask(record, arguments)
-
-    def _on_ask(self, call: Call, arguments: dict[str, Any]) -> None:
-        if call.name == "ask_other_agent":
-            chosen, _text, notice = ask_other_form(arguments, self.strict)
-            if self.is_sub and not call.text_in_turn and not notice:
-                self.emit(ASK_WITHOUT_REPORT, "ask_other_agent is called without text for the Team Leader "
-                          "in the same message", call.index, self._call_tail(call))
-            self._chosen_id(call, chosen, MessageType.MESSAGE if notice else MessageType.ASK)
-        else:
-            self._chosen_id(call, arguments.get("question_id"), MessageType.ASK)
-
-    def _chosen_id(self, call: Call, value: Any, mtype: MessageType) -> None:
-        if type(value) is not str or _CHOSEN_OK[self.strict, mtype is MessageType.ASK](value):
-            return
-        problem = id_problem(value, mtype, self.profile)
-        if problem is not None:
-            self.emit(AGENT_CHOSEN_ID_SHAPE, f"{call.name}: {problem}", call.index,
-                      self._call_tail(call) + _ARGUMENTS)
+        self.pending[call_id] = Call(index, call_id, position, name, arguments, None, has_text)
 
     # -- results -------------------------------------------------------------------------------
 
@@ -323,7 +294,7 @@ class ToolChecks(EnvelopeChecks):
         result = call.result
         if name in ASK_TOOLS and result is not None and not result.rejected \
                 and not result.malformed:
-            self._check_answer(call, arguments, result)
+            self._answered(call, arguments, result)
         if self.is_leader:
             self._leader_state(call, arguments)
         elif self.is_sub and (result is None or not result.rejected):  # call.accepted
@@ -343,29 +314,22 @@ class ToolChecks(EnvelopeChecks):
             # result says, the checks across conversations expect nothing of it.
             self.facts.calls.append(call)
 
-    def _check_answer(self, call: Call, arguments: dict[str, Any], result: Result) -> None:
+    def _answered(self, call: Call, arguments: dict[str, Any], result: Result) -> None:
+        """Hand the checks of answers the successful result of an ask; an answer astrion
+        wrote as text takes its answerer and question from the call."""
         answer = result.answer
-        if answer is None:
-            self.emit(ANSWER_MISMATCH, f"the successful result of {call.name} is not an Answer envelope",
-                      result.index, CONTENT)
-            return
-        if call.name == "ask_other_agent":
-            expected = ask_other_form(arguments, self.strict)[0]
-        else:
-            expected = arguments.get("question_id")
-        if answer.text_form:
-            # astrion's text names neither the answerer nor the question: both are the call's
-            answer.sender = self._answerer(call, arguments) or ""
-            answer.question_id = expected if type(expected) is str else None
-            return
-        answered = answer.question_id
-        if type(expected) is str and answered is not None and answered != expected:
-            self.emit(ANSWER_MISMATCH, f"{call.name} asked {expected!r} but its result answers "
-                      f"{answered!r}", result.index, CONTENT)
-        answerer = self._answerer(call, arguments)
-        if answerer is not None and answer.sender != answerer:
-            self.emit(ANSWER_MISMATCH, f"{call.name} result is an Answer from {answer.sender}, not from "
-                      f"{answerer}", result.index, CONTENT)
+        expected: Any = None
+        answerer: str | None = None
+        if answer is not None:
+            expected = ask_other_form(arguments, self.strict)[0] \
+                if call.name == "ask_other_agent" else arguments.get("question_id")
+            answerer = self._answerer(call, arguments)
+            if answer.text_form:
+                answer.sender = answerer or ""
+                answer.question_id = expected if type(expected) is str else None
+        if self.answered_checks:
+            dispatch(AskAnswered(result.index, call.name, answer, expected, answerer),
+                     self.answered_checks, self.emit)
 
     def _answerer(self, call: Call, arguments: dict[str, Any]) -> str | None:
         if call.name == "ask_master":
@@ -434,7 +398,7 @@ class ToolChecks(EnvelopeChecks):
             return
         if others is not None:
             self._check_target(call, agent_id, role_id, others)
-        if call.name == "ask_other_agent" and self.emitter.on(ASK_ROUND_LIMIT):
+        if call.name == "ask_other_agent" and self.peer_checks:
             # Count per target agent: one peer named with and without role_id is one peer, so
             # in a bundle the key takes the role id of the agent the call resolves to.
             role = role_id if type(role_id) is str else None
@@ -445,10 +409,8 @@ class ToolChecks(EnvelopeChecks):
             key = (agent_id, role)
             count = self.rounds.get(key, 0) + 1
             self.rounds[key] = count
-            if count == self.round_limit + 1:
-                self.emit(ASK_ROUND_LIMIT, f"ask_other_agent to agent_id {agent_id}: {count} asks, over "
-                          f"the round limit of {self.round_limit}", call.index,
-                          self._call_tail(call))
+            dispatch(PeerAsk(call.index, self._call_tail(call), agent_id, count,
+                             self.round_limit), self.peer_checks, self.emit)
 
     def _others(self) -> dict[int, set[str]] | None:
         """Role ids of the session's other sub-agents by agent_id (None outside a bundle)."""

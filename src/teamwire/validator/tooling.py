@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from teamwire import schemas
@@ -73,7 +72,7 @@ class ToolCatalog:
         for a tool that is not a protocol tool); what it fails, ``argument_errors`` explains."""
         passes = self._passes.get(tool)
         if passes is None:
-            passes = self._passes[tool] = partial(self.arguments.passes, tool) \
+            passes = self._passes[tool] = self.arguments.pass_test(tool) \
                 if tool in self.protocol else _anything
         return passes
 
@@ -119,7 +118,7 @@ def tool_catalog(profile: Profile) -> ToolCatalog:
         profile=profile, leader=leader, sub_agent=sub, base=frozenset(names.base),
         removed=frozenset(names.removed), forbidden=frozenset(names.forbidden),
         leader_only=leader - sub, sub_agent_only=sub - leader, protocol=leader | sub,
-        arguments=ArgumentChecker(accepted), result_texts=dict(names.result_texts))
+        arguments=ArgumentChecker(accepted, shared=True), result_texts=dict(names.result_texts))
 
 
 def ask_other_form(arguments: dict[str, Any], strict: bool) -> tuple[Any, Any, bool]:

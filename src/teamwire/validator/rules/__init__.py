@@ -15,9 +15,8 @@ A check takes one kind of fact (``facts``) and reports only its own rule. Its tr
 needs for the check to have anything to say, and a check of envelopes says with ``quiet``
 which heads it never reports; the conversation pass derives what its fast paths may skip
 from those alone, so adding such a rule touches its module and its vectors only
-(docs/rules.md is regenerated from the registry). The emit sites still in the walker (TW304,
-TW504, TW509, TW510) name rules by the constants defined here; emitting a rule that is not
-registered raises.
+(docs/rules.md is regenerated from the registry). Emitting a rule that is not registered
+raises.
 """
 
 from __future__ import annotations

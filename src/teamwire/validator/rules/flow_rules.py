@@ -9,18 +9,21 @@ from __future__ import annotations
 from teamwire.envelope import MessageType
 from teamwire.validator.facts import (
     AnswerGiven,
+    AskAnswered,
     MissingConversation,
     OutputMissing,
     OutputPaired,
     OutputUnsaid,
+    PeerAsk,
     SendOutcome,
+    ToolCall,
     UnmatchedDelivery,
 )
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
 from teamwire.validator.scan import is_run_result, shorten
-from teamwire.validator.tooling import ASK_TOOLS
+from teamwire.validator.tooling import ASK_TOOLS, ask_other_form
 
 E, W = Severity.ERROR, Severity.WARNING
 _FSE = "Full-Stack Engineer_1"
@@ -123,6 +126,22 @@ one that starts with white space is neither form, so it is a successful result t
 Answer.""",
     bad=_ASK_MASTER + "\nrole: tool\n" + _ANSWER.replace("ask_fse_001", "ask_fse_002"),
     good=_ASK_MASTER + "\nrole: tool\n" + _ANSWER)
+
+
+@check(ANSWER_MISMATCH, AskAnswered, always=True)
+def _answer_mismatch(fact: AskAnswered, report: Report[AskAnswered]) -> None:
+    answer = fact.answer
+    if answer is None:
+        report(fact, f"the successful result of {fact.tool} is not an Answer envelope")
+        return
+    if answer.text_form:
+        return  # astrion's text names neither: both are the call's
+    expected, answered = fact.expected, answer.question_id
+    if type(expected) is str and answered is not None and answered != expected:
+        report(fact, f"{fact.tool} asked {expected!r} but its result answers {answered!r}")
+    if fact.answerer is not None and answer.sender != fact.answerer:
+        report(fact, f"{fact.tool} result is an Answer from {answer.sender}, not from "
+               f"{fact.answerer}")
 
 NOT_DELIVERED = rule(
     "TW505", "not-delivered", E,
@@ -232,6 +251,17 @@ text, which the router forwards as progress.""",
     good="# UI Operator_1\nrole: assistant, content: 'Asking Full-Stack Engineer_1 about the "
          "API.'\n" + call("ask_other_agent", '{"target_agent_id": 1, "content": …}'))
 
+
+@check(ASK_WITHOUT_REPORT, ToolCall, calls=("protocol",), tools=("ask_other_agent",))
+def _ask_without_report(fact: ToolCall, report: Report[ToolCall]) -> None:
+    # A notification (a msg_ id) is no ask: it needs no text for the leader.
+    if fact.tool != "ask_other_agent" or fact.has_text or not fact.owner.is_sub \
+            or fact.arguments is None or not fact.protocol \
+            or ask_other_form(fact.arguments, fact.owner.strict)[2]:
+        return
+    report(fact, "ask_other_agent is called without text for the Team Leader in the same "
+           "message")
+
 ASK_ROUND_LIMIT = rule(
     "TW510", "ask-round-limit", W,
     "A sub-agent asks the same sub-agent more often than the round limit allows.",
@@ -245,6 +275,14 @@ default. Set ask-round-limit to your router's limit, and grade the rule as an er
 (severity TW510 = "error") to enforce the MUST of TW-MSG-010 strictly.""",
     bad="UI Operator_1 calls ask_other_agent on agent 1 nine times, all accepted",
     good="UI Operator_1 calls ask_other_agent on agent 1 three times")
+
+
+@check(ASK_ROUND_LIMIT, PeerAsk, always=True)
+def _ask_round_limit(fact: PeerAsk, report: Report[PeerAsk]) -> None:
+    # Once per peer: the first ask over the limit, not every one after it.
+    if fact.count == fact.limit + 1:
+        report(fact, f"ask_other_agent to agent_id {fact.agent_id}: {fact.count} asks, over the "
+               f"round limit of {fact.limit}")
 
 UNEXPECTED_DELIVERY = rule(
     "TW511", "unexpected-delivery", E,

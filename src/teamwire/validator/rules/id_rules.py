@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from teamwire.validator.facts import EnvelopeId, IdRepeated, IdShared
+import re
+
+from teamwire.envelope import MessageType, Profile, id_problem
+from teamwire.envelope.ids import ASTRION_ASK_ID, ASTRION_ID
+from teamwire.validator.facts import EnvelopeId, IdRepeated, IdShared, ToolCall
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
+from teamwire.validator.scan import shorten
+from teamwire.validator.tooling import ASK_TOOLS, ask_other_form
 
 E, W = Severity.ERROR, Severity.WARNING
 _OUT1 = env("UI Operator_1", "任务进度输出", "out_uio_001", "Output", "Reviewing the styles.")
@@ -82,6 +88,53 @@ every id must have (TW-ID-001) is checked with the tool's arguments. Checked in 
 and in the Ask and sub-agent Message envelopes that carry such ids.""",
     bad=call("ask_master", '{"question": "Which branch model?", "question_id": "q1"}'),
     good=call("ask_master", '{"question": "Which branch model?", "question_id": "ask_fse_001"}'))
+
+# (strict, an Ask) → a test passing the ids id_problem finds no problem with: most calls
+# choose such an id, and the test spares them id_problem's closer look.
+_CHOSEN_OK = {
+    (strict, ask): re.compile(("ask" if ask else "msg") + "_[a-z0-9]+_[0-9]{3,}"
+                              + ("" if strict else "|" + ASTRION_ID.pattern)
+                              + ("|" + ASTRION_ASK_ID.pattern if ask and not strict else "")
+                              ).fullmatch
+    for strict in (True, False) for ask in (True, False)}
+_ARGUMENTS = "/function/arguments"
+
+
+@check(AGENT_CHOSEN_ID_SHAPE, ToolCall, calls=("protocol",), tools=sorted(ASK_TOOLS))
+def _chosen_id_in_call(fact: ToolCall, report: Report[ToolCall]) -> None:
+    arguments = fact.arguments
+    if arguments is None or not fact.protocol or fact.tool not in ASK_TOOLS:
+        return
+    strict = fact.owner.strict
+    if fact.tool == "ask_other_agent":
+        chosen, _text, notice = ask_other_form(arguments, strict)
+        mtype = MessageType.MESSAGE if notice else MessageType.ASK
+    else:
+        chosen, mtype = arguments.get("question_id"), MessageType.ASK
+    if type(chosen) is not str or _CHOSEN_OK[strict, mtype is MessageType.ASK](chosen):
+        return
+    problem = id_problem(chosen, mtype, Profile.STRICT if strict else Profile.ASTRION)
+    if problem is not None:
+        report(fact, f"{fact.tool}: {problem}", below=_ARGUMENTS)
+
+
+@check(AGENT_CHOSEN_ID_SHAPE, EnvelopeId, always=True)
+def _chosen_id_in_envelope(fact: EnvelopeId, report: Report[EnvelopeId]) -> None:
+    # Router-allocated ids of the wrong shape or prefix are TW106's and TW107's, errors.
+    if not fact.chosen:
+        return
+    match = fact.match
+    if match is None:
+        if fact.strict or not ASTRION_ID.fullmatch(fact.message_id):
+            report(fact, f"id {shorten(fact.message_id)!r} is not 'task_NNN' or "
+                   "'{prefix}_{abbr}_NNN'", fact.text.find("\n") + 5)
+        return
+    prefix = match.group("prefix") or "task"
+    wanted = fact.wanted
+    if wanted is not None and prefix != wanted:
+        article = "an" if fact.tag[:1] in "AEIOUaeiou" else "a"
+        report(fact, f"id {fact.message_id!r} has prefix {prefix + '_'!r}; {article} {fact.tag} "
+               f"({fact.label}) takes {wanted + '_'!r}", fact.text.find("\n") + 5)
 
 ID_ABBREVIATION_MISMATCH = rule(
     "TW305", "id-abbreviation-mismatch", W,

@@ -287,7 +287,7 @@ def _role_exists(fact: RoleDefined, report: Report[RoleDefined]) -> None:
                f"catalog already has{where}; the call must fail with role-exists")
 
 
-@check(REPEATED_ARGUMENT_NAME, ToolCall, calls=("protocol",))
+@check(REPEATED_ARGUMENT_NAME, ToolCall, calls=("problem",))
 def _repeated_argument_name(fact: ToolCall, report: Report[ToolCall]) -> None:
     problem = fact.problem
     if problem is not None and problem.kind is ProblemKind.REPEATED_MEMBER:
@@ -296,7 +296,7 @@ def _repeated_argument_name(fact: ToolCall, report: Report[ToolCall]) -> None:
                "JSON readers differ on which value wins", problem.offset, below=_ARGUMENTS)
 
 
-@check(INVALID_ARGUMENTS_JSON, ToolCall, calls=("protocol",))
+@check(INVALID_ARGUMENTS_JSON, ToolCall, calls=("problem",))
 def _invalid_arguments_json(fact: ToolCall, report: Report[ToolCall]) -> None:
     problem = fact.problem
     if problem is None or not fact.protocol:
@@ -321,11 +321,9 @@ def _invalid_arguments(fact: ToolCall, report: Report[ToolCall]) -> None:
     if fact.problem is not None:  # nested too deep (TW-TOOL-039): still read for the rest
         report(fact, f"{tool}: {fact.problem.message}", below=_ARGUMENTS)
         return
+    if catalog.pass_check(tool)(value):
+        return  # the common case (blank texts included), told at the least cost
     texts = catalog.text_parameters(tool).intersection(value)
-    if catalog.pass_check(tool)(value) and not any(
-            type(value[key]) is str and (not value[key] or value[key].isspace())
-            for key in texts):
-        return  # the common case, told at the least cost
     problems = list(catalog.argument_errors(tool, value))
     for found in problems:
         report(fact, f"{tool}: {found}", below=_ARGUMENTS)
