@@ -140,9 +140,19 @@ second turn, whose report then reaches the Team Leader too."""
                          CASES)
 def test_a_broken_router_fails_with_the_requirements_it_breaks_and_nothing_else(
         router: str, fault: str, scenario: str, broken: str, failed_checks: list[str],
-        run_checks: dict[str, list[str]]) -> None:
+        run_checks: dict[str, list[str]], tmp_path: Path) -> None:
     variable = "ROUTER_FAULT" if router == DERIVED else "MINI_ROUTER_FAULT"
-    code, report = certify(router, scenario, {variable: fault})
+    args: list[str] = []
+    knobs = json.loads((SCENARIOS / f"{scenario}.json").read_text(encoding="utf-8")).get("knobs", {})
+    if router == PY and set(knobs) - {"ask_timeout", "round_limit"}:
+        # Without a declaration a router is taken to read these two knobs only (TW-CERT-014):
+        # the Python router declares the others it reads.
+        declared = tmp_path / "mini.json"
+        declared.write_text(subprocess.run([*PY.split(), "--describe"], capture_output=True,
+                                           text=True, check=True, timeout=60).stdout,
+                            encoding="utf-8")
+        args = ["--describe", str(declared)]
+    code, report = certify(router, scenario, {variable: fault}, *args)
     assert code == 1  # judged and failed, not refused (2)
     assert report["certified"] is False
     [result] = report["scenarios"]
