@@ -160,5 +160,33 @@ def refused_calls() -> dict[str, Any]:
                 tool("call_tl_2", failed("forbidden-tool")))])
 
 
+def turn_ended_calls() -> dict[str, Any]:
+    return scenario(
+        "turn-ended-calls",
+        "A turn that times out while its ask waits: the ask gets timeout, the call after it "
+        "in the same reply turn-ended, so each call has one result; the sub-agent reads both "
+        "when a message starts its next turn",
+        ["TW-ROUTE-018", "TW-TOOL-036", "TW-RES-009"],
+        [agent(TL, calls(call("call_tl_1", "create_sub_agent", agent_id=1,
+                              role_id="full-stack-engineer", task=FSE_TASK, timeout_seconds=1)),
+               says("Waiting."), says("Thinking about the port."),
+               calls(call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                          message="Use port 8080.")),
+               says("Sent."), says("Noted.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
+                               question_id="ask_fse_001"),
+                          call("call_fse_2", "list_active_sub_agents")),
+               says("Using port 8080."))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (TL, 4), (FSE, 2, "await"), (TL, 5),
+                 (FSE, 2), (TL, 6)),
+        [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", "Which port?")),
+         expect(TL, 4, output(FSE, "out_fse_001", render_run_result(
+             FSE, "timeout", "the turn took longer than its timeout of 1 second"))),
+         expect(FSE, 2, tool("call_fse_1", failed("timeout")),
+                tool("call_fse_2", failed("turn-ended")),
+                envelope(TL, "消息", "msg_tl_001", "Message", "Use port 8080.")),
+         expect(TL, 6, output(FSE, "out_fse_002", "Using port 8080."))])
+
+
 SCENARIOS = [message_to_waiting_sub_agent, terminated_during_an_ask, turn_timeout,
-             default_turn_timeout, wait_cycle, refused_calls]
+             default_turn_timeout, wait_cycle, refused_calls, turn_ended_calls]

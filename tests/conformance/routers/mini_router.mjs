@@ -193,6 +193,8 @@ function startTurn(agent) {
     timer = setTimeout(() => {
       if (agent.generation !== generation || !["running", "waiting"].includes(agent.state)) return;
       agent.generation += 1;
+      // its pending ask fails with timeout (TW-ROUTE-018); the calls after it get turn-ended
+      if (agent.resolveAsk) agent.resolveAsk(error("timeout", "the turn ended by its timeout during the ask"));
       endTurn(agent, `<result agent="${agent.name}" state="timeout">\n<error>\nstopped after ${agent.timeout} s\n</error>\n</result>`);
     }, agent.timeout * 1000);
   }
@@ -219,11 +221,14 @@ async function turn(agent, generation) {
     for (const call of calls) {
       currentArguments = call.function.arguments || "{}";
       const args = readArguments(currentArguments);
-      const result = typeof args === "string" ? error("invalid-arguments", args)
+      // a call the turn timeout came before does nothing
+      const result = agent.generation !== generation ? error("turn-ended", "the turn ended before this call ran")
+        : typeof args === "string" ? error("invalid-arguments", args)
         : await execute(agent, call.function.name, args);
       if (agent.state === "terminated") return; // its conversation ends where it was terminated
       agent.messages.push({ role: "tool", tool_call_id: call.id, content: result });
     }
+    if (agent.generation !== generation) return; // ended by its timeout: no further model call
   }
 }
 

@@ -261,6 +261,11 @@ class Router:
             if agent.generation != generation or agent.state not in ("running", "waiting"):
                 return
             agent.generation += 1
+            if agent.waiting_on is not None and not agent.answered.is_set():
+                # its pending ask fails with timeout (TW-ROUTE-018); the calls after it in
+                # the reply get turn-ended from the turn's thread, which this wakes
+                agent.answer = error("timeout", "the turn ended by its timeout during the ask")
+                agent.answered.set()
             seconds = f"{agent.timeout:g}"
             result = (f'<result agent="{agent.name}" state="timeout">\n<error>\nstopped after '
                       f"{seconds} s\n</error>\n</result>")
@@ -301,16 +306,24 @@ class Router:
                     self.end_turn(agent, reply.get("content") or "")
                     return
                 for call in calls:
-                    try:
-                        result = self.execute(agent, call["function"]["name"],
-                                              read_arguments(call["function"]["arguments"]))
-                    except BadArguments as exc:
-                        result = error("invalid-arguments", str(exc))
+                    with self.lock:
+                        ended = agent.generation != generation
+                    if ended:  # the turn timeout came first: the call does nothing
+                        result = error("turn-ended", "the turn ended before this call ran")
+                    else:
+                        try:
+                            result = self.execute(agent, call["function"]["name"],
+                                                  read_arguments(call["function"]["arguments"]))
+                        except BadArguments as exc:
+                            result = error("invalid-arguments", str(exc))
                     with self.lock:
                         if agent.state == "terminated":
                             return  # its conversation ends where it was terminated
                         agent.messages.append({"role": "tool", "tool_call_id": call["id"],
                                                "content": result})
+                with self.lock:
+                    if agent.generation != generation:
+                        return  # ended by its timeout: every call has its result, no more calls
         finally:
             with self.lock:
                 self.busy -= 1
