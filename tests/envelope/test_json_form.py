@@ -230,3 +230,18 @@ def test_other_lark_failures_still_end_as_errors_with_a_position() -> None:
     error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4))
     assert error.message == "expected nothing more, found 'A'"
     assert error.expected == ()
+
+
+def test_a_lark_failure_names_each_expected_token_in_words_joined_by_or() -> None:
+    """Where Lark's failure is reported, every token it expected is named for a reader: a
+    terminal without a friendly name by the text it matches, a name the grammar does not
+    know as it is; several are joined by "or", in sorted order."""
+    from lark.exceptions import UnexpectedCharacters
+
+    from teamwire.envelope.lark_parser import _lark_error
+
+    text = "来自 A_1 的提问\nid: ask_a_001\n"
+    error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4,
+                                                   allowed={"NL", "LESSTHAN", "MYSTERY"}))
+    assert error.message == "expected '<' or MYSTERY or a line break, found 'A'"
+    assert error.expected == ("'<'", "MYSTERY", "a line break")

@@ -82,6 +82,18 @@ def test_stop_sub_agent_is_no_protocol_tool_in_strict() -> None:
     assert fresh(Profile.STRICT).validator("stop_sub_agent") is None
 
 
+def test_no_validator_for_a_protocol_tool_the_argument_checker_has_no_schema_of() -> None:
+    # An astrion catalog whose checker reads strict's schemas alone: stop_sub_agent is an
+    # astrion tool (TW-PROF-016) that strict has no schema for, so there is nothing to validate
+    # it with, while a tool of both profiles keeps strict's validator.
+    catalog = dataclasses.replace(fresh(Profile.ASTRION),
+                                  arguments=arguments.ArgumentChecker((Profile.STRICT.value,)))
+    assert "stop_sub_agent" in catalog.protocol
+    assert catalog.validator("stop_sub_agent") is None
+    create = catalog.validator("create_sub_agent")
+    assert create is not None and not create.is_valid(CREATE_WITHOUT_ID)
+
+
 @pytest.mark.parametrize("profile", list(Profile))
 def test_pass_check_accepts_anything_for_a_tool_without_schemas(profile: Profile) -> None:
     check = fresh(profile).pass_check("read_file")

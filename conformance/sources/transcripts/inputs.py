@@ -162,6 +162,17 @@ def input_cases() -> list[dict[str, Any]]:
             config={"extend-select": ["TW011"]},
         ),
         case(
+            "TW011 a JSON Lines record that is an array names content twice: both findings "
+            "are the record's, not its first element's",
+            None,
+            [("TW004", UIO, 1), ("TW011", UIO, 1)],
+            text='{"role": "system", "content": "You are UI Operator."}\n'
+                 '[{"role": "user", "content": "Hi", "content": "Hello"}]\n',
+            agent=UIO,
+            jsonl=True,
+            config={"extend-select": ["TW011"]},
+        ),
+        case(
             "TW011 near miss: the rule is off unless selected",
             None,
             [],
