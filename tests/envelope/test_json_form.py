@@ -157,6 +157,12 @@ HEAD = "来自 A_1 的提问\nid: ask_a_001\n"
      "expected ' ' or '>', found '\\tx=\"1\">'", (5, 5)),
     (HEAD + '\n<A_1>\n<Ask x="1" >\n?\n</Ask>\n</A_1>', "expected an attribute name, found '>'",
      (5, 12)),
+    # a tag without its name, in each of the four tag lines
+    (HEAD + "\n<>\n<Ask>\n?\n</Ask>\n</A_1>", "expected a display name, found '>'", (4, 2)),
+    (HEAD + "\n<A_1>\n<1Ask>\n?\n</1Ask>\n</A_1>", "expected a tag name, found '1Ask>'",
+     (5, 2)),
+    (HEAD + "\n<A_1>\n<Ask>\n?\n</>\n</A_1>", "expected a tag name, found '>'", (7, 3)),
+    (HEAD + "\n<A_1>\n<Ask>\n?\n</Ask>\n</>", "expected a display name, found '>'", (8, 3)),
 ])
 def test_syntax_errors_say_what_was_expected_and_found(text: str, message: str,
                                                        where: tuple[int, int]) -> None:
