@@ -157,6 +157,9 @@ HEAD = "来自 A_1 的提问\nid: ask_a_001\n"
      "expected ' ' or '>', found '\\tx=\"1\">'", (5, 5)),
     (HEAD + '\n<A_1>\n<Ask x="1" >\n?\n</Ask>\n</A_1>', "expected an attribute name, found '>'",
      (5, 12)),
+    # a header whose sender or receiver is empty: the name is due where its separator ends
+    ("来自  的提问\nid: ask_a_001\n", "expected a display name, found '的提问'", (1, 5)),
+    ("来自 A_1 向  的提问\nid: ask_a_001\n", "expected a display name, found '的提问'", (1, 11)),
     # a tag without its name, in each of the four tag lines
     (HEAD + "\n<>\n<Ask>\n?\n</Ask>\n</A_1>", "expected a display name, found '>'", (4, 2)),
     (HEAD + "\n<A_1>\n<1Ask>\n?\n</1Ask>\n</A_1>", "expected a tag name, found '1Ask>'",
