@@ -133,3 +133,18 @@ def test_a_tool_without_a_schema_has_only_the_rules_of_the_text() -> None:
     assert checker.check("read_file", '{"path": 1.0, "content": " "}') \
         == ({"path": 1.0, "content": " "}, [])
     assert checker.check("read_file", "[]")[1][0].kind is ProblemKind.NOT_OBJECT
+
+
+def test_a_check_reports_at_most_the_problems_asked_for_schema_problems_first() -> None:
+    text = '{"agent_id": 1.5, "role_id": 7, "task": 8, "timeout_seconds": "soon"}'
+    every = [(ProblemKind.SCHEMA, "/agent_id"), (ProblemKind.SCHEMA, "/role_id"),
+             (ProblemKind.SCHEMA, "/task"), (ProblemKind.SCHEMA, "/timeout_seconds"),
+             (ProblemKind.NOT_INTEGER, "/agent_id"), (ProblemKind.NOT_INTEGER, "/timeout_seconds")]
+    checker = ArgumentChecker()
+    assert [(p.kind, p.pointer) for p in checker.check("create_sub_agent", text, limit=10)[1]] \
+        == every
+    assert [(p.kind, p.pointer) for p in checker.check("create_sub_agent", text)[1]] == every[:3]
+    for limit in (1, 2, 5):
+        arguments, problems = checker.check("create_sub_agent", text, limit=limit)
+        assert arguments == json.loads(text)
+        assert [(p.kind, p.pointer) for p in problems] == every[:limit]
