@@ -12,9 +12,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from conformance.sources.transcripts.blocks import calls, result
 
 from teamwire.envelope import Profile
 from teamwire.schemas import arguments
+from teamwire.validator import LintOptions, lint_value
 from teamwire.validator.tooling import ToolCatalog, tool_catalog
 
 CREATE = {"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}
@@ -111,3 +113,24 @@ def test_without_compiled_checks_the_full_validators_judge(monkeypatch: pytest.M
     assert not catalog.pass_check("create_sub_agent")(CREATE_WITHOUT_ID)
     assert catalog.argument_errors("create_sub_agent", CREATE) == []
     assert catalog.argument_errors("create_sub_agent", CREATE_WITHOUT_ID) != []
+
+
+def test_argument_problems_speak_of_the_form_the_call_is_written_in() -> None:
+    # Under astrion, a call fits when it fits any accepted form (TW-PROF-004); when it fits
+    # none, its problems are those of the form whose parameters it names most: astrion's
+    # display_name form, or the agent_id form of strict and astrion's earlier version.
+    conversation = [
+        {"role": "user", "content": "Build the page."},
+        calls("send_message_to_sub_agent", {"display_name": 5, "message": "Go."}, "c1"),
+        result({"success": True}, "c1"),
+        calls("send_message_to_sub_agent", {"agent_id": "one", "message": "Go."}, "c2"),
+        result({"success": True}, "c2"),
+    ]
+    report = lint_value(conversation, "astrion.json",
+                        LintOptions(profile=Profile.ASTRION, agent="Team Leader"))
+    assert [(f.rule, f.index, f.message) for f in report.findings] == [
+        ("TW402", 1, 'send_message_to_sub_agent: display_name: 5 is not of type "string"'),
+        ("TW402", 3, 'send_message_to_sub_agent: agent_id: "one" is not of type "integer"'),
+        ("TW402", 3, 'send_message_to_sub_agent: agent_id: "one" is not an integer (a JSON '
+                     'number without fraction or exponent, at most 9007199254740991 in size)'),
+    ]
