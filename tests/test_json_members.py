@@ -198,6 +198,26 @@ def test_one_finding_per_object_and_name_placed_in_the_file() -> None:
 
 
 
+
+def test_the_snippet_of_a_one_line_file_is_a_window_around_the_repeat() -> None:
+    # A minified file is one long line with no line break after the repeat: the snippet is
+    # the 40 characters either side of it, the caret under its first character.
+    before = '[{"role": "system", "content": "' + "s" * 50 + '"}, '
+    repeat = '{"role": "user", "content": "a", '
+    after = '"content": "' + "b" * 60 + '"}]'
+    text = before + repeat + after
+    options = LintOptions(agent="UI Operator_1", enabled=LEADER.enabled | {"TW011"})
+    [found] = lint_bytes(text.encode(), "minified.json", options).findings
+    offset = len(before + repeat)
+    assert (found.rule, found.index, found.file_line, found.file_column) \
+        == ("TW011", 1, 1, offset + 1)
+    assert found.snippet is not None
+    shown, caret = found.snippet.split("\n")
+    assert shown == ('sss"}, {"role": "user", "content": "a", '
+                     '"content": "bbbbbbbbbbbbbbbbbbbbbbbbbbbb')
+    assert caret == " " * 40 + "^"
+
+
 def test_the_text_format_shows_where_in_the_file(tmp_path: Path) -> None:
     path = tmp_path / "repeat.json"
     path.write_text('[{"role": "system", "content": "x"},\n'

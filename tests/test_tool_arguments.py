@@ -186,3 +186,18 @@ def test_the_one_call_pass_test_agrees_with_passes_on_two_changes(
                                         st.sampled_from(_POOL), min_size=1, max_size=2))
     arguments = {**_filled(checker, tool), **changes}
     assert checker.pass_test(tool)(arguments) == checker.passes(tool, arguments)
+
+
+def test_a_check_reports_at_most_the_problems_asked_for_schema_problems_first() -> None:
+    text = '{"agent_id": 1.5, "role_id": 7, "task": 8, "timeout_seconds": "soon"}'
+    every = [(ProblemKind.SCHEMA, "/agent_id"), (ProblemKind.SCHEMA, "/role_id"),
+             (ProblemKind.SCHEMA, "/task"), (ProblemKind.SCHEMA, "/timeout_seconds"),
+             (ProblemKind.NOT_INTEGER, "/agent_id"), (ProblemKind.NOT_INTEGER, "/timeout_seconds")]
+    checker = ArgumentChecker()
+    assert [(p.kind, p.pointer) for p in checker.check("create_sub_agent", text, limit=10)[1]] \
+        == every
+    assert [(p.kind, p.pointer) for p in checker.check("create_sub_agent", text)[1]] == every[:3]
+    for limit in (1, 2, 5):
+        arguments, problems = checker.check("create_sub_agent", text, limit=limit)
+        assert arguments == json.loads(text)
+        assert [(p.kind, p.pointer) for p in problems] == every[:limit]

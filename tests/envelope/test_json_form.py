@@ -157,6 +157,15 @@ HEAD = "来自 A_1 的提问\nid: ask_a_001\n"
      "expected ' ' or '>', found '\\tx=\"1\">'", (5, 5)),
     (HEAD + '\n<A_1>\n<Ask x="1" >\n?\n</Ask>\n</A_1>', "expected an attribute name, found '>'",
      (5, 12)),
+    # a header whose sender or receiver is empty: the name is due where its separator ends
+    ("来自  的提问\nid: ask_a_001\n", "expected a display name, found '的提问'", (1, 5)),
+    ("来自 A_1 向  的提问\nid: ask_a_001\n", "expected a display name, found '的提问'", (1, 11)),
+    # a tag without its name, in each of the four tag lines
+    (HEAD + "\n<>\n<Ask>\n?\n</Ask>\n</A_1>", "expected a display name, found '>'", (4, 2)),
+    (HEAD + "\n<A_1>\n<1Ask>\n?\n</1Ask>\n</A_1>", "expected a tag name, found '1Ask>'",
+     (5, 2)),
+    (HEAD + "\n<A_1>\n<Ask>\n?\n</>\n</A_1>", "expected a tag name, found '>'", (7, 3)),
+    (HEAD + "\n<A_1>\n<Ask>\n?\n</Ask>\n</>", "expected a display name, found '>'", (8, 3)),
 ])
 def test_syntax_errors_say_what_was_expected_and_found(text: str, message: str,
                                                        where: tuple[int, int]) -> None:
@@ -230,3 +239,18 @@ def test_other_lark_failures_still_end_as_errors_with_a_position() -> None:
     error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4))
     assert error.message == "expected nothing more, found 'A'"
     assert error.expected == ()
+
+
+def test_a_lark_failure_names_each_expected_token_in_words_joined_by_or() -> None:
+    """Where Lark's failure is reported, every token it expected is named for a reader: a
+    terminal without a friendly name by the text it matches, a name the grammar does not
+    know as it is; several are joined by "or", in sorted order."""
+    from lark.exceptions import UnexpectedCharacters
+
+    from teamwire.envelope.lark_parser import _lark_error
+
+    text = "来自 A_1 的提问\nid: ask_a_001\n"
+    error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4,
+                                                   allowed={"NL", "LESSTHAN", "MYSTERY"}))
+    assert error.message == "expected '<' or MYSTERY or a line break, found 'A'"
+    assert error.expected == ("'<'", "MYSTERY", "a line break")

@@ -118,6 +118,18 @@ def test_a_sub_agent_driver_that_raises_or_returns_garbage_reports_an_error(bad:
     assert {r.state.value for r in session.core.records()} == {"completed"}
 
 
+def test_a_driver_bug_is_reported_with_its_text_cut_at_500_characters() -> None:
+    """The run result names the exception and its text, cut so that a driver's long message
+    (a whole response body, say) does not flood the leader's conversation."""
+    session = _run(_Replies(Reply(None, (_call("c1", "create_sub_agent", CREATE),)),
+                            Reply("Waiting for the report.")),
+                   {UIO: _Replies(RuntimeError("x" * 1000))})
+    [report] = _reports(session)
+    problem = "the driver failed: RuntimeError: " + "x" * (500 - 33)
+    assert report == f'<result agent="{UIO}" state="error">\n<error>\n{problem}\n</error>\n' \
+                     "</result>"
+
+
 @pytest.mark.parametrize("bad", GARBAGE, ids=lambda b: type(b).__name__)
 def test_a_leader_driver_that_raises_or_returns_garbage_ends_its_turn(bad: object) -> None:
     session = _run(_Replies(bad))

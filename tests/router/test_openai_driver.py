@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
 
 from teamwire.router.runtime import DriverError, ScriptedAgent, Session, Step, VirtualClock
+from teamwire.router.runtime.driver import RetryingDriver
 from teamwire.router.runtime.openai_chat import OpenAIChatDriver, parse_completion
 from tests.router.helpers import LEADER, UIO, ChatStub, chat_stub
 
@@ -103,3 +104,16 @@ def test_a_response_without_an_assistant_message_is_tried_again(
     chat.replies = [(200, {"choices": []}), (200, _message("too late"))]
     with pytest.raises(DriverError):  # no retries: the first failure is the last
         asyncio.run(OpenAIChatDriver(url, "m").complete("Team Leader", [], []))
+
+
+@pytest.mark.parametrize("make", [
+    lambda retries: OpenAIChatDriver("http://127.0.0.1:9/v1", "m", retries=retries),
+    lambda retries: RetryingDriver(ScriptedAgent([], VirtualClock()), retries),
+])
+def test_a_negative_number_of_retries_is_refused_when_the_driver_is_made(
+        make: Callable[[int], OpenAIChatDriver | RetryingDriver]) -> None:
+    """Fewer than no retries has no meaning: a driver made with one would call the model
+    never, or never stop calling it. It is refused at once, with the number given."""
+    with pytest.raises(ValueError, match=r"^retries must be 0 or more, not -1$"):
+        make(-1)
+    assert make(0).retries == 0

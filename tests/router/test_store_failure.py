@@ -221,7 +221,10 @@ def test_an_ask_whose_commit_fails_returns_an_error_and_the_caller_goes_on() -> 
     session = run_to_idle(_session([Step(None, (CREATE_UIO,))], {UIO: [
         Step(None, (("ask_master", {"question": "poison", "question_id": "ask_uio_001"}),)),
         Step("carrying on")]}, store))
-    assert _code(_results(session, UIO)["call_ui-_1"]) == STORE_FAILED
+    refused = json.loads(_results(session, UIO)["call_ui-_1"])
+    assert refused == {"success": False, "error": {
+        "code": STORE_FAILED, "message": "the store could not commit: disk full; the call had "
+                                         "no effect, it may be repeated"}}
     assert "poison" not in _contents(session, LEADER)
     assert "carrying on" in _contents(session, LEADER)
     assert session.conversations == store.conversations()

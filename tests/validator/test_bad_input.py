@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from teamwire.cli import main
-from teamwire.validator import LintOptions, lint_bytes, lint_file, lint_value
+from teamwire.validator import Linter, LintOptions, lint_bytes, lint_file, lint_value
 
 
 def rules(report: object) -> list[tuple[str, int | None, int | None]]:
@@ -98,3 +98,11 @@ def test_empty_input_says_so() -> None:
     assert [f.rule for f in lint_bytes(b"\n", "one.jsonl", jsonl=True).findings] == []
     said = lint_bytes(b'{"role": "assistant", "content": "Hi."}\n', "one.jsonl", jsonl=True)
     assert [f.rule for f in said.findings] == ["TW009"]
+
+
+def test_bytes_linted_without_a_name_are_reported_as_standard_input() -> None:
+    # What `teamwire lint -` reads has no file name: its report and findings say <stdin>,
+    # whether the bytes go through the module's function or a linter of one's own.
+    for report in (lint_bytes(b"[{"), Linter().lint_bytes(b"[{")):
+        assert report.file == "<stdin>"
+        assert [(f.rule, f.file, f.line) for f in report.findings] == [("TW001", "<stdin>", 1)]

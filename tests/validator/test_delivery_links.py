@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.sources.transcripts.blocks import reports
 from hypothesis import HealthCheck, given, settings
 
 from teamwire.envelope import MessageType
@@ -87,3 +88,23 @@ def test_a_lint_without_a_list_records_nothing_and_finds_the_same() -> None:
     assert with_links.findings == without.findings and with_links.findings
     # the lost Task has no arrow; the completion still has one
     assert [lk.mtype for lk in links] == [MessageType.COMPLETION]
+
+
+def test_reports_that_arrive_swapped_are_still_linked_with_their_types() -> None:
+    # UI Operator_1 said a progress report, then its completion; they reach the leader
+    # swapped (TW507): each arrow still goes from the text said to its delivery, typed.
+    bundle, done = reports(swapped=True)
+    leader = bundle["agents"][TL]["messages"]
+    progress = next(i for i, m in enumerate(leader) if "Reading the existing" in m["content"])
+    said = bundle["agents"]["UI Operator_1"]["messages"]
+    said_progress = next(i for i, m in enumerate(said) if m.get("content") == "Reading the "
+                         "existing styles.")
+    said_done = next(i for i, m in enumerate(said) if m.get("content") == "The palette is "
+                     "done: blue and grey.")
+    links: list[Link] = []
+    report = Linter().lint_value(bundle, "swapped.json", links=links)
+    assert [(f.rule, f.index) for f in report.findings] == [("TW507", done)]
+    outputs = {(lk.sent_at, lk.delivered_at, lk.mtype) for lk in links
+               if lk.sender == "UI Operator_1" and lk.receiver == TL}
+    assert outputs == {(said_progress, progress, MessageType.PROGRESS),
+                       (said_done, done, MessageType.COMPLETION)}

@@ -279,3 +279,14 @@ def test_a_pattern_names_the_entry_itself(pattern: str, path: str, is_dir: bool,
 
     compiled = next(iter(GitIgnoreSpec.from_lines([pattern]).patterns))
     assert _names(compiled, path, is_dir) is names
+
+
+def test_an_event_log_named_on_its_own_is_one_finding_and_no_message(repo: Path) -> None:
+    # The router's events.jsonl is not a conversation: TW003 at its first line says what to
+    # lint instead, and none of its records counts as a message checked.
+    code, report, _err = invoke(str(repo / "runs" / "events.jsonl"))
+    assert code == 1
+    assert [(f["rule"], f["message"]) for f in report["findings"]] == [
+        ("TW003", "this is a teamwire event log (records with seq and event), not a "
+                  "conversation; lint the session bundle instead")]
+    assert report["summary"]["messages"] == 0

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from teamwire.validator import runner
+from teamwire.validator import LintOptions, lint_bytes, lint_file, runner
 
 SECRET = "root:x:0:0:the runner's secret:/root:/bin/bash"
 CLEAN = [{"role": "system", "content": "You are UI Operator_1."}]
@@ -102,3 +102,28 @@ def test_a_create_call_whose_id_is_a_list_gives_findings_not_a_traceback() -> No
                            (bundle, LintOptions())):
         report = lint_value(value, options=options)
         assert "TW004" in {f.rule for f in report.findings}
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="needs /dev/fd")
+@pytest.mark.parametrize("name", ["conversation.json", "conversation.jsonl"])
+def test_a_pipe_named_on_its_own_is_read_whole_and_linted(tmp_path: Path, name: str) -> None:
+    # A pipe holding a conversation, reached by a link whose name says JSON or JSON Lines: it
+    # is linted as the same bytes in a file would be, the name choosing the format.
+    messages = [*CLEAN, {"role": "user", "content": "来自 Nobody 的任务发布\nhello"}]
+    data = (json.dumps(messages) if name.endswith(".json")
+            else "\n".join(json.dumps(m) for m in messages) + "\n").encode()
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)  # smaller than a pipe's buffer: written at once
+        os.close(write_end)
+        link = tmp_path / name
+        link.symlink_to(f"/dev/fd/{read_end}")
+        options = LintOptions(agent="UI Operator_1")
+        piped = lint_file(str(link), options)
+    finally:
+        os.close(read_end)
+    assert piped.error is None
+    expected = lint_bytes(data, str(link), options, jsonl=name.endswith(".jsonl")).findings
+    assert [(f.rule, f.index, f.message) for f in piped.findings] \
+        == [(f.rule, f.index, f.message) for f in expected]
+    assert [f.rule for f in piped.findings] == ["TW101"]

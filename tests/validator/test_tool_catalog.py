@@ -12,10 +12,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from conformance.sources.transcripts.blocks import calls, result
 
 from teamwire import schemas
 from teamwire.envelope import Profile
 from teamwire.schemas import arguments
+from teamwire.validator import LintOptions, lint_value
 from teamwire.validator.tooling import ToolCatalog, tool_catalog
 
 CREATE = {"agent_id": 1, "role_id": "ui-operator", "task": "Design the palette."}
@@ -83,6 +85,18 @@ def test_stop_sub_agent_is_no_protocol_tool_in_strict() -> None:
     assert fresh(Profile.STRICT).validator("stop_sub_agent") is None
 
 
+def test_no_validator_for_a_protocol_tool_the_argument_checker_has_no_schema_of() -> None:
+    # An astrion catalog whose checker reads strict's schemas alone: stop_sub_agent is an
+    # astrion tool (TW-PROF-016) that strict has no schema for, so there is nothing to validate
+    # it with, while a tool of both profiles keeps strict's validator.
+    catalog = dataclasses.replace(fresh(Profile.ASTRION),
+                                  arguments=arguments.ArgumentChecker((Profile.STRICT.value,)))
+    assert "stop_sub_agent" in catalog.protocol
+    assert catalog.validator("stop_sub_agent") is None
+    create = catalog.validator("create_sub_agent")
+    assert create is not None and not create.is_valid(CREATE_WITHOUT_ID)
+
+
 @pytest.mark.parametrize("profile", list(Profile))
 def test_pass_check_accepts_anything_for_a_tool_without_schemas(profile: Profile) -> None:
     check = fresh(profile).pass_check("read_file")
@@ -120,3 +134,24 @@ def test_a_checker_of_its_own_compiles_its_own_schemas() -> None:
     own = arguments.ArgumentChecker(("strict",)).rules("create_sub_agent").checks[0]
     assert own is not None and own is not shared
     assert own(CREATE) and not own(CREATE_WITHOUT_ID)
+
+
+def test_argument_problems_speak_of_the_form_the_call_is_written_in() -> None:
+    # Under astrion, a call fits when it fits any accepted form (TW-PROF-004); when it fits
+    # none, its problems are those of the form whose parameters it names most: astrion's
+    # display_name form, or the agent_id form of strict and astrion's earlier version.
+    conversation = [
+        {"role": "user", "content": "Build the page."},
+        calls("send_message_to_sub_agent", {"display_name": 5, "message": "Go."}, "c1"),
+        result({"success": True}, "c1"),
+        calls("send_message_to_sub_agent", {"agent_id": "one", "message": "Go."}, "c2"),
+        result({"success": True}, "c2"),
+    ]
+    report = lint_value(conversation, "astrion.json",
+                        LintOptions(profile=Profile.ASTRION, agent="Team Leader"))
+    assert [(f.rule, f.index, f.message) for f in report.findings] == [
+        ("TW402", 1, 'send_message_to_sub_agent: display_name: 5 is not of type "string"'),
+        ("TW402", 3, 'send_message_to_sub_agent: agent_id: "one" is not of type "integer"'),
+        ("TW402", 3, 'send_message_to_sub_agent: agent_id: "one" is not an integer (a JSON '
+                     'number without fraction or exponent, at most 9007199254740991 in size)'),
+    ]

@@ -142,6 +142,52 @@ PINNED: list[tuple[str, str, str, tuple[int, int] | None, str]] = [
         'Message delivered to the Team Leader; messages go only to sub-agents',
     ),
     (
+        'TW003 a single message instead of a conversation',
+        'TW003', '', None,
+        'top level is a single message; a conversation is an array of messages',
+    ),
+    (
+        'TW003 a router event log given as JSON Lines',
+        'TW003', None, (1, 1),
+        'this is a teamwire event log (records with seq and event), not a conversation; lint '
+        'the session bundle instead',
+    ),
+    (
+        'TW003 a bundle whose agents is an array, not an object',
+        'TW003', '/agents', None,
+        "'agents' is an array, not an object mapping display names to conversations",
+    ),
+    (
+        'TW006 a bundle without its teamwire version',
+        'TW006', '', None,
+        "bundle has no 'teamwire' version string",
+    ),
+    (
+        'TW006 a bundle whose teamwire version is a number, not a string',
+        'TW006', '/teamwire', None,
+        "bundle has no 'teamwire' version string",
+    ),
+    (
+        'TW006 a bundle of another major version',
+        'TW006', '/teamwire', None,
+        "bundle version '2.0' is not 1.x",
+    ),
+    (
+        "TW006 version '1.01' is not major.minor without leading zeros",
+        'TW006', '/teamwire', None,
+        "bundle version '1.01' is not major.minor, both decimal without leading zeros",
+    ),
+    (
+        'TW007 agent_id differs from the number in the display name',
+        'TW007', '/agents/UI Operator_1/agent_id', None,
+        'agent_id of UI Operator_1 must be the number its name ends with (1)',
+    ),
+    (
+        'TW007 a display name ending in a superscript digit has no agent number',
+        'TW007', '/agents/Coder_²/agent_id', None,
+        'agent_id of Coder_² must be the number its name ends with (none)',
+    ),
+    (
         'TW004 a message with an unknown role',
         'TW004', '/0/role', None,
         "role is 'robot'; expected one of system, user, assistant, tool",

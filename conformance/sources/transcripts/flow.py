@@ -219,6 +219,33 @@ def flow_cases() -> list[dict[str, Any]]:
             tag="Output", content=content)))
         return b.bundle(), len(b.leader.messages) - 1
 
+    def numbered_ask_id(b: dict[str, Any]) -> None:
+        """The peer ask's message_id written as a number: no id was chosen."""
+        i = find(b, UIO, is_call("ask_other_agent"))
+        [call] = messages(b, UIO)[i]["tool_calls"]
+        arguments = json.loads(call["function"]["arguments"])
+        call["function"]["arguments"] = json.dumps({**arguments, "message_id": 7})
+
+    def lost_after_refused(b: dict[str, Any]) -> None:
+        """Before the Team Leader asks Full-Stack Engineer_1, two sends to it: one that failed
+        with agent-terminated (refused or cut short: it may or may not have gone out), then a
+        Message that succeeded but never arrives."""
+        i = find(b, TL, is_call("ask_sub_agent"))
+        messages(b, TL)[i:i] = [
+            calls("send_message_to_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer",
+                                                "message": "Use the shared schema."}, "c-refused"),
+            result(error("agent-terminated"), "c-refused"),
+            calls("send_message_to_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer",
+                                                "message": "Keep the old endpoint."}, "c-lost"),
+            result({"success": True, "display_name": FSE, "message_id": "msg_tl_002"}, "c-lost")]
+
+    after_refused = bundle_with(lost_after_refused)
+    after_refused_at = find(after_refused, TL, lambda m: any(
+        c["id"] == "c-lost" for c in m.get("tool_calls") or ()))
+
+    numbered_ask = bundle_with(numbered_ask_id)
+    numbered_ask_at = find(numbered_ask, UIO, is_call("ask_other_agent"))
+
     def no_report(b: dict[str, Any]) -> None:
         i = find(b, UIO, is_call("ask_other_agent"))
         messages(b, UIO)[i]["content"] = ""
@@ -363,6 +390,13 @@ def flow_cases() -> list[dict[str, Any]]:
             [],
         ),
         case(
+            "TW501 near miss: an ask_other_agent whose message_id is a number chose no id, so "
+            "the Ask that carries its question is its delivery, whatever its id (the number is "
+            "TW402's)",
+            numbered_ask,
+            [("TW402", UIO, numbered_ask_at)],
+        ),
+        case(
             "TW501 the Ask arrives with the chosen id but not the question asked",
             altered_ask,
             [("TW501", UIO, 2)],
@@ -434,6 +468,13 @@ def flow_cases() -> list[dict[str, Any]]:
             lost_peer_ask(terminated=False, leader=False),
             [("TW003", None, None),
              ("TW501", FSE, find(lost_peer_ask(terminated=False), FSE, is_call("ask_other_agent")))],
+        ),
+        case(
+            "TW506 a Message lost while a later Ask on its channel arrives, after a send that "
+            "failed with agent-terminated: that one may or may not have gone out, the ones "
+            "after it are judged all the same",
+            after_refused,
+            [("TW506", TL, after_refused_at)],
         ),
         case(
             "TW506 the first message is lost, the second arrives",

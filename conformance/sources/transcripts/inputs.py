@@ -47,6 +47,11 @@ def input_cases() -> list[dict[str, Any]]:
         ),
         case("TW003 near miss: a conversation of one message", conv, [], agent=UIO),
         case(
+            "TW003 a bundle whose agents is an array, not an object",
+            {"teamwire": "1.0", "agents": [{"role_id": "team-leader", "messages": []}]},
+            [("TW003", None, None)],
+        ),
+        case(
             "TW003 a router event log given as JSON Lines",
             [{"seq": 1, "time": 0.0, "event": "TurnStarted", "data": {"agent": TL}, "actions": []},
              {"seq": 2, "time": 0.0, "event": "TurnEnded", "data": {"agent": TL}, "actions": []}],
@@ -82,6 +87,16 @@ def input_cases() -> list[dict[str, Any]]:
         case(
             "TW006 a bundle of another major version",
             {"teamwire": "2.0", "agents": {TL: {"role_id": "team-leader", "messages": []}}},
+            [("TW006", None, None)],
+        ),
+        case(
+            "TW006 a bundle without its teamwire version",
+            {"agents": {TL: {"role_id": "team-leader", "messages": []}}},
+            [("TW006", None, None)],
+        ),
+        case(
+            "TW006 a bundle whose teamwire version is a number, not a string",
+            {"teamwire": 1.0, "agents": {TL: {"role_id": "team-leader", "messages": []}}},
             [("TW006", None, None)],
         ),
         case(
@@ -157,6 +172,17 @@ def input_cases() -> list[dict[str, Any]]:
             [("TW011", UIO, 1)],
             text='{"role": "system", "content": "You are UI Operator."}\n'
                  '{"role": "user", "\\u0072ole": "user", "content": "Hi"}\n',
+            agent=UIO,
+            jsonl=True,
+            config={"extend-select": ["TW011"]},
+        ),
+        case(
+            "TW011 a JSON Lines record that is an array names content twice: both findings "
+            "are the record's, not its first element's",
+            None,
+            [("TW004", UIO, 1), ("TW011", UIO, 1)],
+            text='{"role": "system", "content": "You are UI Operator."}\n'
+                 '[{"role": "user", "content": "Hi", "content": "Hello"}]\n',
             agent=UIO,
             jsonl=True,
             config={"extend-select": ["TW011"]},

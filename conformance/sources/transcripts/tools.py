@@ -370,6 +370,47 @@ def tool_cases() -> list[dict[str, Any]]:
             agent=TL,
         ),
         case(
+            "TW409 under astrion, a lone conversation names a terminated sub-agent by display "
+            "name: the number its name ends with (TW-PROF-026)",
+            [
+                *created,
+                calls("terminate_sub_agent", {"display_name": "UI Operator_1"}, "c1"),
+                result(OK, "c1"),
+                calls("send_message_to_sub_agent", {"display_name": "UI Operator_1",
+                                                    "message": "Hi"}, "c2"),
+                result(OK, "c2"),
+            ],
+            [("TW409", TL, 4)],
+            profile="astrion",
+            agent=TL,
+        ),
+        case(
+            "TW408 under astrion, a lone conversation names by display name a number no "
+            "sub-agent has (TW-PROF-026)",
+            [
+                *created,
+                calls("send_message_to_sub_agent", {"display_name": "UI Operator_7",
+                                                    "message": "Hi"}, "c1"),
+                result(OK, "c1"),
+            ],
+            [("TW408", TL, 2)],
+            profile="astrion",
+            agent=TL,
+        ),
+        case(
+            "TW408 near miss: under astrion, a lone conversation names the sub-agent it created "
+            "by display name (TW-PROF-026)",
+            [
+                *created,
+                calls("send_message_to_sub_agent", {"display_name": "UI Operator_1",
+                                                    "message": "Hi"}, "c1"),
+                result(OK, "c1"),
+            ],
+            [],
+            profile="astrion",
+            agent=TL,
+        ),
+        case(
             "TW410 agent_id 1 of two roles, without role_id, succeeds",
             [
                 *created,

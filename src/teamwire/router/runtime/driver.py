@@ -57,6 +57,9 @@ class RetryingDriver:
     it gives up (the ``model_retries`` setting, TW-ROUTE-031)."""
 
     def __init__(self, driver: AgentDriver, retries: int) -> None:
+        if retries < 0:
+            # counting down from below zero would never reach the last try
+            raise ValueError(f"retries must be 0 or more, not {retries}")
         self.driver = driver
         self.retries = retries
 

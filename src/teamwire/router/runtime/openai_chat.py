@@ -22,6 +22,9 @@ class OpenAIChatDriver:
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
                  timeout: float = 120.0, extra: dict[str, Any] | None = None,
                  retries: int = 0, stream: bool = False) -> None:
+        if retries < 0:
+            # fewer than no retries would mean no call at all
+            raise ValueError(f"retries must be 0 or more, not {retries}")
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key = api_key

@@ -55,7 +55,8 @@ class HistoryEntry:
     seq: int
     status: MessageStatus
     order: int
-    """Position in the store's delivery log (increasing)."""
+    """Position in the store's delivery log: 1 for the first message that left its queue,
+    then 2, 3… in every store."""
 
 
 @dataclass(frozen=True)
