@@ -124,6 +124,9 @@ CASES: list[Any] = [
     pytest.param(JS, "per-agent-ids", "instances-share-id-counters", "TW-ID-007",
                  ["Team Leader call 4"], {"no-duplicates": ["TW-DEL-002"]},
                  id="counts-ids-per-agent-node", marks=needs_node),
+    pytest.param(PY, "reuse-chosen-ids", "counters-skip-chosen-ids", "TW-ID-008",
+                 ["Team Leader call 5"], {"no-duplicates": ["TW-DEL-002"]},
+                 id="gives-an-id-an-agent-chose"),
 ]
 
 

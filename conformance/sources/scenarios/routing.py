@@ -232,6 +232,31 @@ def instances_share_id_counters() -> dict[str, Any]:
                                 "The sign-in form is done."))])
 
 
+def counters_skip_chosen_ids() -> dict[str, Any]:
+    return scenario(
+        "counters-skip-chosen-ids",
+        "An agent may choose any well-formed id for its ask, even one a counter of the "
+        "router would give later: the router then skips it, and the sub-agent's report is "
+        "out_fse_002, not a second out_fse_001",
+        ["TW-ID-008", "TW-ID-013", "TW-ID-010"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_2", "answer_sub_agent_question", agent_id=1,
+                          question_id="out_fse_001", answer="Port 8080.")),
+               says("Answered."), says("Noted.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
+                               question_id="out_fse_001")),
+               says("Using port 8080."))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (TL, 4), (FSE, 2), (TL, 5)),
+        [expect(TL, 3, envelope(FSE, "提问", "out_fse_001", "Ask", "Which port?")),
+         expect(FSE, 2, tool("call_fse_1", envelope(
+             TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
+             (("question_id", "out_fse_001"),))["content"])),
+         expect(TL, 5, envelope(FSE, "任务完成汇报", "out_fse_002", "Output",
+                                "Using port 8080."))])
+
+
 SCENARIOS = [task_to_idle_sub_agent, message_to_running_sub_agent, answer_to_waiting_sub_agent,
              message_to_completed_sub_agent, message_during_final_reply, batch_drain,
-             progress_before_tool_calls, instances_share_id_counters]
+             progress_before_tool_calls, instances_share_id_counters,
+             counters_skip_chosen_ids]

@@ -145,11 +145,15 @@ const counters = { tasks: 0, sent: 0 };
 // One counter per (prefix, abbreviation) for the whole session (TW-ID-007): two instances of
 // one role share an abbreviation, so a counter kept per agent would give both out_xx_001.
 const allocated = new Map();
+const chosen = new Set(); // ids agents chose for their asks, which no counter may give
 function nextId(prefix, abbreviation, name) {
   const key = `${prefix}_${abbreviation}`;
   const counter = FAULT === "per-agent-ids" ? `${key}:${name}` : key;
-  allocated.set(counter, (allocated.get(counter) || 0) + 1);
-  return `${key}_${String(allocated.get(counter)).padStart(3, "0")}`;
+  for (;;) {
+    allocated.set(counter, (allocated.get(counter) || 0) + 1);
+    const id = `${key}_${String(allocated.get(counter)).padStart(3, "0")}`;
+    if (!chosen.has(id)) return id;
+  }
 }
 const rounds = new Map();
 let busy = 0;
@@ -296,6 +300,7 @@ function ask(agent, target, questionId, text) {
     seen.add(link.name);
   }
   if (target.state === "terminated") return Promise.resolve(error("agent-terminated", `${target.name} is terminated`));
+  chosen.add(questionId); // the counters skip it (TW-ID-008)
   agent.state = "waiting";
   agent.waitingOn = target.name;
   agent.askedId = questionId;

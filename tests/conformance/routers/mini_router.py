@@ -25,6 +25,7 @@ the tests can check that certification fails with the right requirements:
 - ``run-unoffered``: a base tool it does not offer runs anyway, with a text result.
 - ``per-agent-ids``: each agent counts its own ids, so two instances of one role give the
   same ``out_`` id.
+- ``reuse-chosen-ids``: a counter gives an id an agent already chose for its ask.
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
@@ -224,6 +225,7 @@ class Router:
         self.busy = 0
         self.rounds: dict[tuple[str, str], int] = {}
         self.counters: dict[tuple[str, str], int] = {}  # (prefix, abbreviation) → last number
+        self.used: set[str] = set()  # ids agents chose, which no counter may give (TW-ID-008)
         self.ask_timeout: float | None = knob("TEAMWIRE_ASK_TIMEOUT", False, 300)
         self.round_limit = int(knob("TEAMWIRE_ROUND_LIMIT", True, 8))
         self.fail_unanswered = os.environ.get("TEAMWIRE_UNANSWERED_ASKS") == "fail"
@@ -363,8 +365,11 @@ class Router:
         """The next id of a prefix for an agent's role: one counter per (prefix, abbreviation)
         pair, which instances of one role share (TW-ID-007)."""
         key = (prefix, agent.name if FAULT == "per-agent-ids" else agent.abbreviation)
-        self.counters[key] = self.counters.get(key, 0) + 1
-        return f"{prefix}_{agent.abbreviation}_{self.counters[key]:03d}"
+        while True:
+            self.counters[key] = self.counters.get(key, 0) + 1
+            candidate = f"{prefix}_{agent.abbreviation}_{self.counters[key]:03d}"
+            if candidate not in self.used or FAULT == "reuse-chosen-ids":
+                return candidate
 
     def deliver(self, agent: Agent, text: str) -> str:
         """Route by the receiver's state: inline when running, a new turn when idle."""
@@ -428,6 +433,7 @@ class Router:
                     link = self.agents[link.waiting_on]
                 if target.state == "terminated":
                     return error("agent-terminated", f"{target.name} is terminated")
+                self.used.add(question_id)  # the counters skip it (TW-ID-008)
                 agent.state = "waiting"
                 agent.waiting_on = target.name
                 agent.asked_id = question_id
