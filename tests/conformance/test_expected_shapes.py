@@ -86,8 +86,11 @@ def test_a_text_without_placeholders_is_compared_exactly(text: str) -> None:
      {"success": True, "agents": [{"status": "terminated", "x": 1}], "y": 2}, Status.PASS),
     ({"success": True, "agent_id": 1, FURTHER_MEMBERS: True},
      {"success": True, "agent_id": True}, Status.FAIL),
+    ({"success": True, "agent_id": 1}, {"success": True, "agent_id": True}, Status.FAIL),
+    ({"success": True, "agent_id": 1}, {"success": 1, "agent_id": 1}, Status.FAIL),
 ], ids=["nested-extra-member", "unmarked-top-extra-member", "nested-value-differs",
-        "list-longer", "marked-at-both-depths", "bool-is-no-number"])
+        "list-longer", "marked-at-both-depths", "bool-is-no-number",
+        "bool-is-no-number-unmarked", "number-is-no-bool-unmarked"])
 def test_further_members_are_allowed_only_where_an_object_is_marked(
         expected: dict[str, Any], received: dict[str, Any], status: Status) -> None:
     assert verdict(result(expected), result(received)) is status

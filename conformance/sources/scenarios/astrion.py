@@ -16,6 +16,8 @@ from conformance.sources.scenarios.blocks import (
     TL,
     TOKENS,
     UIO,
+    UIO2,
+    UIO2_TASK,
     UIO_TASK,
     call,
     calls,
@@ -33,9 +35,6 @@ from teamwire.envelope import Envelope, render
 PROFILE = "astrion"
 ANY_ID = "<any id>"
 HEX = "<10 hex digits>"
-UIO2 = "UI Operator_2"
-UIO2_TOKEN = "[tw:uio2]"
-UIO2_TASK = f"Design the sign-in form. {UIO2_TOKEN}"
 
 
 def envelope(sender: str, label: str, message_id: str, tag: str,
@@ -46,8 +45,7 @@ def envelope(sender: str, label: str, message_id: str, tag: str,
 
 
 def agent(name: str, *replies: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "token": UIO2_TOKEN if name == UIO2 else TOKENS[name],
-            "replies": list(replies)}
+    return {"name": name, "token": TOKENS[name], "replies": list(replies)}
 
 
 def create(call_id: str, role_id: str, task: str, **more: Any) -> dict[str, Any]:

@@ -10,10 +10,13 @@ from typing import Any
 from teamwire.envelope import Envelope, render
 
 TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"
-TOKENS = {TL: "[tw:leader]", UIO: "[tw:uio1]", FSE: "[tw:fse1]"}
+UIO2 = "UI Operator_2"
+"""A second instance of the operator's role, for scenarios that need two."""
+TOKENS = {TL: "[tw:leader]", UIO: "[tw:uio1]", FSE: "[tw:fse1]", UIO2: "[tw:uio2]"}
 REQUEST = f"Build a sign-up page. {TOKENS[TL]}"
 UIO_TASK = f"Design the sign-up form. {TOKENS[UIO]}"
 FSE_TASK = f"Write the sign-up API. {TOKENS[FSE]}"
+UIO2_TASK = f"Design the sign-in form. {TOKENS[UIO2]}"
 
 
 def call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:

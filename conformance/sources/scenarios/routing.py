@@ -13,6 +13,8 @@ from conformance.sources.scenarios.blocks import (
     REQUEST,
     TL,
     UIO,
+    UIO2,
+    UIO2_TASK,
     UIO_TASK,
     agent,
     call,
@@ -206,10 +208,6 @@ def progress_before_tool_calls() -> dict[str, Any]:
          expect(TL, 7, output(FSE, "out_fse_002", "Answered the operator."))])
 
 
-UIO2 = "UI Operator_2"
-UIO2_TOKEN = "[tw:uio2]"
-
-
 def instances_share_id_counters() -> dict[str, Any]:
     return scenario(
         "instances-share-id-counters",
@@ -218,11 +216,10 @@ def instances_share_id_counters() -> dict[str, Any]:
         "task_001 and task_002",
         ["TW-ID-007", "TW-TOOL-011"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
-                         create("call_tl_2", "ui-operator",
-                                f"Design the sign-in form. {UIO2_TOKEN}", agent_id=2)),
+                         create("call_tl_2", "ui-operator", UIO2_TASK, agent_id=2)),
                says("Waiting."), says("Noted."), says("Both forms noted.")),
          agent(UIO, says("The sign-up form is done.")),
-         {"name": UIO2, "token": UIO2_TOKEN, "replies": [says("The sign-in form is done.")]}],
+         agent(UIO2, says("The sign-in form is done."))],
         schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (UIO2, 1), (TL, 4)),
         [expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001")),
                 tool("call_tl_2", created(2, "ui-operator", UIO2, "task_002"))),

@@ -141,7 +141,7 @@ const agents = new Map();
 let currentArguments = "{}";
 const integerWrittenWithFraction = (key) =>
   new RegExp(`"${key}"\\s*:\\s*-?\\d+(\\.\\d+|[eE])`).test(currentArguments);
-const counters = { tasks: 0, sent: 0 };
+const counters = { tasks: 0 };
 // One counter per (prefix, abbreviation) for the whole session (TW-ID-007): two instances of
 // one role share an abbreviation, so a counter kept per agent would give both out_xx_001.
 const allocated = new Map();
@@ -419,8 +419,7 @@ async function execute(agent, name, args) {
     const target = resolve(agent, args.agent_id, args.role_id);
     if (typeof target === "string") return target;
     if (target.state === "terminated") return error("agent-terminated", `${target.name} is terminated`);
-    counters.sent += 1;
-    const id = `msg_tl_${String(counters.sent).padStart(3, "0")}`;
+    const id = nextId("msg", agent.abbreviation, agent.name);
     const how = deliver(target, envelope(LEADER, "消息", id, "Message", args.message));
     return JSON.stringify({ success: true, display_name: target.name, message_id: id, delivery: how });
   }

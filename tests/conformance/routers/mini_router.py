@@ -220,8 +220,6 @@ class Router:
         self.done = threading.Condition(self.lock)
         self.agents: dict[str, Agent] = {LEADER: Agent(LEADER, "team-leader", 0, "tl")}
         self.tasks = 0
-        self.sent = 0
-        self.answers = 0
         self.busy = 0
         self.rounds: dict[tuple[str, str], int] = {}
         self.counters: dict[tuple[str, str], int] = {}  # (prefix, abbreviation) → last number
@@ -528,8 +526,7 @@ class Router:
                 if found.state == "terminated":
                     return error("agent-terminated", f"{found.name} is terminated")
                 target = found
-                self.sent += 1
-                message_id = f"msg_tl_{self.sent:03d}"
+                message_id = self.next_id("msg", agent)
                 how = self.deliver(target, envelope(LEADER, "消息", message_id, "Message",
                                                     args["message"]))
                 result = {"success": True, "display_name": target.name,
@@ -548,8 +545,7 @@ class Router:
                 if FAULT == "wrong-question":
                     target = next(a for a in self.agents.values() if a.waiting_on == LEADER)
                     target.waiting_on = None
-                self.answers += 1
-                target.answer = envelope(LEADER, "回答", f"ans_tl_{self.answers:03d}", "Answer",
+                target.answer = envelope(LEADER, "回答", self.next_id("ans", agent), "Answer",
                                          args["answer"],
                                          f' question_id="{args["question_id"]}"')
                 if ASTRION and FAULT != "answer-envelope":
