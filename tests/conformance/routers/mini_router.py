@@ -35,7 +35,8 @@ waits. Standard library only.
 Started with ``--profile astrion`` it runs profile astrion as chapter 12 describes a router of
 that profile (TW-PROF-032 to TW-PROF-036): astrion's tool set, instances numbered per role,
 sub-agents named by display name, ask ids it draws when the asker gives none, and the results
-of a sub-agent's tools as astrion's texts. Two more faults are mistakes of that mode:
+of a sub-agent's tools as astrion's texts, stops that pause a sub-agent, and statuses by
+display name or instance number. These faults are mistakes of that mode:
 
 - ``exact-names``: a display name in other letter case names no sub-agent;
 - ``answer-envelope``: an ask's answer comes back as an Answer envelope, not as the text;
@@ -686,22 +687,18 @@ class Router:
         the queue stays, and the sub-agent waits idle for a message."""
         if found.state == "terminated":
             return error("agent-terminated", f"{found.name} is terminated")
-        self.halt(found)
-        if FAULT == "stop-drops-queue":
-            found.pending = []
-        return json.dumps({"success": True, "agent_id": found.agent_id,
-                           "display_name": found.name, "status": found.state})
-
-    def halt(self, found: Agent) -> None:
-        """End the turn of a running or waiting sub-agent without results for its open
-        calls (TW-PROF-025); it stays idle, its queue kept, until a message reaches it."""
         if found.state in ("running", "waiting"):
+            # its open calls keep no result (TW-PROF-025), its late reply is dropped
             found.stopped = found.generation
-            found.generation += 1  # the stopped turn's late reply is dropped
+            found.generation += 1
             found.waiting_on = found.asked_id = None  # an answer now fails with not-waiting
             found.answer = None
             found.answered.set()  # wakes the turn's thread if it waits on its ask
         found.state = "idle"
+        if FAULT == "stop-drops-queue":
+            found.pending = []
+        return json.dumps({"success": True, "agent_id": found.agent_id,
+                           "display_name": found.name, "status": found.state})
 
     def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
         """The sub-agent an agent_id (and role_id) names, or the error result."""
