@@ -50,7 +50,7 @@ def declaration(tmp_path: Path) -> str:
 
 
 def test_there_are_astrion_scenarios_and_each_is_written_for_profile_astrion() -> None:
-    assert len(ASTRION) >= 3
+    assert len(ASTRION) >= 5
     for name in ASTRION:
         data = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
         assert data["profile"] == "astrion"
@@ -111,6 +111,16 @@ def requirements_of(scenario: str) -> tuple[str, ...]:
                  ["Full-Stack Engineer_1 call 2"], id="an-answer-as-an-envelope-to-ask-master"),
     pytest.param("answer-envelope", "astrion-ask-other-agent", "TW-PROF-028",
                  ["UI Operator_1 call 2"], id="an-answer-as-an-envelope-to-ask-other-agent"),
+    pytest.param("stop-drops-queue", "astrion-stop-sub-agent", "TW-PROF-035",
+                 ["UI Operator_1 call 2"], id="a-stop-empties-the-queue"),
+    pytest.param("stop-answers-ask", "astrion-stop-sub-agent", "TW-PROF-025",
+                 ["UI Operator_1 call 2"], id="a-stop-gives-the-cancelled-ask-a-result"),
+    pytest.param("stop-answers-ask", "astrion-status-by-number", "TW-PROF-025",
+                 ["UI Operator_2 call 2"], id="a-stop-by-number-gives-the-cancelled-ask-a-result"),
+    pytest.param("status-drops-unknown", "astrion-status-by-number", "TW-PROF-036",
+                 ["Team Leader call 5"], id="status-by-number-leaves-out-an-unknown-number"),
+    pytest.param("status-drops-unknown", "astrion-stop-sub-agent", "TW-PROF-036",
+                 ["Team Leader call 4"], id="status-by-name-leaves-out-an-unknown-name"),
 ])
 def test_a_router_of_profile_astrion_with_a_mistake_fails_with_the_scenarios_requirements(
         declaration: str, fault: str, scenario: str, broken: str,

@@ -1,5 +1,7 @@
 """Level astrion: what a router of profile astrion shows its models (TW-PROF-032 to
-TW-PROF-034, TW-CERT-019), each scenario against the tool set of astrion today (16aaea6b).
+TW-PROF-036, TW-CERT-019), each scenario against the tool set of astrion today (16aaea6b),
+and the calls by instance number of astrion as it was (10654c4) that TW-PROF-035 and
+TW-PROF-036 keep.
 
 Ids the router chooses are matched by shape (``<any id>``, and ``<10 hex digits>`` where the
 profile draws them), results whose other members are astrion's own by the members the
@@ -174,4 +176,100 @@ def ask_other_agent() -> dict[str, Any]:
         knobs={"unanswered_asks": "fail"})
 
 
-SCENARIOS = [display_names, ask_master, ask_other_agent]
+def stop_sub_agent() -> dict[str, Any]:
+    return scenario(
+        "astrion-stop-sub-agent",
+        "Profile astrion: stop_sub_agent by display name pauses a sub-agent that waits on "
+        "its ask: the ask keeps no result and an answer to it fails with not-waiting, the "
+        "message queued for it stays queued, and the next message starts its next turn with "
+        "both; get_sub_agent_status by display_names reports it idle and a name that names "
+        "nobody as not found; a message to a sub-agent waiting on a later ask still waits",
+        ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-025", "TW-PROF-019",
+         "TW-PROF-026", "TW-PROF-032", "TW-CERT-019"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_2", "send_message_to_sub_agent", display_name=UIO,
+                          message="The logo is navy."),
+                     call("call_tl_3", "stop_sub_agent", display_name="ui operator_1"),
+                     call("call_tl_4", "get_sub_agent_status",
+                          display_names=[UIO, "UI Operator_9"])),
+               calls(call("call_tl_5", "answer_sub_agent_question", question_id="ask_uio_001",
+                          answer="Navy.")),
+               calls(call("call_tl_6", "send_message_to_sub_agent", display_name=UIO,
+                          message="Use navy for now.")),
+               says("Waiting for the form."),
+               calls(call("call_tl_7", "send_message_to_sub_agent", display_name=UIO,
+                          message="Keep the labels short."),
+                     call("call_tl_8", "answer_sub_agent_question", question_id="ask_uio_002",
+                          answer="Slate grey.")),
+               says("Waiting."), says("Done.")),
+         agent(UIO, calls(call("call_uio_1", "ask_master", question="Which shade of blue?",
+                               question_id="ask_uio_001")),
+               calls(call("call_uio_2", "ask_master", question="Which grey for the text?",
+                          question_id="ask_uio_002")),
+               says("The form uses navy and slate grey, with short labels."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (TL, 4), (TL, 5), (TL, 6), (UIO, 2),
+                 (TL, 7), (TL, 8), (UIO, 3), (TL, 9)),
+        [expect(TL, 3, envelope(UIO, "提问", "ask_uio_001", "Ask", "Which shade of blue?")),
+         expect(TL, 4, tool("call_tl_2", succeeded(display_name=UIO)),
+                tool("call_tl_3", succeeded(display_name=UIO)),
+                tool("call_tl_4", succeeded(results=[
+                    {"found": True, "display_name": UIO, "status": "idle", FURTHER_MEMBERS: True},
+                    {"found": False, "display_name": "UI Operator_9", FURTHER_MEMBERS: True}]))),
+         expect(TL, 5, tool("call_tl_5", failed("not-waiting"))),
+         expect(TL, 6, tool("call_tl_6", succeeded(display_name=UIO))),
+         expect(UIO, 2, envelope(TL, "消息", ANY_ID, "Message", "The logo is navy."),
+                envelope(TL, "消息", ANY_ID, "Message", "Use navy for now.")),
+         expect(TL, 7, envelope(UIO, "提问", "ask_uio_002", "Ask", "Which grey for the text?")),
+         expect(TL, 8, tool("call_tl_7", succeeded(display_name=UIO)),
+                tool("call_tl_8", succeeded())),
+         expect(UIO, 3, tool("call_uio_2", "Team Leader 的回答：\nSlate grey."),
+                envelope(TL, "消息", ANY_ID, "Message", "Keep the labels short.")),
+         expect(TL, 9, output(UIO, "The form uses navy and slate grey, with short labels."))],
+        level=PROFILE, profile=PROFILE)
+
+
+def status_by_number() -> dict[str, Any]:
+    return scenario(
+        "astrion-status-by-number",
+        "Profile astrion, as astrion was: get_sub_agent_status with agent_ids reports, in "
+        "the order given, each sub-agent's instance number, display name and status, and a "
+        "number that names nobody as not found; stop_sub_agent by agent_id pauses a "
+        "sub-agent waiting on its ask, whose status is then idle, and a message starts its "
+        "next turn with the ask left without a result",
+        ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-019", "TW-PROF-025",
+         "TW-PROF-032", "TW-CERT-019"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
+                         create("call_tl_2", "ui-operator", UIO2_TASK)),
+               says("Waiting."), says("Thinking about the font."),
+               calls(call("call_tl_3", "get_sub_agent_status", agent_ids=[2, 1, 7])),
+               calls(call("call_tl_4", "stop_sub_agent", agent_id=2),
+                     call("call_tl_5", "get_sub_agent_status", agent_ids=[2])),
+               calls(call("call_tl_6", "send_message_to_sub_agent", display_name=UIO2,
+                          message="Use Inter.")),
+               says("Waiting."), says("Done.")),
+         agent(UIO, says("The sign-up form is designed.")),
+         agent(UIO2, calls(call("call_uio2_1", "ask_master", question="Which font?",
+                                question_id="ask_uio_002")),
+               says("The sign-in form uses Inter."))],
+        schedule((TL, 1), (TL, 2), (UIO2, 1), (TL, 3), (UIO, 1), (TL, 4), (TL, 5), (TL, 6),
+                 (TL, 7), (UIO2, 2), (TL, 8)),
+        [expect(TL, 3, envelope(UIO2, "提问", "ask_uio_002", "Ask", "Which font?")),
+         expect(TL, 4, output(UIO, "The sign-up form is designed.")),
+         expect(TL, 5, tool("call_tl_3", succeeded(results=[
+             {"found": True, "agent_id": 2, "display_name": UIO2, "status": "waiting",
+              FURTHER_MEMBERS: True},
+             {"found": True, "agent_id": 1, "display_name": UIO, "status": "completed",
+              FURTHER_MEMBERS: True},
+             {"found": False, "agent_id": 7, FURTHER_MEMBERS: True}]))),
+         expect(TL, 6, tool("call_tl_4", succeeded(display_name=UIO2)),
+                tool("call_tl_5", succeeded(results=[
+                    {"found": True, "agent_id": 2, "display_name": UIO2, "status": "idle",
+                     FURTHER_MEMBERS: True}]))),
+         expect(TL, 7, tool("call_tl_6", succeeded(display_name=UIO2))),
+         expect(UIO2, 2, envelope(TL, "消息", ANY_ID, "Message", "Use Inter.")),
+         expect(TL, 8, output(UIO2, "The sign-in form uses Inter."))],
+        level=PROFILE, profile=PROFILE)
+
+
+SCENARIOS = [display_names, ask_master, ask_other_agent, stop_sub_agent, status_by_number]

@@ -11,12 +11,14 @@ import contextlib
 import itertools
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from teamwire import schemas
+from teamwire.conformance.astrion_stops import stops_by_agent
 from teamwire.conformance.capabilities import FEATURES, Capabilities
 from teamwire.conformance.endpoint import ModelCall
 from teamwire.conformance.runner import Run
@@ -144,7 +146,7 @@ def check_run(run: Run, capabilities: Capabilities | None = None) -> list[Verdic
     numbered = answered_calls(run)
     by_agent = {agent: [calls[n] for n in sorted(calls)] for agent, calls in numbered.items()}
     verdicts.append(_append_only(by_agent, run.calls))
-    verdicts.append(_one_result_each(by_agent))
+    verdicts.append(_one_result_each(by_agent, run.scenario.profile))
     verdicts.append(_tool_set(run, by_agent))
     verdicts.append(_opening(run))
     verdicts.append(_no_duplicates(by_agent))
@@ -262,27 +264,47 @@ def _append_only(by_agent: dict[str, list[ModelCall]], every: list[ModelCall]) -
     return Verdict("append-only", Status.PASS, ("TW-CERT-007",))
 
 
-def _one_result_each(by_agent: dict[str, list[ModelCall]]) -> Verdict:
+STOPPED = ("TW-CERT-008", "TW-PROF-035")
+"""What a place left open beyond the stops of profile astrion breaks."""
+
+
+def _one_result_each(by_agent: dict[str, list[ModelCall]], profile: str = "strict") -> Verdict:
     """TW-CERT-008: every tool call a model made has exactly one result by the agent's next
-    model call."""
+    model call; in profile astrion, but for the calls of one reply per stop_sub_agent that
+    named the agent and succeeded, which keep none (TW-PROF-025, TW-PROF-035)."""
+    stops: Counter[str] = Counter()
+    if profile == "astrion" and by_agent.get(LEADER_NAME):
+        stops = stops_by_agent(by_agent[LEADER_NAME][-1].messages,
+                               [a for a in by_agent if a != LEADER_NAME])
     for agent, calls in by_agent.items():
         for call in calls[1:]:
             results: dict[str, int] = {}
-            asked: list[str] = []
-            for message in call.messages:
+            asked: list[tuple[str, int]] = []  # (call id, the reply that made it)
+            for index, message in enumerate(call.messages):
                 if not isinstance(message, dict):
                     continue
                 for tool_call in message.get("tool_calls") or []:
                     if isinstance(tool_call, dict) and isinstance(tool_call.get("id"), str):
-                        asked.append(tool_call["id"])
+                        asked.append((tool_call["id"], index))
                 if message.get("role") == "tool":
                     key = str(message.get("tool_call_id"))
                     results[key] = results.get(key, 0) + 1
-            for call_id in asked:
-                if results.get(call_id, 0) != 1:
-                    return Verdict("one-result-per-tool-call", Status.FAIL, ("TW-CERT-008",),
-                                   f"tool call {call_id} of {agent} has {results.get(call_id, 0)} "
-                                   f"results in model call {call.number}")
+            open_replies: list[int] = []
+            for call_id, reply in asked:
+                count = results.get(call_id, 0)
+                if count == 0 and stops[agent] and (reply in open_replies
+                                                    or len(open_replies) < stops[agent]):
+                    if reply not in open_replies:
+                        open_replies.append(reply)
+                    continue
+                if count != 1:
+                    beyond = count == 0 and stops[agent] > 0
+                    return Verdict("one-result-per-tool-call", Status.FAIL,
+                                   STOPPED if beyond else ("TW-CERT-008",),
+                                   f"tool call {call_id} of {agent} has {count} results in "
+                                   f"model call {call.number}" + (
+                                       f", and the {stops[agent]} stop(s) of {agent} excuse "
+                                       "as many replies left open" if beyond else ""))
     return Verdict("one-result-per-tool-call", Status.PASS, ("TW-CERT-008",))
 
 

@@ -14,7 +14,7 @@ RUN_CHECKS: dict[str, tuple[str, ...]] = {
     "contract": ("TW-CERT-001", "TW-CERT-004"),
     "conversation-opening": ("TW-TOOL-043", "TW-TOOL-044", "TW-CERT-002", "TW-CERT-006"),
     "append-only": ("TW-CERT-007",),
-    "one-result-per-tool-call": ("TW-CERT-008",),
+    "one-result-per-tool-call": ("TW-CERT-008", "TW-PROF-035"),
     "tool-set": ("TW-CERT-009", "TW-TOOL-001", "TW-TOOL-002", "TW-TOOL-003", "TW-TOOL-004",
                  "TW-TOOL-005"),
     "no-duplicates": ("TW-DEL-002",),

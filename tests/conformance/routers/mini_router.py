@@ -33,12 +33,16 @@ refuses (exit 2) when they are out of range; it exits 0 when every agent is idle
 waits. Standard library only.
 
 Started with ``--profile astrion`` it runs profile astrion as chapter 12 describes a router of
-that profile (TW-PROF-032 to TW-PROF-034): astrion's tool set, instances numbered per role,
+that profile (TW-PROF-032 to TW-PROF-036): astrion's tool set, instances numbered per role,
 sub-agents named by display name, ask ids it draws when the asker gives none, and the results
-of a sub-agent's tools as astrion's texts. Two more faults are mistakes of that mode:
+of a sub-agent's tools as astrion's texts, stops that pause a sub-agent, and statuses by
+display name or instance number. These faults are mistakes of that mode:
 
 - ``exact-names``: a display name in other letter case names no sub-agent;
-- ``answer-envelope``: an ask's answer comes back as an Answer envelope, not as the text.
+- ``answer-envelope``: an ask's answer comes back as an Answer envelope, not as the text;
+- ``stop-drops-queue``: stop_sub_agent empties the stopped sub-agent's queue;
+- ``stop-answers-ask``: stop_sub_agent gives the cancelled ask an error result;
+- ``status-drops-unknown``: get_sub_agent_status leaves out a sub-agent it cannot find.
 
 ``--describe`` prints its capability declaration (the profile it was started with).
 """
@@ -210,6 +214,7 @@ class Agent:
         self.leader_asks: list[str] = []  # the Team Leader's questions its output answers
         self.timeout = 600.0
         self.generation = 0  # turns started: a reply of an older turn is dropped
+        self.stopped = -1  # the turn a stop_sub_agent ended: its open calls keep no result
 
 
 class Router:
@@ -319,6 +324,12 @@ class Router:
                     with self.lock:
                         if agent.state == "terminated":
                             return  # its conversation ends where it was terminated
+                        if agent.stopped == generation:
+                            if FAULT == "stop-answers-ask":
+                                agent.messages.append({
+                                    "role": "tool", "tool_call_id": call["id"],
+                                    "content": error("cancelled", "the turn was stopped")})
+                            return  # stopped (TW-PROF-025): the open calls keep no result
                         agent.messages.append({"role": "tool", "tool_call_id": call["id"],
                                                "content": result})
                 with self.lock:
@@ -437,9 +448,12 @@ class Router:
                 agent.asked_id = question_id
                 agent.answered.clear()
                 agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text)
+                turn = agent.generation
                 self.deliver(target, agent.asked_text)
             answered = agent.answered.wait(self.ask_timeout)
             with self.lock:
+                if agent.stopped == turn:
+                    return ""  # its turn was stopped: the caller appends nothing
                 agent.waiting_on = None
                 agent.asked_id = None
                 if agent.state == "waiting":
@@ -579,7 +593,7 @@ class Router:
 
     def astrion_call(self, agent: Agent, name: str,
                      args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
-        """A call in astrion's form (TW-PROF-032 to TW-PROF-034): its result when astrion's
+        """A call in astrion's form (TW-PROF-032 to TW-PROF-036): its result when astrion's
         tool differs from the strict one, else None and the arguments in the strict form."""
         args = dict(args)
         args.pop("intent", None)  # it tells the user what the call is for, nothing more
@@ -594,15 +608,13 @@ class Router:
             if name == "stop_sub_agent":
                 return self.stop(found), args
             args.update(agent_id=found.agent_id, role_id=found.role_id)
-        elif name == "get_sub_agent_status" and "display_names" in args:
-            results = []
-            for shown in args["display_names"]:
-                found = self.named(agent, shown)
-                if isinstance(found, str):
-                    return found, args
-                results.append({"agent_id": found.agent_id, "role_id": found.role_id,
-                                "display_name": found.name, "status": found.state})
-            return json.dumps({"success": True, "results": results}), args
+        elif name == "stop_sub_agent":  # astrion as it was: by agent_id (TW-PROF-035)
+            if type(args.get("agent_id")) is not int:
+                return error("invalid-arguments", "give display_name or agent_id"), args
+            found = self.resolve(agent, args["agent_id"], args.get("role_id"))
+            return (found if isinstance(found, str) else self.stop(found)), args
+        elif name == "get_sub_agent_status" and ("display_names" in args or "agent_ids" in args):
+            return self.statuses(agent, args), args
         elif name == "ask_master" and "question_id" not in args:
             args["question_id"] = f"ask_master_{secrets.token_hex(5)}"
         elif name == "ask_other_agent" and "target_display_name" in args:
@@ -619,8 +631,9 @@ class Router:
             args.update(source_agent_id=asker.agent_id, role_id=asker.role_id,
                         message_id=args.pop("question_id"))
         elif name == "answer_sub_agent_question" and "agent_id" not in args:
-            asker = next((a for a in self.agents.values() if a.waiting_on == LEADER
-                          and a.asked_id == args.get("question_id")), None)
+            # the asker of the Ask the Team Leader received with that id, waiting or not:
+            # an ask a stop cancelled fails with not-waiting (TW-PROF-025)
+            asker = self.agents.get(agent.received.get(args.get("question_id", ""), ""))
             if asker is None:
                 return error("unknown-question", f"no question {args.get('question_id')}"), args
             args.update(agent_id=asker.agent_id, role_id=asker.role_id)
@@ -631,6 +644,30 @@ class Router:
             lines = [f"- {a.name} ({a.role_id}): {a.state}" for a in subs]
             return f"当前会话活跃子智能体（共 {len(subs)} 个）：\n" + "\n".join(lines), args
         return None, args
+
+    def statuses(self, caller: Agent, args: dict[str, Any]) -> str:
+        """get_sub_agent_status by display_names or, as astrion was, by agent_ids
+        (TW-PROF-019, TW-PROF-036): one entry per item, in the order given."""
+        key = "display_names" if "display_names" in args else "agent_ids"
+        items = args[key]
+        kind = str if key == "display_names" else int
+        if not isinstance(items, list) or not items \
+                or any(type(item) is not kind for item in items):
+            return error("invalid-arguments", f"{key} must list at least one sub-agent")
+        results: list[dict[str, Any]] = []
+        for item in items:
+            found = self.named(caller, item) if kind is str \
+                else self.resolve(caller, item, None)
+            if isinstance(found, str):
+                if '"ambiguous-agent-id"' in found or '"invalid-arguments"' in found:
+                    return found
+                if FAULT != "status-drops-unknown":
+                    results.append({"found": False, key[:-1]: item})
+                continue
+            results.append({"found": True, "agent_id": found.agent_id,
+                            "role_id": found.role_id, "display_name": found.name,
+                            "status": found.state})
+        return json.dumps({"success": True, "results": results})
 
     def named(self, caller: Agent, name: Any) -> Agent | str:
         """The sub-agent of exactly this display name, else the first whose name differs
@@ -646,13 +683,22 @@ class Router:
         return found
 
     def stop(self, found: Agent) -> str:
-        """stop_sub_agent (TW-PROF-016): the turn ends, its ask is cancelled, the queue
-        stays, and the sub-agent waits idle for a message."""
+        """stop_sub_agent (TW-PROF-016, TW-PROF-035): the turn ends, its ask is cancelled,
+        the queue stays, and the sub-agent waits idle for a message."""
+        if found.state == "terminated":
+            return error("agent-terminated", f"{found.name} is terminated")
         if found.state in ("running", "waiting"):
-            found.generation += 1  # the stopped turn's late reply is dropped
-            found.state = "idle"
-            found.asked_id = None
-        return json.dumps({"success": True, "display_name": found.name, "status": found.state})
+            # its open calls keep no result (TW-PROF-025), its late reply is dropped
+            found.stopped = found.generation
+            found.generation += 1
+            found.waiting_on = found.asked_id = None  # an answer now fails with not-waiting
+            found.answer = None
+            found.answered.set()  # wakes the turn's thread if it waits on its ask
+        found.state = "idle"
+        if FAULT == "stop-drops-queue":
+            found.pending = []
+        return json.dumps({"success": True, "agent_id": found.agent_id,
+                           "display_name": found.name, "status": found.state})
 
     def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
         """The sub-agent an agent_id (and role_id) names, or the error result."""
