@@ -148,6 +148,8 @@ CASES: list[Any] = [
     pytest.param(PY, "relay-leader-text", "natural-output-stays-in-envelopes", "TW-TYPE-021",
                  ["model-calls", "UI Operator_1 call 2", "Team Leader call 5"], {},
                  id="relays-the-leaders-prose"),
+    pytest.param(PY, "timeout-completes", "sub-agent-status-results", "TW-RES-013",
+                 ["Team Leader call 5"], {}, id="reports-a-timed-out-turn-as-completed"),
 ]
 
 

@@ -30,6 +30,8 @@ the tests can check that certification fails with the right requirements:
 - ``any-chosen-id``: an agent-chosen id is taken as given, malformed or used before.
 - ``count-refused``: a refused send_message_to_sub_agent consumes a counter value.
 - ``relay-leader-text``: the Team Leader's prose goes to every sub-agent as a Message.
+- ``timeout-completes``: get_sub_agent_status gives a turn its timeout ended the state
+  completed, as if it had ended naturally.
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
@@ -217,6 +219,7 @@ class Agent:
         # which its next natural output answers: question id -> asker
         self.message_asks: dict[str, Agent] = {}
         self.heard: list[tuple[Agent, str]] = []
+        self.ended: dict[str, str] | None = None  # how its latest turn ended, as a run result
         self.timeout = 600.0
         self.generation = 0  # turns started: a reply of an older turn is dropped
 
@@ -280,6 +283,9 @@ class Router:
             result = (f'<result agent="{agent.name}" state="timeout">\n<error>\nstopped after '
                       f"{seconds} s\n</error>\n</result>")
             self.end_turn(agent, result)
+            if FAULT != "timeout-completes":
+                agent.ended = {"agent": agent.name, "state": "timeout",
+                               "error": f"stopped after {seconds} s"}
 
     def drain(self, agent: Agent) -> None:
         batch = list(reversed(agent.pending)) if FAULT == "reverse-batch" else agent.pending
@@ -371,6 +377,7 @@ class Router:
             if agent.state == "terminated":
                 return
             agent.state = "completed" if agent.name != LEADER else "idle"
+            agent.ended = {"agent": agent.name, "state": "completed", "output": text}
             if FAULT == "drop-final" and agent.name != LEADER:
                 agent.pending = []
             leader = self.agents[LEADER]
@@ -570,9 +577,13 @@ class Router:
                 found = self.resolve(agent, args["agent_id"], args.get("role_id"))
                 if isinstance(found, str):
                     return found
-                return json.dumps({"success": True, "agent_id": found.agent_id,
-                                   "role_id": found.role_id, "display_name": found.name,
-                                   "status": found.state})
+                status = {"success": True, "agent_id": found.agent_id,
+                          "role_id": found.role_id, "display_name": found.name,
+                          "status": found.state}
+                result = self.run_result(found)
+                if result is not None:
+                    status["result"] = result
+                return json.dumps(status)
             if name == "send_message_to_sub_agent":
                 found = self.resolve(agent, args["agent_id"], args.get("role_id"))
                 if isinstance(found, str):
@@ -620,6 +631,17 @@ class Router:
                      "status": a.state, "summary": ""}
                     for a in self.agents.values() if a.name != LEADER]})
         return error("forbidden-tool", f"{name} is not supported")
+
+    def run_result(self, agent: Agent) -> dict[str, str] | None:
+        """The run result of a sub-agent's latest turn in JSON form (TW-RES-013); None before
+        its first turn."""
+        if agent.state in ("running", "waiting"):
+            return {"agent": agent.name, "state": "running",
+                    "output": "its turn goes on; do not wait for it"}
+        if agent.state == "terminated":
+            return {"agent": agent.name, "state": "terminated",
+                    "error": "terminated by the Team Leader"}
+        return agent.ended
 
     def unanswerable(self, answerer: Agent, asker: Agent, question_id: str) -> str | None:
         """Why an answer to ``question_id`` of ``asker`` fails: the answerer never received
