@@ -127,16 +127,42 @@ CASES: list[Any] = [
     pytest.param(PY, "reuse-chosen-ids", "counters-skip-chosen-ids", "TW-ID-008",
                  ["Team Leader call 5"], {"no-duplicates": ["TW-DEL-002"]},
                  id="gives-an-id-an-agent-chose"),
+    pytest.param(PY, "msg-as-ask", "message-between-sub-agents", "TW-TYPE-010",
+                 ["model-calls", "Full-Stack Engineer_1 call 2", "Full-Stack Engineer_1 call 3",
+                  "Full-Stack Engineer_1 call 4", "UI Operator_1 call 2", "UI Operator_1 call 3",
+                  "Team Leader call 4", "Team Leader call 5", "Team Leader call 6"], {},
+                 id="takes-a-message-for-an-ask"),
+    pytest.param(JS, "msg-as-ask", "message-between-sub-agents", "TW-TYPE-010",
+                 ["model-calls", "Full-Stack Engineer_1 call 2", "Full-Stack Engineer_1 call 3",
+                  "Full-Stack Engineer_1 call 4", "UI Operator_1 call 2", "UI Operator_1 call 3",
+                  "Team Leader call 4", "Team Leader call 5", "Team Leader call 6"], {},
+                 id="takes-a-message-for-an-ask-node", marks=needs_node),
+    pytest.param(PY, "any-chosen-id", "ids-only-for-accepted-calls", "TW-ID-014",
+                 ["model-calls", "UI Operator_1 call 2", "UI Operator_1 call 3",
+                  "UI Operator_1 call 4", "Team Leader call 3", "Team Leader call 4",
+                  "Team Leader call 5", "Team Leader call 6"], {},
+                 id="takes-any-agent-chosen-id"),
+    pytest.param(PY, "count-refused", "ids-only-for-accepted-calls", "TW-ID-009",
+                 ["UI Operator_1 call 3", "Team Leader call 4"], {},
+                 id="counts-a-refused-call"),
+    pytest.param(PY, "relay-leader-text", "natural-output-stays-in-envelopes", "TW-TYPE-021",
+                 ["model-calls", "UI Operator_1 call 2", "Team Leader call 5"], {},
+                 id="relays-the-leaders-prose"),
+    pytest.param(PY, "timeout-completes", "sub-agent-status-results", "TW-RES-013",
+                 ["Team Leader call 5"], {}, id="reports-a-timed-out-turn-as-completed"),
 ]
 
 
 RACING = {"no-inline": {"Team Leader call 4"},
-          "keep-repeats": {"model-calls", "UI Operator_1 call 1", "Team Leader call 3"}}
+          "keep-repeats": {"model-calls", "UI Operator_1 call 1", "Team Leader call 3"},
+          "relay-leader-text": {"Team Leader call 4", "Team Leader call 6"}}
 """Checks a fault may or may not fail, by timing the schedule does not hold. no-inline: the
 message held back starts a third, unscripted turn of the operator, whose empty output reaches
 the Team Leader either before its fourth model call or after it. keep-repeats: the messages
 the fault sends reach the operator either before its first model call or as an unscripted
-second turn, whose report then reaches the Team Leader too."""
+second turn, whose report then reaches the Team Leader too. relay-leader-text: the prose the
+fault relays starts unscripted turns of both sub-agents, whose reports reach the Team Leader
+before one of its calls or another."""
 
 
 @pytest.mark.parametrize(("router", "fault", "scenario", "broken", "failed_checks", "run_checks"),

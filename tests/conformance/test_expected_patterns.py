@@ -1,7 +1,8 @@
 """What the harness reads in an expectation beyond plain values: roles listed in any order
 (TW-TOOL-019), a base tool's result taken as the router's own where it offered the tool
-(TW-TOOL-041), and the ids a router gives tool calls whose id was empty, missing or
-repeated (TW-DUR-009), written from the specification's own examples."""
+(TW-TOOL-041), a member compared only when the router sends it (TW-RES-013), and the ids a
+router gives tool calls whose id was empty, missing or repeated (TW-DUR-009), written from
+the specification's own examples."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from teamwire.conformance.checks import (
     ANY_ORDER,
     FURTHER_MEMBERS,
+    IF_PRESENT,
     UNLESS_OFFERED,
     Status,
     assigned_id,
@@ -72,6 +74,35 @@ def test_roles_match_in_any_order_and_each_is_compared(roles: list[dict[str, Any
     assert (verdict.status is Status.PASS) is passes
     if not passes:
         assert ANY_ORDER not in json.dumps(verdict.expected)
+
+
+STATUS = {"success": True, "status": "completed",
+          "result": {IF_PRESENT: {"agent": "A_1", "state": "timeout", FURTHER_MEMBERS: True}}}
+
+
+@pytest.mark.parametrize(("further", "result", "passes"), [
+    (False, {"success": True, "status": "completed"}, True),
+    (False, {"success": True, "status": "completed",
+             "result": {"agent": "A_1", "state": "timeout", "error": "Too slow."}}, True),
+    (False, {"success": True, "status": "completed",
+             "result": {"agent": "A_1", "state": "completed", "output": "Done."}}, False),
+    (False, {"success": True, "status": "completed", "result": None}, False),
+    (False, {"success": True}, False),
+    (False, {"success": True, "status": "completed", "summary": "s"}, False),
+    (True, {"success": True, "status": "completed", "summary": "s"}, True),
+    (True, {"success": True, "status": "completed", "summary": "s",
+            "result": {"agent": "A_1", "state": "running", "output": "Busy."}}, False),
+], ids=["left-out", "sent-and-right", "sent-with-another-state", "sent-as-null",
+        "a-required-member-missing", "a-further-member-unallowed", "a-further-member-allowed",
+        "sent-wrong-beside-further-members"])
+def test_a_member_if_present_may_be_left_out_and_is_compared_when_sent(
+        further: bool, result: dict[str, Any], passes: bool) -> None:
+    expected = {**STATUS, FURTHER_MEMBERS: True} if further else STATUS
+    verdict = _verdicts("get_sub_agent_status", '{"agent_id": 1}', result,
+                        expected)["Team Leader call 2"]
+    assert (verdict.status is Status.PASS) is passes
+    if not passes:
+        assert IF_PRESENT not in json.dumps(verdict.expected)
 
 
 FORBIDDEN = {"success": False, "error": {"code": "forbidden-tool",

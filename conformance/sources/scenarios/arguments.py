@@ -1,7 +1,7 @@
 """Arguments a router refuses or ignores (TW-TOOL-023 to TW-TOOL-040), tools outside the
 caller's set (TW-TOOL-041), the ids a router gives tool calls (TW-DUR-008, TW-DUR-009), the
-status of one sub-agent (TW-TOOL-016), and the order of the calls of one reply
-(TW-ROUTE-021, TW-ROUTE-022)."""
+status of one sub-agent (TW-TOOL-016) with the run result of its latest turn (TW-RES-013),
+and the order of the calls of one reply (TW-ROUTE-021, TW-ROUTE-022)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ from conformance.sources.scenarios.blocks import (
 )
 from conformance.sources.scenarios.routing import message, output
 
-from teamwire.conformance.checks import FURTHER_MEMBERS, UNLESS_OFFERED
+from teamwire.conformance.checks import FURTHER_MEMBERS, IF_PRESENT, UNLESS_OFFERED
+from teamwire.envelope.run_result import render_run_result
 
 TASK_UIO = envelope(TL, "任务发布", "task_001", "Task", UIO_TASK)
 
@@ -105,6 +106,60 @@ def sub_agent_status() -> dict[str, Any]:
                                    "display_name": UIO, "status": "terminated"}),
                 tool("call_tl_4", status("terminated")),
                 tool("call_tl_5", failed("agent-terminated")))])
+
+
+def latest_run(name: str, role_id: str, status: str, state: str,
+               **body: str) -> dict[str, Any]:
+    """get_sub_agent_status's result whose ``result``, if the router sends one, is the run
+    result of the sub-agent's latest turn in that state; the words of a running note or of
+    an error are the router's own."""
+    run = {"agent": name, "state": state, **body, FURTHER_MEMBERS: True}
+    return {"success": True, "agent_id": 1, "role_id": role_id, "display_name": name,
+            "status": status, "result": {IF_PRESENT: run}, FURTHER_MEMBERS: True}
+
+
+def sub_agent_status_results() -> dict[str, Any]:
+    engineer = "full-stack-engineer"
+    return scenario(
+        "sub-agent-status-results",
+        "get_sub_agent_status's result, when the router gives one, is the run result of the "
+        "sub-agent's latest turn: running while its turn goes on, timeout once the turn "
+        "timeout ended it, completed with its final output, terminated once terminated",
+        ["TW-RES-013", "TW-TOOL-016", "TW-TOOL-017"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
+                         call("call_tl_2", "create_sub_agent", agent_id=1, role_id=engineer,
+                              task=FSE_TASK, timeout_seconds=1)),
+               calls(call("call_tl_3", "get_sub_agent_status", agent_id=1,
+                          role_id="ui-operator")),
+               says("Waiting."),
+               calls(call("call_tl_4", "get_sub_agent_status", agent_id=1, role_id=engineer)),
+               says("Too slow."),
+               calls(call("call_tl_5", "get_sub_agent_status", agent_id=1,
+                          role_id="ui-operator"),
+                     call("call_tl_6", "terminate_sub_agent", agent_id=1,
+                          role_id="ui-operator"),
+                     call("call_tl_7", "get_sub_agent_status", agent_id=1,
+                          role_id="ui-operator")),
+               says("Done.")),
+         agent(UIO, says("The form is designed.")),
+         agent(FSE, says("Too late."))],
+        # The engineer's only model call is held until its turn timeout has ended the turn;
+        # the operator's, until the Team Leader has asked for its status while it runs.
+        schedule((TL, 1), (TL, 2), (TL, 3), (TL, 4), (TL, 5), (UIO, 1), (TL, 6), (TL, 7),
+                 (FSE, 1)),
+        [expect(TL, 3, tool("call_tl_3", latest_run(UIO, "ui-operator", "running",
+                                                     "running"))),
+         expect(TL, 4, output(FSE, "out_fse_001", render_run_result(
+             FSE, "timeout", "the turn took longer than its timeout of 1 second"))),
+         expect(TL, 5, tool("call_tl_4", latest_run(FSE, engineer, "completed", "timeout"))),
+         expect(TL, 6, output(UIO, "out_uio_001", "The form is designed.")),
+         expect(TL, 7, tool("call_tl_5", latest_run(UIO, "ui-operator", "completed",
+                                                     "completed",
+                                                     output="The form is designed.")),
+                tool("call_tl_6", {"success": True, "agent_id": 1, "role_id": "ui-operator",
+                                   "display_name": UIO, "status": "terminated"}),
+                tool("call_tl_7", latest_run(UIO, "ui-operator", "terminated",
+                                             "terminated")))])
 
 
 def output_kept_after_termination() -> dict[str, Any]:
@@ -243,6 +298,7 @@ def tool_call_ids() -> dict[str, Any]:
          expect(TL, 4, tool(long_id, nobody), tool(long_id[:64] + "_2", nobody))])
 
 
-SCENARIOS = [refused_arguments, sub_agent_status, output_kept_after_termination,
+SCENARIOS = [refused_arguments, sub_agent_status, sub_agent_status_results,
+             output_kept_after_termination,
              ask_blocks_later_calls, repeated_members_and_large_integers, base_tool_not_offered,
              tool_call_ids]

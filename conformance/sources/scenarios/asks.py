@@ -255,6 +255,54 @@ def answer_to_no_pending_question() -> dict[str, Any]:
         knobs={"unanswered_asks": "fail"})
 
 
+def message_between_sub_agents() -> dict[str, Any]:
+    form = "The form posts JSON to /signup."
+    return scenario(
+        "message-between-sub-agents",
+        "An ask_other_agent whose message_id starts with msg_ is a Message, which the peer's "
+        "first natural output answers instead of a completion report; one whose id starts "
+        "otherwise, even MSG_, is an Ask, which only answer_other_agent answers, so the text "
+        "beside that call is a progress report",
+        ["TW-TYPE-010", "TW-TYPE-018", "TW-TOOL-021", "TW-ROUTE-012", "TW-ROUTE-014",
+         "TW-ID-013"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
+                         create("call_tl_2", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("Noted."), says("Checking noted."), says("API noted."),
+               says("Form noted.")),
+         agent(UIO, calls(ask_other("call_uio_1", "msg_uio_001", form)),
+               calls(ask_other("call_uio_2", "MSG_uio_002", PORT)),
+               says("The form is done.")),
+         agent(FSE, says("The API skeleton is done."),
+               says("JSON to /signup, understood."),
+               calls(call("call_fse_1", "answer_other_agent", source_agent_id=1,
+                          role_id="ui-operator", message_id="MSG_uio_002", answer="8080."),
+                     text="Checking the config."),
+               says("Answered the operator."))],
+        # The engineer reports before the operator speaks to it, so each message of the
+        # operator starts a new turn of the engineer; each report of the engineer reaches
+        # the Team Leader after its previous turn has ended, as a new turn.
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (UIO, 1), (FSE, 2), (UIO, 2), (FSE, 3),
+                 (TL, 4), (FSE, 4), (TL, 5), (UIO, 3), (TL, 6)),
+        [expect(TL, 3, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
+                                "The API skeleton is done.")),
+         expect(FSE, 2, envelope(UIO, "消息", "msg_uio_001", "Message", form)),
+         expect(UIO, 2, tool("call_uio_1", envelope(
+             FSE, "回答", "ans_fse_001", "Answer", "JSON to /signup, understood.",
+             (("question_id", "msg_uio_001"),))["content"])),
+         expect(FSE, 3, envelope(UIO, "提问", "MSG_uio_002", "Ask", PORT)),
+         expect(TL, 4, envelope(FSE, "任务进度输出", "out_fse_002", "Output",
+                                "Checking the config.")),
+         expect(UIO, 3, tool("call_uio_2", envelope(
+             FSE, "回答", "ans_fse_002", "Answer", "8080.",
+             (("question_id", "MSG_uio_002"),))["content"])),
+         expect(FSE, 4, tool("call_fse_1", {"success": True, "display_name": UIO,
+                                             "message_id": "MSG_uio_002"})),
+         expect(TL, 5, envelope(FSE, "任务完成汇报", "out_fse_003", "Output",
+                                "Answered the operator.")),
+         expect(TL, 6, envelope(UIO, "任务完成汇报", "out_uio_001", "Output",
+                                "The form is done."))])
+
+
 SCENARIOS = [round_limit, ask_timeout, leader_asks_a_sub_agent, answers_out_of_order,
              unanswered_ask_master, unanswered_ask_waits, unanswered_ask_sub_agent,
-             answer_to_no_pending_question]
+             answer_to_no_pending_question, message_between_sub_agents]

@@ -24,8 +24,10 @@ from conformance.sources.scenarios import (
     astrion,
     durability,
     failures,
+    ids,
     knobs,
     lifecycle,
+    natural_output,
     routing,
     targets,
 )
@@ -42,7 +44,7 @@ REFERENCE = [sys.executable, "-m", "teamwire", "run", "-q"]
 ASTRION_ROUTER = [sys.executable, str(ROOT / "tests" / "conformance" / "routers" / "mini_router.py"),
                   "--profile", "astrion"]
 SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *lifecycle.SCENARIOS,
-           *arguments.SCENARIOS,
+           *arguments.SCENARIOS, *ids.SCENARIOS, *natural_output.SCENARIOS,
            *failures.SCENARIOS, *durability.SCENARIOS, *knobs.SCENARIOS,
            *astrion.SCENARIOS]
 

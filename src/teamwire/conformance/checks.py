@@ -491,6 +491,11 @@ ANY_ORDER = "<in any order>"
 """An expected value ``{ANY_ORDER: [...]}``: an array holding these items in any order, where
 the specification fixes no order (the roles of list_agents, TW-TOOL-019)."""
 
+IF_PRESENT = "<if present>"
+"""An expected member's value ``{IF_PRESENT: value}``: the router may leave the member out,
+where the specification makes it optional; when it sends it, it is compared with ``value``
+(the ``result`` of get_sub_agent_status, TW-TOOL-017, TW-RES-013)."""
+
 UNLESS_OFFERED = "<any result if the tool was offered>"
 """A member of an expected tool result (value: the tool's name): the result is expected only
 when the model call that made the tool call did not offer that tool; a base tool a router
@@ -499,7 +504,7 @@ offers runs, and its result is the router's own (TW-TOOL-041)."""
 
 def _has_pattern(value: Any) -> bool:
     if isinstance(value, dict):
-        return FURTHER_MEMBERS in value or ANY_ORDER in value \
+        return FURTHER_MEMBERS in value or ANY_ORDER in value or IF_PRESENT in value \
             or any(_has_pattern(v) for v in value.values())
     if isinstance(value, list):
         return any(_has_pattern(v) for v in value)
@@ -507,8 +512,8 @@ def _has_pattern(value: Any) -> bool:
 
 
 def _matches(expected: Any, received: Any) -> bool:
-    """Whether ``received`` is a value the pattern ``expected`` allows (FURTHER_MEMBERS and
-    ANY_ORDER at any depth; anything else compared exactly)."""
+    """Whether ``received`` is a value the pattern ``expected`` allows (FURTHER_MEMBERS,
+    ANY_ORDER and IF_PRESENT at any depth; anything else compared exactly)."""
     if isinstance(expected, dict) and ANY_ORDER in expected:
         items = expected[ANY_ORDER]
         if not isinstance(received, list) or len(received) != len(items):
@@ -520,12 +525,17 @@ def _matches(expected: Any, received: Any) -> bool:
                 return False
             left.pop(found)
         return True
+    if isinstance(expected, dict) and IF_PRESENT in expected:
+        return _matches(expected[IF_PRESENT], received)
     if isinstance(expected, dict):
         further = expected.get(FURTHER_MEMBERS) is True
         named = {k: v for k, v in expected.items() if k != FURTHER_MEMBERS}
+        optional = {k for k, v in named.items() if isinstance(v, dict) and IF_PRESENT in v}
         return isinstance(received, dict) \
-            and (further or set(received) == set(named)) \
-            and all(k in received and _matches(v, received[k]) for k, v in named.items())
+            and (further or set(named) - optional <= set(received) <= set(named)) \
+            and all(k in received and _matches(v, received[k]) if k not in optional
+                    else k not in received or _matches(v, received[k])
+                    for k, v in named.items())
     if isinstance(expected, list):
         return isinstance(received, list) and len(expected) == len(received) \
             and all(_matches(e, r) for e, r in zip(expected, received, strict=True))
@@ -538,6 +548,8 @@ def _plain(value: Any) -> Any:
     """A pattern as the value it describes, for a report: markers dropped."""
     if isinstance(value, dict) and ANY_ORDER in value:
         return [_plain(v) for v in value[ANY_ORDER]]
+    if isinstance(value, dict) and IF_PRESENT in value:
+        return _plain(value[IF_PRESENT])
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items() if k != FURTHER_MEMBERS}
     if isinstance(value, list):

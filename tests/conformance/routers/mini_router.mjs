@@ -8,6 +8,7 @@
 //   keep-repeats   arguments that name a member twice are read, the last value kept
 //   keep-call-ids  tool calls keep the ids the model gave, empty, missing or repeated
 //   per-agent-ids  each agent counts its own ids: two instances of one role give one out_ id twice
+//   msg-as-ask     a sub-agent's ask_other_agent is an Ask whatever its id, msg_ too
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 // TEAMWIRE_ROLES, TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT), refuses (exit 2) a knob out of
 // range, and exits 0 once every agent is idle.
@@ -39,7 +40,8 @@ const CATALOG = process.env.TEAMWIRE_ROLES ? JSON.parse(readFileSync(process.env
   { role_id: "full-stack-engineer", name: "Full-Stack Engineer", description: "Builds APIs, services and their front-end wiring." }];
 const ROLES = new Map(CATALOG.map((role) => [role.role_id, role.name]));
 const DESCRIPTIONS = new Map(CATALOG.map((role) => [role.role_id, role.description]));
-const ASK_LINE = /^来自 (.+) 的提问\nid: (\S+)\n/;
+const ASK_LINE = /^来自 (.+) 的(?:提问|消息)\nid: (\S+)\n/;
+const CHOSEN_ID = /^[^\s<>"]+$/; // an id an agent may choose (TW-ID-001)
 const abbreviation = (name, roleId) => (name.match(/[A-Z]/g) || []).join("").toLowerCase()
   || roleId.split(/[-_]/).filter(Boolean).map((part) => part[0]).join("") || "a";
 const LEADER_TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_to_sub_agent",
@@ -146,13 +148,17 @@ const counters = { tasks: 0 };
 // one role share an abbreviation, so a counter kept per agent would give both out_xx_001.
 const allocated = new Map();
 const chosen = new Set(); // ids agents chose for their asks, which no counter may give
+const given = new Set(); // ids the router allocated, which no agent may choose
 function nextId(prefix, abbreviation, name) {
   const key = `${prefix}_${abbreviation}`;
   const counter = FAULT === "per-agent-ids" ? `${key}:${name}` : key;
   for (;;) {
     allocated.set(counter, (allocated.get(counter) || 0) + 1);
     const id = `${key}_${String(allocated.get(counter)).padStart(3, "0")}`;
-    if (!chosen.has(id)) return id;
+    if (!chosen.has(id)) {
+      given.add(id);
+      return id;
+    }
   }
 }
 const rounds = new Map();
@@ -161,7 +167,10 @@ let busy = 0;
 function makeAgent(name, roleId, agentId, abbreviation) {
   const agent = { name, roleId, agentId, abbreviation, messages: [], pending: [], state: "idle",
     received: new Map(), askedId: null, resolveAsk: null, waitingOn: null, timeout: 600,
-    generation: 0, leaderAsks: [] };
+    generation: 0, leaderAsks: [],
+    // Messages of ask_other_agent (msg_ ids) not yet delivered, and those delivered, which
+    // its next natural output answers
+    messageAsks: new Map(), heard: [] };
   agents.set(name, agent);
   return agent;
 }
@@ -181,7 +190,14 @@ function drain(agent) {
   for (const text of batch) {
     agent.messages.push({ role: "user", content: text });
     const found = ASK_LINE.exec(text);
-    if (found) agent.received.set(found[2], found[1]); // an Ask is received once it is in the conversation
+    if (found) {
+      agent.received.set(found[2], found[1]); // an Ask is received once it is in the conversation
+      const asker = agent.messageAsks.get(found[2]);
+      if (asker) {
+        agent.messageAsks.delete(found[2]);
+        agent.heard.push([asker, found[2]]);
+      }
+    }
   }
   agent.pending = [];
 }
@@ -216,8 +232,9 @@ async function turn(agent, generation) {
     if (agent.generation !== generation || agent.state === "terminated") return;
     const calls = ownIds(reply.tool_calls || [], agent.messages);
     agent.messages.push({ role: "assistant", content: reply.content, ...(calls.length ? { tool_calls: calls } : {}) });
-    if (!calls.length) return endTurn(agent, reply.content || "");
-    if (agent.name !== LEADER && (reply.content || "").trim()) {
+    const answered = answerHeard(agent, reply.content || "");
+    if (!calls.length) return endTurn(agent, reply.content || "", answered);
+    if (agent.name !== LEADER && (reply.content || "").trim() && !answered) {
       // text beside tool calls is progress, reported before they run
       const id = nextId("out", agent.abbreviation, agent.name);
       deliver(agents.get(LEADER), envelope(agent.name, "任务进度输出", id, "Output", reply.content));
@@ -236,7 +253,25 @@ async function turn(agent, generation) {
   }
 }
 
-function endTurn(agent, text) {
+// Natural output answers the Messages of ask_other_agent the agent has heard whose askers
+// still wait on them (the answer rule), each with an Answer of its own; whether it answered
+// any, so that it is no report too (TW-TYPE-018).
+function answerHeard(agent, text) {
+  if (!text.trim() || !agent.heard.length) return false;
+  const heard = agent.heard;
+  agent.heard = [];
+  let answered = false;
+  for (const [asker, questionId] of heard) {
+    if (asker.resolveAsk && asker.waitingOn === agent.name && asker.askedId === questionId) {
+      const id = nextId("ans", agent.abbreviation, agent.name);
+      asker.resolveAsk(envelope(agent.name, "回答", id, "Answer", text, ` question_id="${questionId}"`));
+      answered = true;
+    }
+  }
+  return answered;
+}
+
+function endTurn(agent, text, answered = false) {
   if (agent.state === "terminated") return;
   agent.state = agent.name === LEADER ? "idle" : "completed";
   if (FAULT === "drop-final" && agent.name !== LEADER) agent.pending = [];
@@ -246,7 +281,7 @@ function endTurn(agent, text) {
     const questionId = agent.leaderAsks.shift();
     const id = nextId("ans", agent.abbreviation, agent.name);
     leader.resolveAsk(envelope(agent.name, "回答", id, "Answer", text, ` question_id="${questionId}"`));
-  } else if (agent.name !== LEADER) {
+  } else if (agent.name !== LEADER && !answered) {
     const id = nextId("out", agent.abbreviation, agent.name);
     deliver(leader, envelope(agent.name, "任务完成汇报", id, "Output", text));
   }
@@ -295,11 +330,21 @@ function resolve(caller, agentId, roleId) {
 }
 
 function ask(agent, target, questionId, text) {
+  // the order of TW-TOOL-037: the target, then the tool's own conditions
+  if (target.state === "terminated") return Promise.resolve(error("agent-terminated", `${target.name} is terminated`));
   for (let link = target, seen = new Set([agent.name]); link.waitingOn !== null; link = agents.get(link.waitingOn)) {
     if (seen.has(link.waitingOn)) return Promise.resolve(error("wait-cycle", "the ask would wait in a cycle"));
     seen.add(link.name);
   }
-  if (target.state === "terminated") return Promise.resolve(error("agent-terminated", `${target.name} is terminated`));
+  if (chosen.has(questionId) || given.has(questionId)) {
+    return Promise.resolve(error("duplicate-id", `${questionId} is used in this session`));
+  }
+  if (agent.name !== LEADER && target.name !== LEADER) {
+    const pair = `${agent.name}->${target.name}`;
+    if ((rounds.get(pair) || 0) >= ROUND_LIMIT) return Promise.resolve(error("round-limit", "too many asks between these two"));
+    rounds.set(pair, (rounds.get(pair) || 0) + 1);
+  }
+  if (agent.name === LEADER) target.leaderAsks.push(questionId);
   chosen.add(questionId); // the counters skip it (TW-ID-008)
   agent.state = "waiting";
   agent.waitingOn = target.name;
@@ -311,7 +356,15 @@ function ask(agent, target, questionId, text) {
       timer = setTimeout(() => agent.resolveAsk(error("timeout", `${target.name} did not answer in time`)),
         ASK_TIMEOUT * 1000);
     }
-    agent.askedText = envelope(agent.name, "提问", questionId, "Ask", text);
+    // a sub-agent's ask of a peer whose id starts with msg_ is a Message (TW-TYPE-010),
+    // which the peer's next natural output answers
+    if (agent.name !== LEADER && target.name !== LEADER && questionId.startsWith("msg_")
+      && FAULT !== "msg-as-ask") {
+      target.messageAsks.set(questionId, agent);
+      agent.askedText = envelope(agent.name, "消息", questionId, "Message", text);
+    } else {
+      agent.askedText = envelope(agent.name, "提问", questionId, "Ask", text);
+    }
     deliver(target, agent.askedText);
   }).then((answer) => {
     agent.waitingOn = null;
@@ -336,11 +389,14 @@ async function execute(agent, name, args) {
     }
   }
   if (depth(args) > 64) return error("invalid-arguments", "the arguments nest more than 64 levels deep");
+  const idName = { ask_master: "question_id", ask_sub_agent: "question_id", ask_other_agent: "message_id" }[name];
+  if (idName && (typeof args[idName] !== "string" || !CHOSEN_ID.test(args[idName]))) {
+    return error("invalid-arguments", `${idName} is no id (TW-ID-001)`);
+  }
   if (name === "ask_master") return ask(agent, agents.get(LEADER), args.question_id, args.question);
   if (name === "ask_sub_agent") {
     const target = resolve(agent, args.agent_id, args.role_id);
     if (typeof target === "string") return target;
-    target.leaderAsks.push(args.question_id);
     return ask(agent, target, args.question_id, args.question);
   }
   if (name === "create_custom_agent") {
@@ -357,9 +413,6 @@ async function execute(agent, name, args) {
   if (name === "ask_other_agent") {
     const target = resolve(agent, args.target_agent_id, args.role_id);
     if (typeof target === "string") return target;
-    const pair = `${agent.name}->${target.name}`;
-    rounds.set(pair, (rounds.get(pair) || 0) + 1);
-    if (rounds.get(pair) > ROUND_LIMIT) return error("round-limit", "too many asks between these two");
     return ask(agent, target, args.message_id, args.content);
   }
   if (name === "answer_other_agent" || name === "answer_sub_agent_question") {
@@ -404,6 +457,7 @@ async function execute(agent, name, args) {
     sub.timeout = args.timeout_seconds || 600;
     counters.tasks += 1;
     const taskId = `task_${String(counters.tasks).padStart(3, "0")}`;
+    given.add(taskId);
     sub.messages.push({ role: "system", content: `You are ${sub.name}.` });
     deliver(sub, envelope(LEADER, "任务发布", taskId, "Task", args.task));
     return JSON.stringify({ success: true, agent_id: sub.agentId, role_id: sub.roleId,

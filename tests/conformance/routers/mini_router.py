@@ -26,6 +26,12 @@ the tests can check that certification fails with the right requirements:
 - ``per-agent-ids``: each agent counts its own ids, so two instances of one role give the
   same ``out_`` id.
 - ``reuse-chosen-ids``: a counter gives an id an agent already chose for its ask.
+- ``msg-as-ask``: a sub-agent's ask_other_agent is an Ask whatever its id, msg_ too.
+- ``any-chosen-id``: an agent-chosen id is taken as given, malformed or used before.
+- ``count-refused``: a refused send_message_to_sub_agent consumes a counter value.
+- ``relay-leader-text``: the Team Leader's prose goes to every sub-agent as a Message.
+- ``timeout-completes``: get_sub_agent_status gives a turn its timeout ended the state
+  completed, as if it had ended naturally.
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
@@ -66,7 +72,8 @@ LEADER = "Team Leader"
 ROLES: dict[str, str] = {}  # role id -> role name, read from TEAMWIRE_ROLES
 DESCRIPTIONS: dict[str, str] = {}  # role id -> description
 LARGEST = 2 ** 53 - 1  # the integers every JSON reader holds exactly
-ASK_LINE = re.compile(r"\A来自 (.+) 的提问\nid: (\S+)\n")
+ASK_LINE = re.compile(r"\A来自 (.+) 的(?:提问|消息)\nid: (\S+)\n")
+CHOSEN_ID = re.compile(r'[^\s<>"]+')  # an id an agent may choose (TW-ID-001)
 
 
 def load_roles() -> None:
@@ -212,6 +219,11 @@ class Agent:
         self.waiting_on: str | None = None
         self.asked_text: str | None = None  # the Ask it waits on, as its answerer receives it
         self.leader_asks: list[str] = []  # the Team Leader's questions its output answers
+        # Messages of ask_other_agent (msg_ ids) waiting to be delivered, and those delivered,
+        # which its next natural output answers: question id -> asker
+        self.message_asks: dict[str, Agent] = {}
+        self.heard: list[tuple[Agent, str]] = []
+        self.ended: dict[str, str] | None = None  # how its latest turn ended, as a run result
         self.timeout = 600.0
         self.generation = 0  # turns started: a reply of an older turn is dropped
         self.stopped = -1  # the turn a stop_sub_agent ended: its open calls keep no result
@@ -229,6 +241,7 @@ class Router:
         self.rounds: dict[tuple[str, str], int] = {}
         self.counters: dict[tuple[str, str], int] = {}  # (prefix, abbreviation) → last number
         self.used: set[str] = set()  # ids agents chose, which no counter may give (TW-ID-008)
+        self.given: set[str] = set()  # ids the router allocated, which no agent may choose
         self.ask_timeout: float | None = knob("TEAMWIRE_ASK_TIMEOUT", False, 300)
         self.round_limit = int(knob("TEAMWIRE_ROUND_LIMIT", True, 8))
         self.fail_unanswered = os.environ.get("TEAMWIRE_UNANSWERED_ASKS") == "fail"
@@ -275,6 +288,9 @@ class Router:
             result = (f'<result agent="{agent.name}" state="timeout">\n<error>\nstopped after '
                       f"{seconds} s\n</error>\n</result>")
             self.end_turn(agent, result)
+            if FAULT != "timeout-completes":
+                agent.ended = {"agent": agent.name, "state": "timeout",
+                               "error": f"stopped after {seconds} s"}
 
     def drain(self, agent: Agent) -> None:
         batch = list(reversed(agent.pending)) if FAULT == "reverse-batch" else agent.pending
@@ -283,6 +299,9 @@ class Router:
             found = ASK_LINE.match(text)
             if found:  # an Ask is received once it is in the conversation
                 agent.received[found[2]] = found[1]
+                asker = agent.message_asks.pop(found[2], None)
+                if asker is not None:
+                    agent.heard.append((asker, found[2]))
         agent.pending = []
 
     def turn(self, agent: Agent, generation: int) -> None:
@@ -301,14 +320,21 @@ class Router:
                     agent.messages.append({"role": "assistant", "content": reply.get("content"),
                                            **({"tool_calls": calls} if calls else {})})
                     text = reply.get("content") or ""
-                    if calls and agent.name != LEADER and text.strip() \
+                    answered = self.answer_heard(agent, text)
+                    if agent.name == LEADER and text.strip() and FAULT == "relay-leader-text":
+                        for other in list(self.agents.values()):
+                            if other.name != LEADER and other.state != "terminated":
+                                self.deliver(other, envelope(LEADER, "消息",
+                                                             self.next_id("msg", agent),
+                                                             "Message", text))
+                    if calls and agent.name != LEADER and text.strip() and not answered \
                             and FAULT != "no-progress":
                         # text beside tool calls is progress, reported before they run
                         self.deliver(self.agents[LEADER], envelope(
                             agent.name, "任务进度输出", self.next_id("out", agent), "Output",
                             text))
                 if not calls:
-                    self.end_turn(agent, reply.get("content") or "")
+                    self.end_turn(agent, reply.get("content") or "", answered)
                     return
                 for call in calls:
                     with self.lock:
@@ -340,11 +366,29 @@ class Router:
                 self.busy -= 1
                 self.done.notify_all()
 
-    def end_turn(self, agent: Agent, text: str) -> None:
+    def answer_heard(self, agent: Agent, text: str) -> bool:
+        """Natural output answers the Messages of ask_other_agent the agent has heard whose
+        askers still wait on them (the answer rule), each with an Answer of its own; whether
+        it answered any, so that it is no report too (TW-TYPE-018)."""
+        if not text.strip() or not agent.heard:
+            return False
+        heard, agent.heard = agent.heard, []
+        answered = False
+        for asker, question_id in heard:
+            if asker.waiting_on == agent.name and asker.asked_id == question_id \
+                    and not asker.answered.is_set():
+                asker.answer = envelope(agent.name, "回答", self.next_id("ans", agent), "Answer",
+                                        text, f' question_id="{question_id}"')
+                asker.answered.set()
+                answered = True
+        return answered
+
+    def end_turn(self, agent: Agent, text: str, answered: bool = False) -> None:
         with self.lock:
             if agent.state == "terminated":
                 return
             agent.state = "completed" if agent.name != LEADER else "idle"
+            agent.ended = {"agent": agent.name, "state": "completed", "output": text}
             if FAULT == "drop-final" and agent.name != LEADER:
                 agent.pending = []
             leader = self.agents[LEADER]
@@ -354,7 +398,7 @@ class Router:
                 leader.answer = envelope(agent.name, "回答", self.next_id("ans", agent),
                                          "Answer", text, f' question_id="{question_id}"')
                 leader.answered.set()
-            elif agent.name != LEADER:
+            elif agent.name != LEADER and not answered:
                 report = envelope(agent.name, "任务完成汇报", self.next_id("out", agent),
                                   "Output", text)
                 self.deliver(leader, report)
@@ -378,6 +422,7 @@ class Router:
             self.counters[key] = self.counters.get(key, 0) + 1
             candidate = f"{prefix}_{agent.abbreviation}_{self.counters[key]:03d}"
             if candidate not in self.used or FAULT == "reuse-chosen-ids":
+                self.given.add(candidate)
                 return candidate
 
     def deliver(self, agent: Agent, text: str) -> str:
@@ -415,39 +460,54 @@ class Router:
             if done is not None:
                 return done
         if name in ("ask_master", "ask_other_agent", "ask_sub_agent"):
+            id_name = "message_id" if name == "ask_other_agent" else "question_id"
+            question_id = args.get(id_name)
+            if (not isinstance(question_id, str) or not CHOSEN_ID.fullmatch(question_id)) \
+                    and FAULT != "any-chosen-id":
+                return error("invalid-arguments", f"{id_name} is no id (TW-ID-001)")
             with self.lock:
-                if name == "ask_sub_agent":
-                    found = self.resolve(agent, args["agent_id"], args.get("role_id"))
-                    if isinstance(found, str):
-                        return found
-                    target, question_id, text = found, args["question_id"], args["question"]
-                    target.leader_asks.append(question_id)
-                elif name == "ask_master":
-                    target, question_id, text = self.agents[LEADER], args["question_id"], \
-                        args["question"]
+                if name == "ask_master":
+                    target, text = self.agents[LEADER], args["question"]
                 else:
-                    found = self.resolve(agent, args["target_agent_id"], args.get("role_id"))
+                    found = self.resolve(agent, args[
+                        "agent_id" if name == "ask_sub_agent" else "target_agent_id"],
+                        args.get("role_id"))
                     if isinstance(found, str):
                         return found
-                    target, question_id, text = found, args["message_id"], args["content"]
-                    pair = (agent.name, target.name)
-                    self.rounds[pair] = self.rounds.get(pair, 0) + 1
-                    if self.rounds[pair] > self.round_limit:
-                        return error("round-limit", "too many asks between these two")
+                    target = found
+                    text = args["question" if name == "ask_sub_agent" else "content"]
+                # the order of TW-TOOL-037: the target, then the tool's own conditions
+                if target.state == "terminated":
+                    return error("agent-terminated", f"{target.name} is terminated")
                 seen, link = {agent.name}, target
                 while link.waiting_on is not None:
                     if link.waiting_on in seen or link.waiting_on == agent.name:
                         return error("wait-cycle", "the ask would wait in a cycle")
                     seen.add(link.name)
                     link = self.agents[link.waiting_on]
-                if target.state == "terminated":
-                    return error("agent-terminated", f"{target.name} is terminated")
+                if (question_id in self.used or question_id in self.given) \
+                        and FAULT != "any-chosen-id":
+                    return error("duplicate-id", f"{question_id} is used in this session")
+                if name == "ask_other_agent":
+                    pair = (agent.name, target.name)
+                    if self.rounds.get(pair, 0) >= self.round_limit:
+                        return error("round-limit", "too many asks between these two")
+                    self.rounds[pair] = self.rounds.get(pair, 0) + 1
+                if name == "ask_sub_agent":
+                    target.leader_asks.append(question_id)
                 self.used.add(question_id)  # the counters skip it (TW-ID-008)
                 agent.state = "waiting"
                 agent.waiting_on = target.name
                 agent.asked_id = question_id
                 agent.answered.clear()
-                agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text)
+                # a sub-agent's ask whose id starts with msg_ is a Message (TW-TYPE-010),
+                # which the target's next natural output answers
+                if name == "ask_other_agent" and question_id.startswith("msg_") \
+                        and FAULT != "msg-as-ask":
+                    target.message_asks[question_id] = agent
+                    agent.asked_text = envelope(agent.name, "消息", question_id, "Message", text)
+                else:
+                    agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text)
                 turn = agent.generation
                 self.deliver(target, agent.asked_text)
             answered = agent.answered.wait(self.ask_timeout)
@@ -504,6 +564,7 @@ class Router:
                 self.agents[sub.name] = sub
                 self.tasks += 1
                 task_id = f"task_{self.tasks:03d}"
+                self.given.add(task_id)
                 sub.messages.append({"role": "system", "content": f"You are {sub.name}."})
                 self.deliver(sub, envelope(LEADER, "任务发布", task_id, "Task", args["task"]))
                 return json.dumps({"success": True, "agent_id": sub.agent_id,
@@ -530,12 +591,18 @@ class Router:
                 found = self.resolve(agent, args["agent_id"], args.get("role_id"))
                 if isinstance(found, str):
                     return found
-                return json.dumps({"success": True, "agent_id": found.agent_id,
-                                   "role_id": found.role_id, "display_name": found.name,
-                                   "status": found.state})
+                status = {"success": True, "agent_id": found.agent_id,
+                          "role_id": found.role_id, "display_name": found.name,
+                          "status": found.state}
+                result = self.run_result(found)
+                if result is not None:
+                    status["result"] = result
+                return json.dumps(status)
             if name == "send_message_to_sub_agent":
                 found = self.resolve(agent, args["agent_id"], args.get("role_id"))
                 if isinstance(found, str):
+                    if FAULT == "count-refused":
+                        self.next_id("msg", agent)  # the refused call takes a number all the same
                     return found
                 if found.state == "terminated":
                     return error("agent-terminated", f"{found.name} is terminated")
@@ -578,6 +645,17 @@ class Router:
                      "status": a.state, "summary": ""}
                     for a in self.agents.values() if a.name != LEADER]})
         return error("forbidden-tool", f"{name} is not supported")
+
+    def run_result(self, agent: Agent) -> dict[str, str] | None:
+        """The run result of a sub-agent's latest turn in JSON form (TW-RES-013); None before
+        its first turn."""
+        if agent.state in ("running", "waiting"):
+            return {"agent": agent.name, "state": "running",
+                    "output": "its turn goes on; do not wait for it"}
+        if agent.state == "terminated":
+            return {"agent": agent.name, "state": "terminated",
+                    "error": "terminated by the Team Leader"}
+        return agent.ended
 
     def unanswerable(self, answerer: Agent, asker: Agent, question_id: str) -> str | None:
         """Why an answer to ``question_id`` of ``asker`` fails: the answerer never received
