@@ -75,3 +75,20 @@ def test_render_either_round_trips_or_refuses(envelope: Envelope) -> None:
     except RenderError:
         return
     assert parse(text) == envelope
+
+
+@pytest.mark.parametrize(
+    ("envelope", "says"),
+    [
+        (Envelope("A<1", "消息", "msg_a_001", "Message", "x"), "sender 'A<1' "),
+        (Envelope("Team Leader", "消息", "msg_tl_001", "Message", "x", receiver="B 向"),
+         "receiver 'B 向' "),
+        (Envelope("Team Leader", "消息", "msg_tl_001", "Message", "x", receiver="B<2"),
+         "receiver 'B<2' "),
+        (Envelope("Team Leader", "消息", "msg tl", "Message", "x"), "id 'msg tl' "),
+    ],
+)
+def test_render_says_which_part_cannot_be_written(envelope: Envelope, says: str) -> None:
+    with pytest.raises(RenderError) as refused:
+        render(envelope)
+    assert str(refused.value).startswith(says)

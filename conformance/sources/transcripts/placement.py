@@ -113,6 +113,13 @@ def placement_cases() -> list[dict[str, Any]]:
             agent=UIO,
         ),
         case(
+            "TW209 near miss: an Answer in a tool result that answers no call is only an "
+            "orphan result",
+            [result(ANSWER, call_id="call_9")],
+            [("TW413", UIO, 0)],
+            agent=UIO,
+        ),
+        case(
             "TW209 near miss: the Answer as the result of ask_master",
             [*ask_master, result(ANSWER)],
             [],
