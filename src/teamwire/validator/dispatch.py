@@ -1,14 +1,18 @@
 """The dispatcher: hands each fact of a conversation pass to the checks of the enabled rules.
 
-It only calls rules. What a fast path may skip is derived here from the checks' triggers, so
-a new check is never skipped by a shortcut that predates it.
+It only calls rules. A selection (the checks of one set of enabled rules) makes, once, one
+function per fact type that calls those checks in code order (``hand_out``); a pass hands its
+facts to them with one reporter of its own (``PassReporter``). What a fast path may skip is
+derived here from the checks' triggers, so a new check is never skipped by a shortcut that
+predates it.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from teamwire.validator.facts import (
     FACT_TYPES,
@@ -88,6 +92,79 @@ class _Reporter:
 _new_reporter = object.__new__
 
 
+class Emits(Protocol):
+    """What a pass reports through: its ``emit``."""
+
+    def emit(self, rule: Rule, message: str, index: int | None, tail: str = "",
+             text: str | None = None, offset: int | None = None) -> None:
+        """Report ``rule`` at message ``index`` (see ``Emit``)."""
+
+
+class PassReporter:
+    """The report of the checks a conversation pass hands its facts to: one per pass, told
+    the rule of each check before it runs (``hand_out``).
+
+    It holds the pass weakly: a pass holds its reporter, and a strong reference back would
+    tie the pass into a reference cycle, and with it the messages it remembers."""
+
+    __slots__ = ("_owner", "rule")
+
+    def __init__(self, owner: Emits) -> None:
+        self._owner = weakref.ref(owner)
+        self.rule: Rule | None = None
+
+    def _emit(self) -> tuple[Emit, Rule]:
+        owner, rule = self._owner(), self.rule
+        assert owner is not None and rule is not None  # a pass reports while it runs
+        return owner.emit, rule
+
+    def __call__(self, fact: Fact, message: str, at: int | None = None,
+                 below: str = "") -> None:
+        emit, rule = self._emit()
+        emit(rule, message, fact.index, fact.tail + below, None if at is None else fact.text, at)
+
+    def later(self, fact: Fact, message: str, at: int | None = None,
+              below: str = "") -> Callable[[], None]:
+        emit, rule = self._emit()
+        return partial(emit, rule, message, fact.index, fact.tail + below,
+                       None if at is None else fact.text, at)
+
+
+Hand = Callable[[Any, PassReporter], None]
+"""Hands one fact to the checks it was made for, which report through the pass's reporter."""
+
+
+def hand_out(checks: tuple[Check[Any], ...]) -> Hand | None:
+    """One function that hands a fact to each of ``checks`` in order, naming each one's rule
+    to the reporter before it runs (as ``dispatch`` does, without a reporter made per fact or
+    the checks' fields read per fact); None when there are none. Made once per selection."""
+    if not checks:
+        return None
+    pairs = tuple((c.rule, c.run) for c in checks)
+    # The common short lists unrolled: a loop costs more than the calls it makes.
+    if len(pairs) == 1:
+        ((rule, run),) = pairs
+
+        def one(fact: Any, report: PassReporter) -> None:
+            report.rule = rule
+            run(fact, report)
+        return one
+    if len(pairs) == 2:
+        ((rule, run), (rule2, run2)) = pairs
+
+        def two(fact: Any, report: PassReporter) -> None:
+            report.rule = rule
+            run(fact, report)
+            report.rule = rule2
+            run2(fact, report)
+        return two
+
+    def every(fact: Any, report: PassReporter) -> None:
+        for report.rule, each in pairs:
+            each(fact, report)
+    return every
+
+
 def _gate(checks: list[Check[Any]]) -> Gate:
     prefixes: list[str] = []
     suffixes: list[str] = []
@@ -159,31 +236,38 @@ class Selection:
     """The checks of the enabled rules by the fact type they take, the gates they make, and
     every registered check of the envelope facts whose quiet heads the memo shares."""
 
-    __slots__ = ("_calls", "bound", "checks", "every", "fast", "gates", "named_tools")
+    __slots__ = ("_calls", "bound", "checks", "every", "fast", "gates", "hands",
+                 "named_tools")
 
     def __init__(self, enabled: frozenset[str]) -> None:
         self.checks: dict[type, tuple[Check[Any], ...]] = {}
         self.gates: dict[type, Gate] = {}
         self.every: dict[type, tuple[Check[Any], ...]] = {}
+        self.hands: dict[type, Hand | None] = {}
+        """The ``hand_out`` of each fact type's checks (None: no enabled check takes it)."""
         for fact_type in FACT_TYPES:
             every = REGISTRY.checks(fact_type)
             checks = [c for c in every if c.rule.code in enabled]
             self.checks[fact_type] = tuple(checks)
             self.gates[fact_type] = _gate(checks)
             self.every[fact_type] = tuple(every)
+            self.hands[fact_type] = hand_out(self.checks[fact_type])
         self.named_tools = frozenset(tool for c in self.checks[ToolCall] if c.trigger
                                      for tool in c.trigger.tools)
         """The tools some enabled check of calls names (``Trigger.tools``)."""
-        self._calls: dict[tuple[str | None, bool, bool, bool, bool], tuple[Check[Any], ...]] = {}
+        self._calls: dict[tuple[str | None, bool, bool, bool, bool],
+                          tuple[tuple[Check[Any], ...], Hand | None]] = {}
         self.fast = _fast_path(self.gates[AssistantText], self.gates[EnvelopeText],
                                self.gates[ToolText], _every_call(self.checks[ToolCall]))
-        on, gates = self.checks, self.gates
+        on, gates = self.hands, self.gates
         envelope_opens = gates[EnvelopeText].opens if on[EnvelopeText] else None
         self.bound = (on[UserText], gates[UserText], on[AssistantText], gates[AssistantText],
                       on[ToolText], gates[ToolText], on[EnvelopeText], gates[EnvelopeText],
                       envelope_opens, on[Delivered], on[Returned], self.every[Delivered],
                       self.every[Returned])
-        """What a conversation pass takes of the selection, in the order it binds it."""
+        """What a conversation pass takes of the selection, in the order it binds it (the
+        hand-outs of its texts and envelopes, their gates, every check of delivered and
+        returned envelopes)."""
 
 
     def calls(self, tool: str, protocol: bool, verdict: bool, repeated: bool,
@@ -191,10 +275,21 @@ class Selection:
         """The checks of calls that look into a call of ``tool`` of these kinds (a protocol
         tool, with a verdict, a repeated id, arguments read with a problem), selected once
         per kind and per tool a trigger names."""
+        return self._of_calls(tool, protocol, verdict, repeated, problem)[0]
+
+    def call_hand(self, tool: str, protocol: bool, verdict: bool, repeated: bool,
+                  problem: bool) -> Hand | None:
+        """The ``hand_out`` of ``calls(tool, ...)`` (None: no check looks into such a call),
+        made once per kind and per tool a trigger names."""
+        return self._of_calls(tool, protocol, verdict, repeated, problem)[1]
+
+    def _of_calls(self, tool: str, protocol: bool, verdict: bool, repeated: bool,
+                  problem: bool) -> tuple[tuple[Check[Any], ...], Hand | None]:
         key = (tool if tool in self.named_tools else None, protocol, verdict, repeated, problem)
         found = self._calls.get(key)
         if found is None:
-            found = self._calls[key] = _call_checks(self.checks[ToolCall], *key)
+            checks = _call_checks(self.checks[ToolCall], *key)
+            found = self._calls[key] = (checks, hand_out(checks))
         return found
 
 
