@@ -89,7 +89,7 @@ def test_the_selection_hands_each_fact_type_to_its_enabled_checks() -> None:
 
 
 class _Naming(PassReporter):
-    """A reporter that records the rule named before each check runs."""
+    """A reporter that records the rule of each check it is told before the check runs."""
 
     __slots__ = ("named",)
 
@@ -98,8 +98,8 @@ class _Naming(PassReporter):
         self.named: list[str] = []
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "rule" and value is not None:
-            self.named.append(value.code)
+        if name == "check" and value is not None:
+            self.named.append(value.rule.code)
         super().__setattr__(name, value)
 
 

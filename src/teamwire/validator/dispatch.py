@@ -62,31 +62,31 @@ def _opener(always: bool, prefixes: tuple[str, ...], suffixes: tuple[str, ...],
 
 
 class _Reporter:
-    """The report of the check being run: reports its rule through the pass's emit.
+    """The report of the check being run: reports its rules through the pass's emit.
 
     Made for each fact handed out, without an ``__init__`` to call: this runs for every
     fact."""
 
-    __slots__ = ("_emit", "count", "rule")
+    __slots__ = ("_emit", "check", "count")
 
     _emit: Emit
-    rule: Rule | None
+    check: Check[Any] | None
     count: int
     """Reports made, enabled rules or not."""
 
     def __call__(self, fact: Fact, message: str, at: int | None = None,
-                 below: str = "") -> None:
-        assert self.rule is not None
+                 below: str = "", rule: Rule | None = None) -> None:
+        assert self.check is not None
         self.count += 1
-        self._emit(self.rule, message, fact.index, fact.tail + below,
+        self._emit(self.check.rule_of(rule), message, fact.index, fact.tail + below,
                    None if at is None else fact.text, at)
 
     def later(self, fact: Fact, message: str, at: int | None = None,
-              below: str = "") -> Callable[[], None]:
-        assert self.rule is not None
+              below: str = "", rule: Rule | None = None) -> Callable[[], None]:
+        assert self.check is not None
         self.count += 1
-        return partial(self._emit, self.rule, message, fact.index, fact.tail + below,
-                       None if at is None else fact.text, at)
+        return partial(self._emit, self.check.rule_of(rule), message, fact.index,
+                       fact.tail + below, None if at is None else fact.text, at)
 
 
 _new_reporter = object.__new__
@@ -102,31 +102,31 @@ class Emits(Protocol):
 
 class PassReporter:
     """The report of the checks a conversation pass hands its facts to: one per pass, told
-    the rule of each check before it runs (``hand_out``).
+    each check before it runs (``hand_out``).
 
     It holds the pass weakly: a pass holds its reporter, and a strong reference back would
     tie the pass into a reference cycle, and with it the messages it remembers."""
 
-    __slots__ = ("_owner", "rule")
+    __slots__ = ("_owner", "check")
 
     def __init__(self, owner: Emits) -> None:
         self._owner = weakref.ref(owner)
-        self.rule: Rule | None = None
+        self.check: Check[Any] | None = None
 
-    def _emit(self) -> tuple[Emit, Rule]:
-        owner, rule = self._owner(), self.rule
-        assert owner is not None and rule is not None  # a pass reports while it runs
-        return owner.emit, rule
+    def _emit(self, rule: Rule | None) -> tuple[Emit, Rule]:
+        owner, check = self._owner(), self.check
+        assert owner is not None and check is not None  # a pass reports while it runs
+        return owner.emit, check.rule_of(rule)
 
     def __call__(self, fact: Fact, message: str, at: int | None = None,
-                 below: str = "") -> None:
-        emit, rule = self._emit()
-        emit(rule, message, fact.index, fact.tail + below, None if at is None else fact.text, at)
+                 below: str = "", rule: Rule | None = None) -> None:
+        emit, of = self._emit(rule)
+        emit(of, message, fact.index, fact.tail + below, None if at is None else fact.text, at)
 
     def later(self, fact: Fact, message: str, at: int | None = None,
-              below: str = "") -> Callable[[], None]:
-        emit, rule = self._emit()
-        return partial(emit, rule, message, fact.index, fact.tail + below,
+              below: str = "", rule: Rule | None = None) -> Callable[[], None]:
+        emit, of = self._emit(rule)
+        return partial(emit, of, message, fact.index, fact.tail + below,
                        None if at is None else fact.text, at)
 
 
@@ -135,32 +135,32 @@ Hand = Callable[[Any, PassReporter], None]
 
 
 def hand_out(checks: tuple[Check[Any], ...]) -> Hand | None:
-    """One function that hands a fact to each of ``checks`` in order, naming each one's rule
-    to the reporter before it runs (as ``dispatch`` does, without a reporter made per fact or
-    the checks' fields read per fact); None when there are none. Made once per selection."""
+    """One function that hands a fact to each of ``checks`` in order, telling the reporter
+    each one before it runs (as ``dispatch`` does, without a reporter made per fact or the
+    checks' fields read per fact); None when there are none. Made once per selection."""
     if not checks:
         return None
-    pairs = tuple((c.rule, c.run) for c in checks)
+    pairs = tuple((c, c.run) for c in checks)
     # The common short lists unrolled: a loop costs more than the calls it makes.
     if len(pairs) == 1:
-        ((rule, run),) = pairs
+        ((check, run),) = pairs
 
         def one(fact: Any, report: PassReporter) -> None:
-            report.rule = rule
+            report.check = check
             run(fact, report)
         return one
     if len(pairs) == 2:
-        ((rule, run), (rule2, run2)) = pairs
+        ((check, run), (check2, run2)) = pairs
 
         def two(fact: Any, report: PassReporter) -> None:
-            report.rule = rule
+            report.check = check
             run(fact, report)
-            report.rule = rule2
+            report.check = check2
             run2(fact, report)
         return two
 
     def every(fact: Any, report: PassReporter) -> None:
-        for report.rule, each in pairs:
+        for report.check, each in pairs:
             each(fact, report)
     return every
 
@@ -247,7 +247,7 @@ class Selection:
         """The ``hand_out`` of each fact type's checks (None: no enabled check takes it)."""
         for fact_type in FACT_TYPES:
             every = REGISTRY.checks(fact_type)
-            checks = [c for c in every if c.rule.code in enabled]
+            checks = [c for c in every if c.selected(enabled)]
             self.checks[fact_type] = tuple(checks)
             self.gates[fact_type] = _gate(checks)
             self.every[fact_type] = tuple(every)
@@ -333,12 +333,12 @@ def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     """Hand ``fact`` to each of ``checks``, which report through ``emit``."""
     # One reporter per fact, rather than one kept by the pass: one holding the pass's emit
     # would tie the pass into a reference cycle, and with it the messages it remembers. A
-    # check reports only while it runs, so the reporter names the rule of the one running.
+    # check reports only while it runs, so the reporter names the rules of the one running.
     report = _new_reporter(_Reporter)
     report._emit = emit
     report.count = 0
     for check in checks:
-        report.rule = check.rule
+        report.check = check
         check.run(fact, report)
 
 
@@ -353,6 +353,6 @@ def reported(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> bool:
     report._emit = emit
     report.count = 0
     for check in checks:
-        report.rule = check.rule
+        report.check = check
         check.run(fact, report)
     return report.count > 0
