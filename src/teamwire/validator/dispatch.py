@@ -275,17 +275,21 @@ class Selection:
         """The checks of calls that look into a call of ``tool`` of these kinds (a protocol
         tool, with a verdict, a repeated id, arguments read with a problem), selected once
         per kind and per tool a trigger names."""
-        return self._of_calls(tool, protocol, verdict, repeated, problem)[0]
+        return self._of_calls((tool if tool in self.named_tools else None, protocol, verdict,
+                               repeated, problem))[0]
 
     def call_hand(self, tool: str, protocol: bool, verdict: bool, repeated: bool,
                   problem: bool) -> Hand | None:
         """The ``hand_out`` of ``calls(tool, ...)`` (None: no check looks into such a call),
         made once per kind and per tool a trigger names."""
-        return self._of_calls(tool, protocol, verdict, repeated, problem)[1]
-
-    def _of_calls(self, tool: str, protocol: bool, verdict: bool, repeated: bool,
-                  problem: bool) -> tuple[tuple[Check[Any], ...], Hand | None]:
         key = (tool if tool in self.named_tools else None, protocol, verdict, repeated, problem)
+        found = self._calls.get(key)
+        if found is None:
+            found = self._of_calls(key)
+        return found[1]
+
+    def _of_calls(self, key: tuple[str | None, bool, bool, bool, bool]) -> tuple[
+            tuple[Check[Any], ...], Hand | None]:
         found = self._calls.get(key)
         if found is None:
             checks = _call_checks(self.checks[ToolCall], *key)

@@ -526,8 +526,9 @@ class ToolChecks(EnvelopeChecks):
         key = (next(iter(roles)), agent_id) if len(roles) == 1 else None
         if self.target_hand:
             which = f"{role_id} #{agent_id}" if type(role_id) is str else f"agent_id {agent_id}"
-            self.target_hand(CallTarget(call.index, self._call_tail(call), call.name, which,
-                                        agent_id, tuple(sorted(roles)),
+            self.target_hand(CallTarget(call.index, f"/tool_calls/{call.position}", call.name,
+                                        which, agent_id,
+                                        tuple(roles) if len(roles) < 2 else tuple(sorted(roles)),
                                         key is not None and key in self.terminated,
                                         terminated_ok, False), self.report)
         return key
