@@ -18,8 +18,8 @@ from teamwire.validator.facts import (
     IdShared,
     MissingConversation,
     OutputMissing,
-    OutputPaired,
     OutputUnsaid,
+    PairedOutputs,
     RelayedResult,
     SendOutcome,
     UnmatchedDelivery,
@@ -39,14 +39,14 @@ class SessionChecks(NamedTuple):
     missing_conversation: Checks
     unmatched_delivery: Checks
     answer_given: Checks
-    output_paired: Checks
+    paired_outputs: Checks
     output_unsaid: Checks
     output_missing: Checks
     relayed_result: Checks
 
 
 _KINDS = (IdShared, SendOutcome, MissingConversation, UnmatchedDelivery, AnswerGiven,
-          OutputPaired, OutputUnsaid, OutputMissing, RelayedResult)
+          PairedOutputs, OutputUnsaid, OutputMissing, RelayedResult)
 """The fact type of each field of ``SessionChecks``, in order."""
 
 

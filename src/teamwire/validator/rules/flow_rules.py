@@ -6,14 +6,16 @@ each send with its delivery.
 
 from __future__ import annotations
 
+from typing import Any
+
 from teamwire.envelope import MessageType
 from teamwire.validator.facts import (
     AnswerGiven,
     AskAnswered,
     MissingConversation,
     OutputMissing,
-    OutputPaired,
     OutputUnsaid,
+    PairedOutputs,
     PeerAsk,
     SendOutcome,
     ToolCall,
@@ -383,16 +385,20 @@ on; completion (任务完成汇报) from one without tool calls, which ends the 
 _PROGRESS, _COMPLETION = MessageType.PROGRESS, MessageType.COMPLETION  # (read per Output)
 
 
-@check(MESSAGE_REORDERED, OutputPaired, always=True, also=(OUTPUT_KIND_MISMATCH,))
-def _output_paired(fact: OutputPaired, report: Report[OutputPaired]) -> None:
+@check(MESSAGE_REORDERED, PairedOutputs, always=True, also=(OUTPUT_KIND_MISMATCH,))
+def _paired_outputs(fact: PairedOutputs, report: Report[Any]) -> None:
     # The rules of an Output paired with what its sender said look at every such Output, so
-    # they run as one check: rule by rule, in code order, each finding naming its rule.
-    # TW507: a sender's outputs arrive in the order it said them.
-    if fact.index < fact.latest:
-        report(fact, f"output {fact.output_id!r} of {fact.sender} arrives (message {fact.index}) "
-               f"before an output said earlier (message {fact.latest})", rule=MESSAGE_REORDERED)
-    # TW513: progress comes with tool calls, completion without.
-    has_calls = fact.has_calls
-    if fact.mtype is not (_PROGRESS if has_calls else _COMPLETION):
-        report(fact, f"output of {fact.sender} with{'' if has_calls else 'out'} tool calls is "
-               f"delivered as {fact.mtype.label} ({fact.output_id})", rule=OUTPUT_KIND_MISMATCH)
+    # they run as one check, over the paired Outputs of a sender at once: Output by Output,
+    # rule by rule in code order, each finding naming its rule and its Output.
+    for pair in fact.pairs:
+        (index, output_id, mtype, _content), has_calls, latest = pair
+        # TW507: a sender's outputs arrive in the order it said them.
+        if index < latest:
+            report(fact.paired(pair), f"output {output_id!r} of {fact.sender} arrives (message "
+                   f"{index}) before an output said earlier (message {latest})",
+                   rule=MESSAGE_REORDERED)
+        # TW513: progress comes with tool calls, completion without.
+        if mtype is not (_PROGRESS if has_calls else _COMPLETION):
+            report(fact.paired(pair), f"output of {fact.sender} with"
+                   f"{'' if has_calls else 'out'} tool calls is delivered as {mtype.label} "
+                   f"({output_id})", rule=OUTPUT_KIND_MISMATCH)
