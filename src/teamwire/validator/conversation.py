@@ -16,7 +16,7 @@ from orjson import JSONDecodeError, loads
 
 from teamwire.envelope import MessageType
 from teamwire.envelope.fast_parser import Fields, scan
-from teamwire.validator.dispatch import all_quiet, dispatch, quiet_unless
+from teamwire.validator.dispatch import all_quiet, quiet_unless
 from teamwire.validator.facts import (
     AssistantText,
     Delivered,
@@ -108,7 +108,7 @@ class ConversationLinter(ToolChecks):
             = self.selection.fast
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
-        result_checks, strict = self.result_checks, self.strict
+        result_hand, strict = self.result_hand, self.strict
         for index, message in enumerate(messages):
             role = message.get("role") if type(message) is dict else None
             if role == "assistant":
@@ -177,9 +177,9 @@ class ConversationLinter(ToolChecks):
                         except JSONDecodeError:
                             value = None
                         if type(value) is dict and value.get("success") is True:
-                            if result_checks:
-                                dispatch(ToolResult(index, entry.name, value, strict),
-                                         result_checks, self.emit)
+                            if result_hand:
+                                result_hand(ToolResult(index, entry.name, value, strict),
+                                            self.report)
                             entry.result = Result(index, False,
                                                   display_name=created_name(entry.name, value))
                             settle(entry)
@@ -288,8 +288,8 @@ class ConversationLinter(ToolChecks):
             self.facts.calls.append(call)
 
     def _bad_content(self, index: int, content: Any, what: str) -> None:
-        if self.content_checks:
-            dispatch(NotText(index, what, content), self.content_checks, self.emit)
+        if self.content_hand:
+            self.content_hand(NotText(index, what, content), self.report)
 
     def _flush_pending(self, index: int) -> None:
         # Results of every call come before the next message (queued messages are
@@ -298,12 +298,11 @@ class ConversationLinter(ToolChecks):
                 and self.stops_used < self.session.stopped[self.name]:
             self._stopped_here()
             return
-        missing_checks = self.missing_checks
+        missing_hand = self.missing_hand
         for call_id, entry in self.pending.items():
             name, where = (entry.name, entry.index) if isinstance(entry, Call) else entry
-            if missing_checks:
-                dispatch(MissingResult(where, call_id, name, index, False), missing_checks,
-                         self.emit)
+            if missing_hand:
+                missing_hand(MissingResult(where, call_id, name, index, False), self.report)
             self.late.add(call_id)
             if isinstance(entry, Call):
                 self.settle(entry)
@@ -344,17 +343,17 @@ class ConversationLinter(ToolChecks):
                 return
             if parsed:
                 return
-        if self.user_checks and self.user_gate.opens(content, content):
-            dispatch(UserText(index, content), self.user_checks, self.emit)
+        if self.user_hand and self.user_gate.opens(content, content):
+            self.user_hand(UserText(index, content), self.report)
 
     def _delivered(self, index: int, text: str, fields: Fields) -> None:
         mtype = self.check_envelope(index, text, fields)
         sender = fields[0]
-        if self.delivered_checks:
-            dispatch(Delivered(index, text, sender, mtype, self.owner, self.tasks,
-                               self.protocol_seen, fields[6],
-                               None if self.facts is None else self.facts.run_results),
-                     self.delivered_checks, self.emit)
+        if self.delivered_hand:
+            self.delivered_hand(Delivered(index, text, sender, mtype, self.owner, self.tasks,
+                                          self.protocol_seen, fields[6],
+                                          None if self.facts is None else self.facts.run_results),
+                                self.report)
         if mtype is not None:
             if mtype is _TASK:
                 self.tasks += 1
@@ -447,9 +446,8 @@ class ConversationLinter(ToolChecks):
                 has_text = not content.isspace()
                 if has_text and self.texts is not None:
                     self.texts.append((index, content, bool(calls)))
-                if self.assistant_checks and self.assistant_gate.opens(content, content):
-                    dispatch(AssistantText(index, content, bool(calls)), self.assistant_checks,
-                             self.emit)
+                if self.assistant_hand and self.assistant_gate.opens(content, content):
+                    self.assistant_hand(AssistantText(index, content, bool(calls)), self.report)
         elif content is not None:
             self._bad_content(index, content, "an assistant message")
         if calls is None:
@@ -498,7 +496,7 @@ class ConversationLinter(ToolChecks):
                 # The common case: an ordinary tool's output, which only an envelope in it or
                 # a check of tool texts may have something to say about.
                 if content.startswith(HEADER_MARK) or (
-                        self.tool_text_checks and self.tool_text_gate.opens(content, content)):
+                        self.tool_text_hand and self.tool_text_gate.opens(content, content)):
                     self.check_result_text(index, content, tool)
                 return
             result = self.check_result_text(index, content, tool)
@@ -518,9 +516,7 @@ class ConversationLinter(ToolChecks):
             # The call was taken as one a stop ended without a result; a result after the
             # next message is one that came late after all.
             name, where = self.stopped_calls.pop(call_id)
-            if self.missing_checks:
-                dispatch(MissingResult(where, call_id, name, index, True), self.missing_checks,
-                         self.emit)
-        elif self.stray_checks:
-            dispatch(StrayResult(index, call_id, call_id in self.call_ids), self.stray_checks,
-                     self.emit)
+            if self.missing_hand:
+                self.missing_hand(MissingResult(where, call_id, name, index, True), self.report)
+        elif self.stray_hand:
+            self.stray_hand(StrayResult(index, call_id, call_id in self.call_ids), self.report)

@@ -20,8 +20,8 @@ from teamwire.validator.facts import (
     IdShared,
     MissingConversation,
     OutputMissing,
-    OutputPaired,
     OutputUnsaid,
+    PairedOutputs,
     RelayedResult,
     SendOutcome,
     UnmatchedDelivery,
@@ -473,13 +473,14 @@ class SessionChecker:
     def _outputs(self) -> None:
         leader = self.facts.get(LEADER_NAME)
         checks = self.checks
-        if leader is None or (self.links is None and not checks.output_paired
+        if leader is None or (self.links is None and not checks.paired_outputs
                               and not checks.output_unsaid and not checks.output_missing):
             return  # nothing would take what pairing the outputs finds
         to_leader = self._emit(leader)
-        # Each kind is built only when a check takes it, and handed out once at the end.
-        paired_facts: list[tuple[OutputPaired, Emit]] | None = \
-            [] if checks.output_paired else None
+        # Each kind is built only when a check takes it, and handed out once at the end; the
+        # paired Outputs of a sender make one fact.
+        paired_facts: list[tuple[PairedOutputs, Emit]] | None = \
+            [] if checks.paired_outputs else None
         unsaid: list[tuple[OutputUnsaid, Emit]] | None = [] if checks.output_unsaid else None
         missing: list[tuple[OutputMissing, Emit]] | None = \
             [] if checks.output_missing else None
@@ -493,14 +494,16 @@ class SessionChecker:
             if name in answering:  # an output taken as an Answer is no report
                 answered = {t[1] for t in texts if t[0] in answering[name]}
                 texts = [t for t in texts if t[0] not in answering[name]]
+            pairs: list[tuple[Output, bool, int]] = []
+            if paired_facts is not None:
+                paired_facts.append((PairedOutputs(name, pairs), to_leader))
             # Outputs mostly arrive in the order they were said: pair them off in step while
             # that holds, and let _paired search for the rest.
             matched = 0
             for (said_at, text, has_calls), output in zip(texts, outputs, strict=False):
                 if output[3] != text:
                     break
-                if paired_facts is not None:
-                    paired_facts.append((OutputPaired(*output, name, has_calls, -1), to_leader))
+                pairs.append((output, has_calls, -1))
                 if self.links is not None:
                     self.links.append(Link(name, said_at, None, LEADER_NAME, output[0], output[2]))
                 matched += 1
@@ -517,9 +520,7 @@ class SessionChecker:
                     if self.links is not None:
                         self.links.append(Link(name, index, None, LEADER_NAME, paired[0],
                                                paired[2]))
-                    if paired_facts is not None:
-                        paired_facts.append((OutputPaired(*paired, name, has_calls, latest),
-                                             to_leader))
+                    pairs.append((paired, has_calls, latest))
                     latest = max(latest, paired[0])
                     continue
                 if missing is None:
@@ -532,7 +533,7 @@ class SessionChecker:
                 self._unsaid(name, [o for o in outputs[matched:] if o[0] not in taken],
                              answered, unsaid, to_leader)
         if paired_facts:
-            hand_out(paired_facts, checks.output_paired)
+            hand_out(paired_facts, checks.paired_outputs)
         if unsaid:
             hand_out(unsaid, checks.output_unsaid)
         if missing:

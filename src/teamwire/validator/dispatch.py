@@ -1,14 +1,18 @@
 """The dispatcher: hands each fact of a conversation pass to the checks of the enabled rules.
 
-It only calls rules. What a fast path may skip is derived here from the checks' triggers, so
-a new check is never skipped by a shortcut that predates it.
+It only calls rules. A selection (the checks of one set of enabled rules) makes, once, one
+function per fact type that calls those checks in code order (``hand_out``); a pass hands its
+facts to them with one reporter of its own (``PassReporter``). What a fast path may skip is
+derived here from the checks' triggers, so a new check is never skipped by a shortcut that
+predates it.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from teamwire.validator.facts import (
     FACT_TYPES,
@@ -58,34 +62,107 @@ def _opener(always: bool, prefixes: tuple[str, ...], suffixes: tuple[str, ...],
 
 
 class _Reporter:
-    """The report of the check being run: reports its rule through the pass's emit.
+    """The report of the check being run: reports its rules through the pass's emit.
 
     Made for each fact handed out, without an ``__init__`` to call: this runs for every
     fact."""
 
-    __slots__ = ("_emit", "count", "rule")
+    __slots__ = ("_emit", "check", "count")
 
     _emit: Emit
-    rule: Rule | None
+    check: Check[Any] | None
     count: int
     """Reports made, enabled rules or not."""
 
     def __call__(self, fact: Fact, message: str, at: int | None = None,
-                 below: str = "") -> None:
-        assert self.rule is not None
+                 below: str = "", rule: Rule | None = None) -> None:
+        assert self.check is not None
         self.count += 1
-        self._emit(self.rule, message, fact.index, fact.tail + below,
+        self._emit(self.check.rule_of(rule), message, fact.index, fact.tail + below,
                    None if at is None else fact.text, at)
 
     def later(self, fact: Fact, message: str, at: int | None = None,
-              below: str = "") -> Callable[[], None]:
-        assert self.rule is not None
+              below: str = "", rule: Rule | None = None) -> Callable[[], None]:
+        assert self.check is not None
         self.count += 1
-        return partial(self._emit, self.rule, message, fact.index, fact.tail + below,
-                       None if at is None else fact.text, at)
+        return partial(self._emit, self.check.rule_of(rule), message, fact.index,
+                       fact.tail + below, None if at is None else fact.text, at)
 
 
 _new_reporter = object.__new__
+
+
+class Emits(Protocol):
+    """What a pass reports through: its ``emit``."""
+
+    def emit(self, rule: Rule, message: str, index: int | None, tail: str = "",
+             text: str | None = None, offset: int | None = None) -> None:
+        """Report ``rule`` at message ``index`` (see ``Emit``)."""
+
+
+class PassReporter:
+    """The report of the checks a conversation pass hands its facts to: one per pass, told
+    each check before it runs (``hand_out``).
+
+    It holds the pass weakly: a pass holds its reporter, and a strong reference back would
+    tie the pass into a reference cycle, and with it the messages it remembers."""
+
+    __slots__ = ("_owner", "check")
+
+    def __init__(self, owner: Emits) -> None:
+        self._owner = weakref.ref(owner)
+        self.check: Check[Any] | None = None
+
+    def _emit(self, rule: Rule | None) -> tuple[Emit, Rule]:
+        owner, check = self._owner(), self.check
+        assert owner is not None and check is not None  # a pass reports while it runs
+        return owner.emit, check.rule_of(rule)
+
+    def __call__(self, fact: Fact, message: str, at: int | None = None,
+                 below: str = "", rule: Rule | None = None) -> None:
+        emit, of = self._emit(rule)
+        emit(of, message, fact.index, fact.tail + below, None if at is None else fact.text, at)
+
+    def later(self, fact: Fact, message: str, at: int | None = None,
+              below: str = "", rule: Rule | None = None) -> Callable[[], None]:
+        emit, of = self._emit(rule)
+        return partial(emit, of, message, fact.index, fact.tail + below,
+                       None if at is None else fact.text, at)
+
+
+Hand = Callable[[Any, PassReporter], None]
+"""Hands one fact to the checks it was made for, which report through the pass's reporter."""
+
+
+def hand_out(checks: tuple[Check[Any], ...]) -> Hand | None:
+    """One function that hands a fact to each of ``checks`` in order, telling the reporter
+    each one before it runs (as ``dispatch`` does, without a reporter made per fact or the
+    checks' fields read per fact); None when there are none. Made once per selection."""
+    if not checks:
+        return None
+    pairs = tuple((c, c.run) for c in checks)
+    # The common short lists unrolled: a loop costs more than the calls it makes.
+    if len(pairs) == 1:
+        ((check, run),) = pairs
+
+        def one(fact: Any, report: PassReporter) -> None:
+            report.check = check
+            run(fact, report)
+        return one
+    if len(pairs) == 2:
+        ((check, run), (check2, run2)) = pairs
+
+        def two(fact: Any, report: PassReporter) -> None:
+            report.check = check
+            run(fact, report)
+            report.check = check2
+            run2(fact, report)
+        return two
+
+    def every(fact: Any, report: PassReporter) -> None:
+        for report.check, each in pairs:
+            each(fact, report)
+    return every
 
 
 def _gate(checks: list[Check[Any]]) -> Gate:
@@ -159,31 +236,38 @@ class Selection:
     """The checks of the enabled rules by the fact type they take, the gates they make, and
     every registered check of the envelope facts whose quiet heads the memo shares."""
 
-    __slots__ = ("_calls", "bound", "checks", "every", "fast", "gates", "named_tools")
+    __slots__ = ("_calls", "bound", "checks", "every", "fast", "gates", "hands",
+                 "named_tools")
 
     def __init__(self, enabled: frozenset[str]) -> None:
         self.checks: dict[type, tuple[Check[Any], ...]] = {}
         self.gates: dict[type, Gate] = {}
         self.every: dict[type, tuple[Check[Any], ...]] = {}
+        self.hands: dict[type, Hand | None] = {}
+        """The ``hand_out`` of each fact type's checks (None: no enabled check takes it)."""
         for fact_type in FACT_TYPES:
             every = REGISTRY.checks(fact_type)
-            checks = [c for c in every if c.rule.code in enabled]
+            checks = [c for c in every if c.selected(enabled)]
             self.checks[fact_type] = tuple(checks)
             self.gates[fact_type] = _gate(checks)
             self.every[fact_type] = tuple(every)
+            self.hands[fact_type] = hand_out(self.checks[fact_type])
         self.named_tools = frozenset(tool for c in self.checks[ToolCall] if c.trigger
                                      for tool in c.trigger.tools)
         """The tools some enabled check of calls names (``Trigger.tools``)."""
-        self._calls: dict[tuple[str | None, bool, bool, bool, bool], tuple[Check[Any], ...]] = {}
+        self._calls: dict[tuple[str | None, bool, bool, bool, bool],
+                          tuple[tuple[Check[Any], ...], Hand | None]] = {}
         self.fast = _fast_path(self.gates[AssistantText], self.gates[EnvelopeText],
                                self.gates[ToolText], _every_call(self.checks[ToolCall]))
-        on, gates = self.checks, self.gates
+        on, gates = self.hands, self.gates
         envelope_opens = gates[EnvelopeText].opens if on[EnvelopeText] else None
         self.bound = (on[UserText], gates[UserText], on[AssistantText], gates[AssistantText],
                       on[ToolText], gates[ToolText], on[EnvelopeText], gates[EnvelopeText],
                       envelope_opens, on[Delivered], on[Returned], self.every[Delivered],
                       self.every[Returned])
-        """What a conversation pass takes of the selection, in the order it binds it."""
+        """What a conversation pass takes of the selection, in the order it binds it (the
+        hand-outs of its texts and envelopes, their gates, every check of delivered and
+        returned envelopes)."""
 
 
     def calls(self, tool: str, protocol: bool, verdict: bool, repeated: bool,
@@ -191,10 +275,25 @@ class Selection:
         """The checks of calls that look into a call of ``tool`` of these kinds (a protocol
         tool, with a verdict, a repeated id, arguments read with a problem), selected once
         per kind and per tool a trigger names."""
+        return self._of_calls((tool if tool in self.named_tools else None, protocol, verdict,
+                               repeated, problem))[0]
+
+    def call_hand(self, tool: str, protocol: bool, verdict: bool, repeated: bool,
+                  problem: bool) -> Hand | None:
+        """The ``hand_out`` of ``calls(tool, ...)`` (None: no check looks into such a call),
+        made once per kind and per tool a trigger names."""
         key = (tool if tool in self.named_tools else None, protocol, verdict, repeated, problem)
         found = self._calls.get(key)
         if found is None:
-            found = self._calls[key] = _call_checks(self.checks[ToolCall], *key)
+            found = self._of_calls(key)
+        return found[1]
+
+    def _of_calls(self, key: tuple[str | None, bool, bool, bool, bool]) -> tuple[
+            tuple[Check[Any], ...], Hand | None]:
+        found = self._calls.get(key)
+        if found is None:
+            checks = _call_checks(self.checks[ToolCall], *key)
+            found = self._calls[key] = (checks, hand_out(checks))
         return found
 
 
@@ -238,12 +337,12 @@ def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     """Hand ``fact`` to each of ``checks``, which report through ``emit``."""
     # One reporter per fact, rather than one kept by the pass: one holding the pass's emit
     # would tie the pass into a reference cycle, and with it the messages it remembers. A
-    # check reports only while it runs, so the reporter names the rule of the one running.
+    # check reports only while it runs, so the reporter names the rules of the one running.
     report = _new_reporter(_Reporter)
     report._emit = emit
     report.count = 0
     for check in checks:
-        report.rule = check.rule
+        report.check = check
         check.run(fact, report)
 
 
@@ -258,6 +357,6 @@ def reported(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> bool:
     report._emit = emit
     report.count = 0
     for check in checks:
-        report.rule = check.rule
+        report.check = check
         check.run(fact, report)
     return report.count > 0

@@ -90,11 +90,11 @@ class EnvelopeChecks(LinterState):
                 self._check_id(index, fields, mtype, mtype.prefix if mtype else None, text)
         if receiver is not None and not self.names.get(receiver):
             self.check_name(receiver, index, text, text.find(" 向 ") + 3)
-        if self.attribute_checks:
-            dispatch(EnvelopeAttributes(index, text, sender, receiver, tag, mtype, attributes,
-                                        self.owner), self.attribute_checks, self.emit)
-        if self.envelope_checks and self.envelope_gate.opens(text, content):
-            dispatch(EnvelopeText(index, text, content), self.envelope_checks, self.emit)
+        if self.attribute_hand:
+            self.attribute_hand(EnvelopeAttributes(index, text, sender, receiver, tag, mtype,
+                                                   attributes, self.owner), self.report)
+        if self.envelope_hand and self.envelope_gate.opens(text, content):
+            self.envelope_hand(EnvelopeText(index, text, content), self.report)
         return mtype
 
     def _check_head(self, index: int, text: str, fields: Fields) -> MessageType | None:
@@ -163,7 +163,7 @@ class EnvelopeChecks(LinterState):
         sender, message_id = fields[0], fields[3]
         if not self.strict and astrion_id(message_id, mtype):
             return  # before the strict shape: 'ask_other_' + ten digits would read as one
-        if not self.id_checks:
+        if not self.id_hand:
             return
         match = STRICT_ID.fullmatch(message_id)
         # Asks and sub-agents' messages carry ids the agent chose, whose shape is only a SHOULD
@@ -171,8 +171,8 @@ class EnvelopeChecks(LinterState):
         chosen = mtype is _ASK or (mtype is _MESSAGE and sender != LEADER_NAME)
         abbreviation = self._abbreviation(sender) \
             if match is not None and match.group("prefix") else None
-        dispatch(EnvelopeId(index, text, sender, message_id, fields[2], fields[4], mtype, wanted,
-                            chosen, match, self.strict, abbreviation), self.id_checks, self.emit)
+        self.id_hand(EnvelopeId(index, text, sender, message_id, fields[2], fields[4], mtype,
+                                wanted, chosen, match, self.strict, abbreviation), self.report)
 
     def _abbreviation(self, sender: str) -> str | None:
         cache = self.abbreviations
@@ -204,9 +204,9 @@ class EnvelopeChecks(LinterState):
         if seen is None:
             ids[message_id] = (digest, index)
             return
-        if self.repeat_checks:
-            dispatch(IdRepeated(index, text, message_id, seen[1], seen[0] == digest),
-                     self.repeat_checks, self.emit)
+        if self.repeat_hand:
+            self.repeat_hand(IdRepeated(index, text, message_id, seen[1], seen[0] == digest),
+                             self.report)
 
 
 def fields_of(envelope: Envelope) -> Fields:

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from teamwire.envelope import MessageType
 from teamwire.schemas.arguments import ArgumentProblem
-from teamwire.validator.model import Answer, DeliveredEnvelope
+from teamwire.validator.model import Answer, DeliveredEnvelope, Output
 from teamwire.validator.tooling import ToolCatalog, Verdict
 
 
@@ -582,6 +582,27 @@ class OutputPaired(_Reported):
 
 
 @dataclass(slots=True)
+class PairedOutputs:
+    """The Outputs of one sub-agent that reach the Team Leader, each paired with the natural
+    output of its sender it reports, in the order they arrive: one fact for all of them, as
+    their checks look at every one. A finding about one of them is about its
+    ``OutputPaired`` (``paired``)."""
+
+    sender: str
+    pairs: list[tuple[Output, bool, int]]
+    """(the Output, whether that natural output came with tool calls, the latest Output of
+    the sender paired before it that was said earlier, -1 for none)."""
+    index: ClassVar[int | None] = None
+    text: ClassVar[str | None] = None
+    tail: ClassVar[str] = ""
+
+    def paired(self, pair: tuple[Output, bool, int]) -> OutputPaired:
+        """The fact of one of ``pairs``, which a finding about it is about."""
+        output, has_calls, latest = pair
+        return OutputPaired(*output, self.sender, has_calls, latest)
+
+
+@dataclass(slots=True)
 class OutputUnsaid(_Reported):
     """An Output that no natural output of its sender accounts for."""
 
@@ -619,7 +640,7 @@ Fact = (UserText | AssistantText | ToolText | EnvelopeText | Delivered | Returne
         | RoleDefined | CallTarget | PeerAsk | AskAnswered | NotJson | TopLevel | BundleHead
         | BundleEntry | LongRecord | LoneConversation | Unreadable | RepeatedMember | IdShared
         | SendOutcome | MissingConversation | UnmatchedDelivery | AnswerGiven | OutputPaired
-        | OutputUnsaid | OutputMissing | RelayedResult)
+        | PairedOutputs | OutputUnsaid | OutputMissing | RelayedResult)
 """Every kind of fact a check can take."""
 
 FACT_TYPES: tuple[type[Fact], ...] = (UserText, AssistantText, ToolText, EnvelopeText, Delivered,

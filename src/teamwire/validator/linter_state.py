@@ -9,7 +9,7 @@ its checks in its rule module (``rules``), and the walker names none.
 from __future__ import annotations
 
 from teamwire.envelope import Profile
-from teamwire.validator.dispatch import dispatch
+from teamwire.validator.dispatch import PassReporter
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
     AgentCreated,
@@ -70,30 +70,34 @@ class LinterState:
         # Every check of delivered and returned envelopes, on or off (placement_checks,
         # returned_every): what makes a head quiet must not depend on the file's selection,
         # since the memo shares quiet heads.
-        (self.user_checks, self.user_gate, self.assistant_checks, self.assistant_gate,
-         self.tool_text_checks, self.tool_text_gate, self.envelope_checks, self.envelope_gate,
-         self.envelope_opens, self.delivered_checks, self.returned_checks,
+        (self.user_hand, self.user_gate, self.assistant_hand, self.assistant_gate,
+         self.tool_text_hand, self.tool_text_gate, self.envelope_hand, self.envelope_gate,
+         self.envelope_opens, self.delivered_hand, self.returned_hand,
          self.placement_checks, self.returned_every) = selection.bound
-        self.id_checks = selection.checks[EnvelopeId]
-        self.malformed_checks = selection.checks[Malformed]
-        self.content_checks = selection.checks[NotText]
+        # The hand-out of each fact kind to the checks of the enabled rules (None: no such
+        # check), and the one reporter they report through.
+        hands = selection.hands
+        self.report = PassReporter(self)
+        self.id_hand = hands[EnvelopeId]
+        self.malformed_hand = hands[Malformed]
+        self.content_hand = hands[NotText]
         self.unparsed_checks = selection.checks[Unparsed]
-        self.attribute_checks = selection.checks[EnvelopeAttributes]
+        self.attribute_hand = hands[EnvelopeAttributes]
         # Every check of heads, names and attributes, on or off: a head or a name found fine
         # is shared through the memo whatever a file selects.
         self.head_every = selection.every[EnvelopeHead]
         self.name_every = selection.every[DisplayName]
         self.attribute_every = selection.every[EnvelopeAttributes]
-        self.repeat_checks = selection.checks[IdRepeated]
-        self.call_checks = selection.calls
-        self.result_checks = selection.checks[ToolResult]
-        self.target_checks = selection.checks[CallTarget]
-        self.role_checks = selection.checks[RoleDefined]
-        self.created_checks = selection.checks[AgentCreated]
-        self.missing_checks = selection.checks[MissingResult]
-        self.stray_checks = selection.checks[StrayResult]
-        self.answered_checks = selection.checks[AskAnswered]
-        self.peer_checks = selection.checks[PeerAsk]
+        self.repeat_hand = hands[IdRepeated]
+        self.call_hand = selection.call_hand
+        self.result_hand = hands[ToolResult]
+        self.target_hand = hands[CallTarget]
+        self.role_hand = hands[RoleDefined]
+        self.created_hand = hands[AgentCreated]
+        self.missing_hand = hands[MissingResult]
+        self.stray_hand = hands[StrayResult]
+        self.answered_hand = hands[AskAnswered]
+        self.peer_hand = hands[PeerAsk]
         self.owner = Owner(self.name, self.is_leader, self.is_sub, self.strict)
         tables = self.memo.tables(profile, tools, self.is_leader, self.is_sub)
         # label → (type, its tag, its id prefix) for this profile; tuples, because
@@ -175,8 +179,8 @@ class LinterState:
     def malformed(self, index: int, problem: str, tail: str = "") -> None:
         """Hand the checks a message, or a part of one (``tail``), that is not what a chat
         message holds."""
-        if self.malformed_checks:
-            dispatch(Malformed(index, tail, problem), self.malformed_checks, self.emit)
+        if self.malformed_hand:
+            self.malformed_hand(Malformed(index, tail, problem), self.report)
 
     def emit_at(self, rule: Rule, message: str, index: int, pointer: str, line: int, column: int,
                 snippet: str | None) -> None:

@@ -18,8 +18,8 @@ from teamwire.validator.facts import (
     IdShared,
     MissingConversation,
     OutputMissing,
-    OutputPaired,
     OutputUnsaid,
+    PairedOutputs,
     RelayedResult,
     SendOutcome,
     UnmatchedDelivery,
@@ -39,14 +39,14 @@ class SessionChecks(NamedTuple):
     missing_conversation: Checks
     unmatched_delivery: Checks
     answer_given: Checks
-    output_paired: Checks
+    paired_outputs: Checks
     output_unsaid: Checks
     output_missing: Checks
     relayed_result: Checks
 
 
 _KINDS = (IdShared, SendOutcome, MissingConversation, UnmatchedDelivery, AnswerGiven,
-          OutputPaired, OutputUnsaid, OutputMissing, RelayedResult)
+          PairedOutputs, OutputUnsaid, OutputMissing, RelayedResult)
 """The fact type of each field of ``SessionChecks``, in order."""
 
 
@@ -56,31 +56,31 @@ def session_checks(enabled: frozenset[str]) -> SessionChecks:
     A check of a rule that is off could only make findings the emitter drops, so it is
     left out.
     """
-    return SessionChecks(*(tuple(c for c in REGISTRY.checks_of(kind) if c.rule.code in enabled)
+    return SessionChecks(*(tuple(c for c in REGISTRY.checks_of(kind) if c.selected(enabled))
                            for kind in _KINDS))
 
 
 class _BatchReporter:
     """The report of the check being run on the fact being handed out: reports the check's
-    rule through the emit of that fact's conversation."""
+    rules through the emit of that fact's conversation."""
 
-    __slots__ = ("emit", "rule")
+    __slots__ = ("check", "emit")
 
     def __init__(self) -> None:
         self.emit: Emit | None = None
-        self.rule: Rule | None = None
+        self.check: Check[Any] | None = None
 
     def __call__(self, fact: Any, message: str, at: int | None = None,
-                 below: str = "") -> None:
-        assert self.emit is not None and self.rule is not None
-        self.emit(self.rule, message, fact.index, fact.tail + below,
+                 below: str = "", rule: Rule | None = None) -> None:
+        assert self.emit is not None and self.check is not None
+        self.emit(self.check.rule_of(rule), message, fact.index, fact.tail + below,
                   None if at is None else fact.text, at)
 
     def later(self, fact: Any, message: str, at: int | None = None,
-              below: str = "") -> Callable[[], None]:
-        assert self.emit is not None and self.rule is not None
-        return partial(self.emit, self.rule, message, fact.index, fact.tail + below,
-                       None if at is None else fact.text, at)
+              below: str = "", rule: Rule | None = None) -> Callable[[], None]:
+        assert self.emit is not None and self.check is not None
+        return partial(self.emit, self.check.rule_of(rule), message, fact.index,
+                       fact.tail + below, None if at is None else fact.text, at)
 
 
 def hand_out(batch: Sequence[tuple[Any, Emit]], checks: Checks) -> None:
@@ -90,13 +90,13 @@ def hand_out(batch: Sequence[tuple[Any, Emit]], checks: Checks) -> None:
         return
     report = _BatchReporter()
     if len(checks) == 1:
-        report.rule, run = checks[0].rule, checks[0].run
+        report.check, run = checks[0], checks[0].run
         for fact, report.emit in batch:
             run(fact, report)
         return
-    runs = [(check.rule, check.run) for check in checks]
+    runs = [(check, check.run) for check in checks]
     for fact, report.emit in batch:
-        for report.rule, run in runs:
+        for report.check, run in runs:
             run(fact, report)
 
 

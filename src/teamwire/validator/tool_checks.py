@@ -14,7 +14,7 @@ from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import MESSAGE_ID
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
 from teamwire.schemas.arguments import ArgumentProblem, ProblemKind, read_arguments
-from teamwire.validator.dispatch import all_quiet, dispatch
+from teamwire.validator.dispatch import all_quiet
 from teamwire.validator.envelope_checks import EnvelopeChecks
 from teamwire.validator.facts import (
     AgentCreated,
@@ -103,14 +103,14 @@ class ToolChecks(EnvelopeChecks):
                                            function.get("arguments"), has_text, repeated)
                     else:
                         verdict = self.tool_verdicts.get(name)
-                        checks = self.call_checks(name, False, verdict is not None, repeated,
-                                                  False)
-                        if checks:
+                        hand = self.call_hand(name, False, verdict is not None, repeated,
+                                              False)
+                        if hand:
                             raw = function.get("arguments")
-                            dispatch(ToolCall(index, position, call_id, name, verdict, repeated,
-                                              False, raw if type(raw) is str else None, raw,
-                                              None, None, self.tools, self.owner, has_text,
-                                              f"/tool_calls/{position}"), checks, self.emit)
+                            hand(ToolCall(index, position, call_id, name, verdict, repeated,
+                                          False, raw if type(raw) is str else None, raw, None,
+                                          None, self.tools, self.owner, has_text,
+                                          f"/tool_calls/{position}"), self.report)
                         self.pending[call_id] = (name, index)
                     return
                 self.malformed(index, "tool call has no function name",
@@ -129,13 +129,12 @@ class ToolChecks(EnvelopeChecks):
         arguments, problem = read_call_arguments(raw)
         verdict = self.tool_verdicts.get(name)
         # Only the checks of calls that look into a call of this kind (Trigger.calls).
-        checks = self.call_checks(name, True, verdict is not None, repeated,
-                                  problem is not None)
-        if checks:
-            dispatch(ToolCall(index, position, call_id, name, verdict, repeated, True,
-                              raw if type(raw) is str else None, raw, arguments, problem,
-                              self.tools, self.owner, has_text, f"/tool_calls/{position}"),
-                     checks, self.emit)
+        hand = self.call_hand(name, True, verdict is not None, repeated, problem is not None)
+        if hand:
+            hand(ToolCall(index, position, call_id, name, verdict, repeated, True,
+                          raw if type(raw) is str else None, raw, arguments, problem,
+                          self.tools, self.owner, has_text, f"/tool_calls/{position}"),
+                 self.report)
         self.pending[call_id] = Call(index, call_id, position, name, arguments, None, has_text)
 
     # -- results -------------------------------------------------------------------------------
@@ -155,16 +154,16 @@ class ToolChecks(EnvelopeChecks):
                     fields = parsed
             if fields is not None:
                 mtype = self.check_envelope(index, text, fields)
-                if self.returned_checks:
-                    dispatch(Returned(index, text, fields[0], mtype, fields[4], tool, self.owner),
-                             self.returned_checks, self.emit)
+                if self.returned_hand:
+                    self.returned_hand(Returned(index, text, fields[0], mtype, fields[4], tool,
+                                                self.owner), self.report)
                 if mtype is MessageType.ANSWER:
                     self.record_id(index, fields, text)
                     self._remember_answer(text, fields)
                     return Result(index, False, answer_of(fields))
                 return Result(index, False)
-        if self.tool_text_checks and self.tool_text_gate.opens(text, text):
-            dispatch(ToolText(index, text, tool), self.tool_text_checks, self.emit)
+        if self.tool_text_hand and self.tool_text_gate.opens(text, text):
+            self.tool_text_hand(ToolText(index, text, tool), self.report)
         if tool is None or tool not in self.protocol:
             return None
         texts = self.tools.result_texts.get(tool)
@@ -176,8 +175,8 @@ class ToolChecks(EnvelopeChecks):
                 value = orjson.loads(text)
             except orjson.JSONDecodeError:
                 value = None
-        if self.result_checks:
-            dispatch(ToolResult(index, tool, value, self.strict), self.result_checks, self.emit)
+        if self.result_hand:
+            self.result_hand(ToolResult(index, tool, value, self.strict), self.report)
         success = value.get("success") if type(value) is dict else None
         if success is False:
             error = value.get("error")
@@ -277,10 +276,11 @@ class ToolChecks(EnvelopeChecks):
                 return None
             message = (sender, label, "Answer", body)
             self.ids[message_id] = (hash(message) if self.hash_ids else message, index)
-        if self.attribute_checks:
-            dispatch(EnvelopeAttributes(index, text, sender, None, "Answer", MessageType.ANSWER,
-                                        (("question_id", question_id),), self.owner),
-                     self.attribute_checks, self.emit)
+        if self.attribute_hand:
+            self.attribute_hand(EnvelopeAttributes(index, text, sender, None, "Answer",
+                                                   MessageType.ANSWER,
+                                                   (("question_id", question_id),), self.owner),
+                                self.report)
         return Result(index, False, Answer(sender, question_id, body))
 
     # -- settled calls: checks that depend on the result -----------------------------------------
@@ -327,9 +327,9 @@ class ToolChecks(EnvelopeChecks):
             if answer.text_form:
                 answer.sender = answerer or ""
                 answer.question_id = expected if type(expected) is str else None
-        if self.answered_checks:
-            dispatch(AskAnswered(result.index, call.name, answer, expected, answerer),
-                     self.answered_checks, self.emit)
+        if self.answered_hand:
+            self.answered_hand(AskAnswered(result.index, call.name, answer, expected, answerer),
+                               self.report)
 
     def _answerer(self, call: Call, arguments: dict[str, Any]) -> str | None:
         if call.name == "ask_master":
@@ -391,14 +391,14 @@ class ToolChecks(EnvelopeChecks):
         if agent_id == me.agent_id and (
                 (type(role_id) is str and role_id == me.role_id)
                 or (role_id is None and others is not None and not others.get(agent_id))):
-            if self.target_checks:
-                dispatch(CallTarget(call.index, self._call_tail(call), call.name,
-                                    f"agent_id {agent_id}", agent_id, (), False, False, True),
-                         self.target_checks, self.emit)
+            if self.target_hand:
+                self.target_hand(CallTarget(call.index, self._call_tail(call), call.name,
+                                            f"agent_id {agent_id}", agent_id, (), False, False,
+                                            True), self.report)
             return
         if others is not None:
             self._check_target(call, agent_id, role_id, others)
-        if call.name == "ask_other_agent" and self.peer_checks:
+        if call.name == "ask_other_agent" and self.peer_hand:
             # Count per target agent: one peer named with and without role_id is one peer, so
             # in a bundle the key takes the role id of the agent the call resolves to.
             role = role_id if type(role_id) is str else None
@@ -409,8 +409,8 @@ class ToolChecks(EnvelopeChecks):
             key = (agent_id, role)
             count = self.rounds.get(key, 0) + 1
             self.rounds[key] = count
-            dispatch(PeerAsk(call.index, self._call_tail(call), agent_id, count,
-                             self.round_limit), self.peer_checks, self.emit)
+            self.peer_hand(PeerAsk(call.index, self._call_tail(call), agent_id, count,
+                                   self.round_limit), self.report)
 
     def _others(self) -> dict[int, set[str]] | None:
         """Role ids of the session's other sub-agents by agent_id (None outside a bundle)."""
@@ -443,9 +443,9 @@ class ToolChecks(EnvelopeChecks):
                 return
             key = (role_id, agent_id)
             first = self.created.get(key)
-            if self.created_checks:
-                dispatch(AgentCreated(call.index, self._call_tail(call), role_id, agent_id, first),
-                         self.created_checks, self.emit)
+            if self.created_hand:
+                self.created_hand(AgentCreated(call.index, self._call_tail(call), role_id,
+                                               agent_id, first), self.report)
             if first is not None:
                 return
             self.created[key] = call.index
@@ -493,10 +493,10 @@ class ToolChecks(EnvelopeChecks):
                     role_id in roles for roles in self.known.values()):
                 first = -1
             if first is not None:
-                if self.role_checks:
-                    dispatch(RoleDefined(call.index, self._call_tail(call), kind, value,
-                                         None if first < 0 else first, self.strict),
-                             self.role_checks, self.emit)
+                if self.role_hand:
+                    self.role_hand(RoleDefined(call.index, self._call_tail(call), kind, value,
+                                               None if first < 0 else first, self.strict),
+                                   self.report)
                 return
         for key in keys:
             self.custom_roles[key] = call.index
@@ -524,18 +524,20 @@ class ToolChecks(EnvelopeChecks):
         if type(role_id) is str:
             roles = (role_id,) if role_id in roles else ()
         key = (next(iter(roles)), agent_id) if len(roles) == 1 else None
-        if self.target_checks:
+        if self.target_hand:
             which = f"{role_id} #{agent_id}" if type(role_id) is str else f"agent_id {agent_id}"
-            dispatch(CallTarget(call.index, self._call_tail(call), call.name, which, agent_id,
-                                tuple(sorted(roles)), key is not None and key in self.terminated,
-                                terminated_ok, False), self.target_checks, self.emit)
+            self.target_hand(CallTarget(call.index, f"/tool_calls/{call.position}", call.name,
+                                        which, agent_id,
+                                        tuple(roles) if len(roles) < 2 else tuple(sorted(roles)),
+                                        key is not None and key in self.terminated,
+                                        terminated_ok, False), self.report)
         return key
 
     def _nowhere(self, call: Call, name: str) -> None:
         """Hand the checks of targets a display name no sub-agent of the session has."""
-        if self.target_checks:
-            dispatch(CallTarget(call.index, self._call_tail(call), call.name, repr(name), None,
-                                (), False, False, False), self.target_checks, self.emit)
+        if self.target_hand:
+            self.target_hand(CallTarget(call.index, self._call_tail(call), call.name,
+                                        repr(name), None, (), False, False, False), self.report)
 
     @staticmethod
     def _call_tail(call: Call) -> str:

@@ -23,9 +23,10 @@ E, W = Severity.ERROR, Severity.WARNING
 _ANSWER = MessageType.ANSWER
 
 
-def _no_attributes(mtype: MessageType | None, owner: Owner) -> bool:
-    # The quiet test of a check that looks only at attributes or a header's receiver.
-    return True
+def _quiet_unless_answer(mtype: MessageType | None, owner: Owner) -> bool:
+    # The quiet test of the checks of attributes and a header's receiver: without either,
+    # only an Answer is reported (it lacks its question_id).
+    return mtype is not _ANSWER
 _ASK = env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Is the API final?")
 
 ENVELOPE_SYNTAX = rule(
@@ -183,14 +184,6 @@ ID_ATTRIBUTE = rule(
     good=user(_ASK))
 
 
-@check(ID_ATTRIBUTE, EnvelopeAttributes, always=True, quiet=_no_attributes)
-def _id_attribute(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
-    for name, value in fact.attributes:
-        if name == "id":
-            report(fact, f"id given as an attribute (id=\"{shorten(value)}\"); the id belongs "
-                   "on the id line", attribute_offset(fact.text, name))
-
-
 MISSING_QUESTION_ID = rule(
     "TW109", "missing-question-id", E, "An Answer has no question_id attribute.",
     requirements=("TW-ENV-019",),
@@ -198,13 +191,6 @@ MISSING_QUESTION_ID = rule(
     bad=env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes, see api.md."),
     good=env("Full-Stack Engineer_1", "回答", "ans_fse_001", "Answer", "Yes, see api.md.",
              ' question_id="ask_uio_001"'))
-
-
-@check(MISSING_QUESTION_ID, EnvelopeAttributes, always=True,
-       quiet=lambda mtype, owner: mtype is not _ANSWER)
-def _missing_question_id(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
-    if fact.mtype is _ANSWER and all(name != "question_id" for name, _ in fact.attributes):
-        report(fact, "Answer without a question_id attribute", line_start(fact.text, 4) + 1)
 
 
 MISPLACED_QUESTION_ID = rule(
@@ -216,17 +202,6 @@ strict treats it as invalid.""",
     bad=user(env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Is the API final?",
                  ' question_id="ask_uio_001"')),
     good=user(_ASK))
-
-
-@check(MISPLACED_QUESTION_ID, EnvelopeAttributes, always=True, quiet=_no_attributes)
-def _misplaced_question_id(fact: EnvelopeAttributes,
-                           report: Report[EnvelopeAttributes]) -> None:
-    if fact.mtype is None or fact.mtype is _ANSWER or not fact.owner.strict:
-        return
-    for name, _value in fact.attributes:
-        if name == "question_id":
-            report(fact, f"question_id on {_article(fact.tag)} {fact.tag}; only Answer carries "
-                   "it", attribute_offset(fact.text, name))
 
 
 UNKNOWN_ATTRIBUTE = rule(
@@ -245,16 +220,6 @@ Profile astrion's target and subtype are reported here under strict.""",
 # The attributes spec 1.0 names: question_id, and id (reported as TW108). Profile astrion's
 # target and subtype are the dialect's own (TW116, TW117, TW208).
 _SPEC_ATTRIBUTES = frozenset({"question_id", "id"})
-
-
-@check(UNKNOWN_ATTRIBUTE, EnvelopeAttributes, always=True, quiet=_no_attributes)
-def _unknown_attribute(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
-    if not fact.owner.strict:
-        return
-    for name, _value in fact.attributes:
-        if name not in _SPEC_ATTRIBUTES:
-            report(fact, f"attribute {shorten(name)!r} is not part of spec 1.0",
-                   attribute_offset(fact.text, name))
 
 
 INVALID_DISPLAY_NAME = rule(
@@ -315,14 +280,6 @@ def _astrion_completion_label(fact: EnvelopeHead, report: Report[EnvelopeHead]) 
                "strict uses '任务完成汇报'", fact.text.find("\n") - len(fact.label))
 
 
-@check(ASTRION_DIALECT, EnvelopeAttributes, always=True, quiet=_no_attributes)
-def _astrion_receiver_header(fact: EnvelopeAttributes,
-                             report: Report[EnvelopeAttributes]) -> None:
-    if fact.receiver is not None and fact.owner.strict:
-        report(fact, "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
-               fact.text.find(" 向 ") + 3)
-
-
 TRAILING_NEWLINE = rule(
     "TW115", "trailing-newline", E, "The envelope text ends with a line feed.",
     requirements=("TW-ENV-001", "TW-ENV-012", "TW-TYPE-013"),
@@ -361,22 +318,6 @@ _SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
 }
 
 
-@check(SUBTYPE_MISMATCH, EnvelopeAttributes, always=True, quiet=_no_attributes)
-def _subtype_mismatch(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
-    mtype = fact.mtype
-    if fact.owner.strict or mtype is None:
-        return
-    for name, value in fact.attributes:
-        expected = _SUBTYPES.get(value) if name == "subtype" else None
-        if expected is None:
-            continue
-        receiver = fact.receiver or dict(fact.attributes).get("target") or fact.owner.name
-        if mtype is not expected[0] or (expected[1] is not None and receiver is not None
-                                        and (receiver == LEADER_NAME) is not expected[1]):
-            report(fact, f"subtype {value!r} does not fit a {mtype.label} to "
-                   f"{receiver or 'this receiver'}", attribute_offset(fact.text, name))
-
-
 RECEIVER_CONFLICT = rule(
     "TW117", "receiver-conflict", E,
     "An astrion header names a receiver that differs from the target attribute.",
@@ -388,17 +329,6 @@ RECEIVER_CONFLICT = rule(
     good=user(env("UI Operator_1", "提问", "msg_8d02e4a7c5", "Ask", "Is the API final?",
                   ' target="Full-Stack Engineer_1"',
                   header="来自 UI Operator_1 向 Full-Stack Engineer_1 的提问")))
-
-
-@check(RECEIVER_CONFLICT, EnvelopeAttributes, always=True, quiet=_no_attributes)
-def _receiver_conflict(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
-    receiver = fact.receiver
-    if fact.owner.strict or receiver is None:
-        return
-    for name, value in fact.attributes:
-        if name == "target" and value != receiver:
-            report(fact, f"header names receiver {shorten(receiver)} but target is "
-                   f"{shorten(value)}", attribute_offset(fact.text, name))
 
 
 INVALID_QUESTION_ID = rule(
@@ -414,11 +344,64 @@ the prefix table: the asker may have chosen it.""",
              ' question_id="api-question"'))
 
 
-@check(INVALID_QUESTION_ID, EnvelopeAttributes, always=True, quiet=_no_attributes)
-def _invalid_question_id(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
-    if fact.mtype is not _ANSWER:
-        return
-    for name, value in fact.attributes:
-        if name == "question_id" and MESSAGE_ID.fullmatch(value) is None:
-            report(fact, f"question_id {shorten(value)!r} is not a message id (empty, or holds "
-                   "white space, '<' or '>')", attribute_offset(fact.text, name))
+@check(ID_ATTRIBUTE, EnvelopeAttributes, always=True, quiet=_quiet_unless_answer,
+       also=(MISSING_QUESTION_ID, MISPLACED_QUESTION_ID, UNKNOWN_ATTRIBUTE, ASTRION_DIALECT,
+             SUBTYPE_MISMATCH, RECEIVER_CONFLICT, INVALID_QUESTION_ID))
+def _attributes(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    # The rules of an envelope's attributes and header receiver look at every envelope, so
+    # they run as one check: rule by rule, in code order, each finding naming its rule.
+    attributes, mtype, receiver = fact.attributes, fact.mtype, fact.receiver
+    strict = fact.owner.strict
+    # TW108: an id attribute beside the id line.
+    for name, value in attributes:
+        if name == "id":
+            report(fact, f"id given as an attribute (id=\"{shorten(value)}\"); the id belongs "
+                   "on the id line", attribute_offset(fact.text, name), rule=ID_ATTRIBUTE)
+    # TW109: an Answer names its question.
+    if mtype is _ANSWER and all(name != "question_id" for name, _ in attributes):
+        report(fact, "Answer without a question_id attribute", line_start(fact.text, 4) + 1,
+               rule=MISSING_QUESTION_ID)
+    if strict:
+        # TW110: only an Answer carries question_id (strict).
+        if mtype is not None and mtype is not _ANSWER:
+            for name, _value in attributes:
+                if name == "question_id":
+                    report(fact, f"question_id on {_article(fact.tag)} {fact.tag}; only Answer "
+                           "carries it", attribute_offset(fact.text, name),
+                           rule=MISPLACED_QUESTION_ID)
+        # TW111: no attribute spec 1.0 does not define (strict).
+        for name, _value in attributes:
+            if name not in _SPEC_ATTRIBUTES:
+                report(fact, f"attribute {shorten(name)!r} is not part of spec 1.0",
+                       attribute_offset(fact.text, name), rule=UNKNOWN_ATTRIBUTE)
+        # TW114: the receiver header is astrion's.
+        if receiver is not None:
+            report(fact, "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
+                   fact.text.find(" 向 ") + 3, rule=ASTRION_DIALECT)
+    else:
+        # TW116: an astrion subtype fits the type and the receiver.
+        if mtype is not None:
+            for name, value in attributes:
+                expected = _SUBTYPES.get(value) if name == "subtype" else None
+                if expected is None:
+                    continue
+                to = receiver or dict(attributes).get("target") or fact.owner.name
+                if mtype is not expected[0] or (expected[1] is not None and to is not None
+                                                and (to == LEADER_NAME) is not expected[1]):
+                    report(fact, f"subtype {value!r} does not fit a {mtype.label} to "
+                           f"{to or 'this receiver'}", attribute_offset(fact.text, name),
+                           rule=SUBTYPE_MISMATCH)
+        # TW117: the header's receiver and the target attribute agree.
+        if receiver is not None:
+            for name, value in attributes:
+                if name == "target" and value != receiver:
+                    report(fact, f"header names receiver {shorten(receiver)} but target is "
+                           f"{shorten(value)}", attribute_offset(fact.text, name),
+                           rule=RECEIVER_CONFLICT)
+    # TW118: an Answer's question_id is a message id.
+    if mtype is _ANSWER:
+        for name, value in attributes:
+            if name == "question_id" and MESSAGE_ID.fullmatch(value) is None:
+                report(fact, f"question_id {shorten(value)!r} is not a message id (empty, or "
+                       "holds white space, '<' or '>')", attribute_offset(fact.text, name),
+                       rule=INVALID_QUESTION_ID)

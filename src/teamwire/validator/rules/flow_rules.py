@@ -6,14 +6,16 @@ each send with its delivery.
 
 from __future__ import annotations
 
+from typing import Any
+
 from teamwire.envelope import MessageType
 from teamwire.validator.facts import (
     AnswerGiven,
     AskAnswered,
     MissingConversation,
     OutputMissing,
-    OutputPaired,
     OutputUnsaid,
+    PairedOutputs,
     PeerAsk,
     SendOutcome,
     ToolCall,
@@ -58,21 +60,6 @@ def _lost(fact: SendOutcome) -> bool:
         fact.overtaken or fact.answered or not fact.discarded)
 
 
-@check(ASK_NOT_DELIVERED, SendOutcome, always=True)
-def _ask_not_delivered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
-    delivery, tool, target = fact.delivery, fact.tool, fact.target
-    if delivery is None:
-        if _lost(fact) and not fact.overtaken and tool in ASK_TOOLS:
-            which = f" with id {fact.message_id!r}" if fact.message_id else ""
-            report(fact, f"{tool}: no Ask{which} from {fact.sender} reached {target}")
-        return
-    if fact.id_differs:
-        report(fact, f"{tool}: the Ask reached {target} with id {delivery.id!r}, not "
-               f"{fact.message_id!r}")
-    if fact.content_differs:
-        report(fact, f"{tool}: the {delivery.mtype.tag} {fact.message_id!r} reached {target} "
-               f"with other content than the call's ({shorten(delivery.content, 40)!r})")
-
 UNKNOWN_QUESTION = rule(
     "TW502", "unknown-question", E,
     "An answer tool call that succeeded answers no question the asker put to the caller.",
@@ -86,14 +73,6 @@ received from the asker earlier; otherwise the router fails them with unknown-qu
         "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", "answer": "…"}'))
 
 
-@check(UNKNOWN_QUESTION, AnswerGiven, always=True)
-def _unknown_question(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
-    if fact.asker is None:
-        report(fact, f"{fact.tool}: no open question {fact.question_id!r} to answer")
-    elif not fact.asked:
-        report(fact, f"{fact.tool}: {fact.asker} asked no question {fact.question_id!r} of "
-               f"{fact.answerer} before this answer")
-
 QUESTION_ANSWERED_TWICE = rule(
     "TW503", "question-answered-twice", E, "One question is answered by two accepted calls.",
     requirements=("TW-ROUTE-015", "TW-ROUTE-013"), scope="bundle",
@@ -106,12 +85,6 @@ The first answer resolves the pending ask; a second one must fail with not-waiti
     good=user(_ASK_TL, _LEADER) + "\n" + call(
         "answer_sub_agent_question", '{"agent_id": 1, "question_id": "ask_fse_001", …}'))
 
-
-@check(QUESTION_ANSWERED_TWICE, AnswerGiven, always=True)
-def _question_answered_twice(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
-    if fact.asked and fact.again:
-        report(fact, f"{fact.tool}: question {fact.question_id!r} of {fact.asker} is answered "
-               "again")
 
 ANSWER_MISMATCH = rule(
     "TW504", "answer-mismatch", E,
@@ -157,14 +130,6 @@ call's text, verbatim, into the target's conversation. A call of a tool its call
     + "\n" + user(env(_LEADER, "消息", "msg_tl_001", "Message", "Use blue."), "UI Operator_1"))
 
 
-@check(NOT_DELIVERED, SendOutcome, always=True)
-def _not_delivered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
-    # _lost last: most sends arrived, which the first test tells at once.
-    if fact.delivery is None and not fact.overtaken and fact.tool not in ASK_TOOLS \
-            and _lost(fact):
-        report(fact, f"{fact.tool}: the message never reached {fact.target}")
-
-
 @check(NOT_DELIVERED, MissingConversation, always=True)
 def _created_nowhere(fact: MissingConversation, report: Report[MissingConversation]) -> None:
     report(fact, f"create_sub_agent made {fact.role_id} #{fact.agent_id}, but the bundle has "
@@ -185,12 +150,6 @@ queue is drained first in, first out, so a message older than one that arrived h
     good="Team Leader sends 'A', 'B' to UI Operator_1; its conversation holds 'A', then 'B'")
 
 
-@check(MESSAGE_LOST, SendOutcome, always=True)
-def _message_lost(fact: SendOutcome, report: Report[SendOutcome]) -> None:
-    if fact.overtaken and _lost(fact):  # (the cheap test first: few sends are overtaken)
-        report(fact, f"{fact.tool} to {fact.target} was never delivered, while later messages "
-               "on the same channel were")
-
 MESSAGE_REORDERED = rule(
     "TW507", "message-reordered", E,
     "Messages from one sender to one receiver arrive in another order than they were sent.",
@@ -202,19 +161,40 @@ the Team Leader in the order it said them.""",
     good="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'A', then 'B'")
 
 
-@check(MESSAGE_REORDERED, SendOutcome, always=True)
-def _message_reordered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
-    delivery = fact.delivery
-    if delivery is not None and delivery.index < fact.latest:
-        report(fact, f"{fact.tool} to {fact.target} was delivered (message {delivery.index}) "
-               f"before a message sent earlier (message {fact.latest})")
+@check(ASK_NOT_DELIVERED, SendOutcome, always=True,
+       also=(NOT_DELIVERED, MESSAGE_LOST, MESSAGE_REORDERED))
+def _send_outcome(fact: SendOutcome, report: Report[SendOutcome]) -> None:
+    # The rules of a send's outcome look at every send, so they run as one check: rule by
+    # rule, in code order, each finding naming its rule.
+    delivery, tool, target = fact.delivery, fact.tool, fact.target
+    if delivery is None:
+        lost = _lost(fact)
+        # TW501: an ask reaches its target.
+        if lost and not fact.overtaken and tool in ASK_TOOLS:
+            which = f" with id {fact.message_id!r}" if fact.message_id else ""
+            report(fact, f"{tool}: no Ask{which} from {fact.sender} reached {target}",
+                   rule=ASK_NOT_DELIVERED)
+        # TW505: a message reaches its target.
+        if lost and not fact.overtaken and tool not in ASK_TOOLS:
+            report(fact, f"{tool}: the message never reached {target}", rule=NOT_DELIVERED)
+        # TW506: no message is lost while later ones on its channel arrive.
+        if lost and fact.overtaken:
+            report(fact, f"{tool} to {target} was never delivered, while later messages "
+                   "on the same channel were", rule=MESSAGE_LOST)
+        return
+    # TW501: the Ask that arrived is the one the call sent.
+    if fact.id_differs:
+        report(fact, f"{tool}: the Ask reached {target} with id {delivery.id!r}, not "
+               f"{fact.message_id!r}", rule=ASK_NOT_DELIVERED)
+    if fact.content_differs:
+        report(fact, f"{tool}: the {delivery.mtype.tag} {fact.message_id!r} reached {target} "
+               f"with other content than the call's ({shorten(delivery.content, 40)!r})",
+               rule=ASK_NOT_DELIVERED)
+    # TW507: messages of one channel arrive in the order they were sent.
+    if delivery.index < fact.latest:
+        report(fact, f"{tool} to {target} was delivered (message {delivery.index}) "
+               f"before a message sent earlier (message {fact.latest})", rule=MESSAGE_REORDERED)
 
-
-@check(MESSAGE_REORDERED, OutputPaired, always=True)
-def _output_reordered(fact: OutputPaired, report: Report[OutputPaired]) -> None:
-    if fact.index < fact.latest:
-        report(fact, f"output {fact.output_id!r} of {fact.sender} arrives (message {fact.index}) "
-               f"before an output said earlier (message {fact.latest})")
 
 ANSWER_NOT_RETURNED = rule(
     "TW508", "answer-not-returned", E,
@@ -233,11 +213,27 @@ nothing is expected: two conversations cannot tell whether the answer came first
     + "\n# Full-Stack Engineer_1's ask_master result:\n" + _ANSWER)
 
 
-@check(ANSWER_NOT_RETURNED, AnswerGiven, always=True)
-def _answer_not_returned(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
+@check(UNKNOWN_QUESTION, AnswerGiven, always=True,
+       also=(QUESTION_ANSWERED_TWICE, ANSWER_NOT_RETURNED))
+def _answer_given(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
+    # The rules of an accepted answer look at every answer, so they run as one check: rule by
+    # rule, in code order, each finding naming its rule.
+    # TW502: the answer answers a question the asker put to the caller.
+    if fact.asker is None:
+        report(fact, f"{fact.tool}: no open question {fact.question_id!r} to answer",
+               rule=UNKNOWN_QUESTION)
+    elif not fact.asked:
+        report(fact, f"{fact.tool}: {fact.asker} asked no question {fact.question_id!r} of "
+               f"{fact.answerer} before this answer", rule=UNKNOWN_QUESTION)
+    # TW503: a question is answered once.
+    if fact.asked and fact.again:
+        report(fact, f"{fact.tool}: question {fact.question_id!r} of {fact.asker} is answered "
+               "again", rule=QUESTION_ANSWERED_TWICE)
+    # TW508: the answer comes back as the result of the asker's ask.
     if fact.returned is False:
         report(fact, f"{fact.tool}: the answer to {fact.question_id!r} does not come back as "
-               f"the result of {fact.asker}'s {fact.ask_tool} call")
+               f"the result of {fact.asker}'s {fact.ask_tool} call", rule=ANSWER_NOT_RETURNED)
+
 
 ASK_WITHOUT_REPORT = rule(
     "TW509", "ask-without-report", W,
@@ -389,9 +385,20 @@ on; completion (任务完成汇报) from one without tool calls, which ends the 
 _PROGRESS, _COMPLETION = MessageType.PROGRESS, MessageType.COMPLETION  # (read per Output)
 
 
-@check(OUTPUT_KIND_MISMATCH, OutputPaired, always=True)
-def _output_kind_mismatch(fact: OutputPaired, report: Report[OutputPaired]) -> None:
-    has_calls = fact.has_calls
-    if fact.mtype is not (_PROGRESS if has_calls else _COMPLETION):
-        report(fact, f"output of {fact.sender} with{'' if has_calls else 'out'} tool calls is "
-               f"delivered as {fact.mtype.label} ({fact.output_id})")
+@check(MESSAGE_REORDERED, PairedOutputs, always=True, also=(OUTPUT_KIND_MISMATCH,))
+def _paired_outputs(fact: PairedOutputs, report: Report[Any]) -> None:
+    # The rules of an Output paired with what its sender said look at every such Output, so
+    # they run as one check, over the paired Outputs of a sender at once: Output by Output,
+    # rule by rule in code order, each finding naming its rule and its Output.
+    for pair in fact.pairs:
+        (index, output_id, mtype, _content), has_calls, latest = pair
+        # TW507: a sender's outputs arrive in the order it said them.
+        if index < latest:
+            report(fact.paired(pair), f"output {output_id!r} of {fact.sender} arrives (message "
+                   f"{index}) before an output said earlier (message {latest})",
+                   rule=MESSAGE_REORDERED)
+        # TW513: progress comes with tool calls, completion without.
+        if mtype is not (_PROGRESS if has_calls else _COMPLETION):
+            report(fact.paired(pair), f"output of {fact.sender} with"
+                   f"{'' if has_calls else 'out'} tool calls is delivered as {mtype.label} "
+                   f"({output_id})", rule=OUTPUT_KIND_MISMATCH)
