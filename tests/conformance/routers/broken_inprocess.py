@@ -4,16 +4,21 @@
 - ``drop_inline``: a message that reaches a running agent is routed (the sender is told it
   went inline) but never put into the receiver's conversation (TW-ROUTE-008 broken);
 - ``newest_first``: the messages of one delivery are put into the conversation newest first
-  (TW-ROUTE-005, TW-ROUTE-008 broken).
+  (TW-ROUTE-005, TW-ROUTE-008 broken);
+- ``timers_first``: a model reply is handled only after every timer due at the instant it
+  arrived, so that an answer observed at its ask's timer loses to the timer (TW-ROUTE-028
+  broken).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
-from teamwire.conformance.inprocess import reference_factory
+from teamwire.conformance.inprocess import HarnessClock, InProcessSetup, reference_factory
 from teamwire.router.actions import Action, AppendInline, StartTurn
 from teamwire.router.runtime import Session
+from teamwire.router.runtime.driver import AgentDriver, Reply
 
 
 class _DropsInline(Session):
@@ -33,3 +38,27 @@ class _NewestFirst(Session):
 
 drop_inline = reference_factory(_DropsInline)
 newest_first = reference_factory(_NewestFirst)
+
+
+class _TimersFirst:
+    """A model client that, once a reply has come, runs the timers already due before the
+    router sees the reply: the mistake of a loop that polls its timers before its input."""
+
+    def __init__(self, model: AgentDriver, clock: HarnessClock) -> None:
+        self._model = model
+        self._clock = clock
+
+    async def complete(self, agent: str, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]]) -> Reply:
+        reply = await self._model.complete(agent, messages, tools)
+        due = self._clock.next_timer()
+        while due is not None and due <= self._clock.now():
+            self._clock.advance()
+            due = self._clock.next_timer()
+        return reply
+
+
+async def timers_first(setup: InProcessSetup) -> object:
+    assert isinstance(setup.clock, HarnessClock)
+    return await reference_factory()(
+        replace(setup, model=_TimersFirst(setup.model, setup.clock)))
