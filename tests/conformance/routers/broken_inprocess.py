@@ -7,17 +7,20 @@
   (TW-ROUTE-005, TW-ROUTE-008 broken);
 - ``timers_first``: a model reply is handled only after every timer due at the instant it
   arrived, so that an answer observed at its ask's timer loses to the timer (TW-ROUTE-028
-  broken).
+  broken);
+- ``timers_reversed``: timers due at one instant run newest first (TW-ROUTE-028 broken).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from teamwire.conformance.inprocess import HarnessClock, InProcessSetup, reference_factory
 from teamwire.router.actions import Action, AppendInline, StartTurn
 from teamwire.router.runtime import Session
+from teamwire.router.runtime.clock import Timer
 from teamwire.router.runtime.driver import AgentDriver, Reply
 
 
@@ -62,3 +65,55 @@ async def timers_first(setup: InProcessSetup) -> object:
     assert isinstance(setup.clock, HarnessClock)
     return await reference_factory()(
         replace(setup, model=_TimersFirst(setup.model, setup.clock)))
+
+
+class _Cancelled:
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class _NewestFirstClock:
+    """The harness's clock, but the timers of one instant are kept in a stack: one timer of
+    the harness's per instant runs them newest first."""
+
+    def __init__(self, clock: HarnessClock) -> None:
+        self._clock = clock
+        self.activity = clock.activity
+        self._stacks: dict[float, list[tuple[_Cancelled, Callable[[], None]]]] = {}
+
+    def now(self) -> float:
+        return self._clock.now()
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
+        when = self._clock.now() + max(delay, 0.0)
+        handle = _Cancelled()
+        stack = self._stacks.get(when)
+        if stack is None:
+            stack = self._stacks[when] = []
+
+            def run() -> None:
+                for timer, due in reversed(self._stacks.pop(when)):
+                    if not timer.cancelled:
+                        due()
+
+            self._clock.call_later(delay, run)
+        stack.append((handle, callback))
+        return handle
+
+    async def sleep(self, delay: float) -> None:
+        await self._clock.sleep(delay)
+
+    def advance(self) -> bool:
+        return self._clock.advance()
+
+    def skip_to(self, time: float) -> None:
+        self._clock.skip_to(time)
+
+
+async def timers_reversed(setup: InProcessSetup) -> object:
+    assert isinstance(setup.clock, HarnessClock)
+    return await reference_factory()(
+        replace(setup, clock=_NewestFirstClock(setup.clock)))  # type: ignore[arg-type]
