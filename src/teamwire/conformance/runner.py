@@ -42,9 +42,9 @@ def clock_skip_reason(scenario: Scenario) -> str | None:
     None when the scenario needs no such thing."""
     if not scenario.moves_clock:
         return None
-    return ("the scenario answers a model call at the instant the router's next timer is due, "
-            "before the timer runs (a step with at_timer), which needs the router's clock: a "
-            "router run as a process keeps its own time; "
+    return ("the scenario answers a model call at the instant the router's next timer is due "
+            "(at_timer), which needs the router's clock: a router run as a process keeps its "
+            "own time; "
             f"{', '.join(scenario.requirements)} not checked here (run in process: "
             "teamwire certify --in-process)")
 
