@@ -3,9 +3,10 @@ fail, on the scenario written to catch it, with exactly the checks and requireme
 mistake breaks, and nothing else fails.
 
 The routers are the two written from the specification alone (``mini_router.py`` and the
-Node ``mini_router.mjs``, faults chosen by ``MINI_ROUTER_FAULT``) and a derivation of the
+Node ``mini_router.mjs``, faults chosen by ``MINI_ROUTER_FAULT``), a derivation of the
 reference router whose store comes back wrong after a restart (``faulty_reference.py``,
-faults chosen by ``ROUTER_FAULT``).
+faults chosen by ``ROUTER_FAULT``), and, for what only a run on virtual time can show, the
+reference router with one mistake certified in process (``broken_inprocess.py``).
 """
 
 from __future__ import annotations
@@ -226,3 +227,49 @@ def test_a_declared_optional_feature_that_is_broken_fails(tmp_path: Path) -> Non
     [check] = [c for c in report["scenarios"][0]["checks"] if c["check"] == "feature send-delivery"]
     assert check["status"] == "skip"
     assert "does not declare send-delivery" in check["reason"]
+
+
+def certify_in_process(fault: str, path: Path) -> tuple[int, Any]:
+    """Certify ``broken_inprocess.py``'s router ``fault`` in process on one scenario file."""
+    result = subprocess.run(
+        [sys.executable, "-m", "teamwire", "certify", "--in-process",
+         f"{ROUTERS / 'broken_inprocess.py'}:{fault}", "--scenario", str(path), "-f", "json"],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_a_router_that_runs_due_timers_before_a_reply_fails_the_tie_in_process(
+        tmp_path: Path) -> None:
+    """An answer observed at the instant its ask's timer is due must decide the ask
+    (TW-ROUTE-028); a router that runs the timers due at that instant first times the ask
+    out, and fails the asker's and the answerer's calls. The step has teeth: answered
+    before the timer's instant, the same router passes."""
+    scenario = SCENARIOS / "answer-at-the-ask-timeout.json"
+    code, report = certify_in_process("timers_first", scenario)
+    assert code == 1
+    [result] = report["scenarios"]
+    own = requirements_of("answer-at-the-ask-timeout")
+    assert "TW-ROUTE-028" in own
+    assert {c["check"]: tuple(sorted(c["requirements"])) for c in result["checks"]
+            if c["status"] == "fail"} == {"Full-Stack Engineer_1 call 2": own,
+                                          "Team Leader call 4": own}
+    data = json.loads(scenario.read_text(encoding="utf-8"))
+    for step in data["schedule"]:
+        step.pop("at_timer", None)
+    earlier = tmp_path / "answer-before-the-ask-timeout.json"
+    earlier.write_text(json.dumps(data), encoding="utf-8")
+    code, report = certify_in_process("timers_first", earlier)
+    assert code == 0
+
+
+def test_a_router_that_runs_the_timers_of_one_instant_newest_first_fails_in_process() -> None:
+    """Timers due at one instant run in the order they were started (TW-ROUTE-028): run
+    newest first, the two turn timeouts reach the Team Leader in the wrong order."""
+    name = "turn-timers-at-one-instant"
+    code, report = certify_in_process("timers_reversed", SCENARIOS / f"{name}.json")
+    assert code == 1
+    [result] = report["scenarios"]
+    own = requirements_of(name)
+    assert {c["check"]: tuple(sorted(c["requirements"])) for c in result["checks"]
+            if c["status"] == "fail"} == {"Team Leader call 3": own}

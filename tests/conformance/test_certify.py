@@ -50,7 +50,19 @@ def reference_declaration(tmp_path: Path) -> str:
     return str(path)
 
 
+def moves_clock(path: Path) -> bool:
+    """Whether a scenario answers a call at a timer's instant (in process only)."""
+    return any(step.get("at_timer") for step in
+               json.loads(path.read_text(encoding="utf-8"))["schedule"])
+
+
+CLOCK_SCENARIOS = sorted(p.stem for p in SCENARIOS.glob("*.json") if moves_clock(p))
+
+
 def test_the_reference_router_passes_every_check_of_every_scenario(tmp_path: Path) -> None:
+    """Black-box, every scenario of profile strict runs and passes but those that answer a
+    call at a timer's instant, which a router run as a process cannot be given: each is
+    skipped with the reason, not passed (TW-CERT-021)."""
     code, report, stderr = certify(REFERENCE, "--level", "durable",
                                    "--describe", reference_declaration(tmp_path))
     assert code == 0, stderr
@@ -58,8 +70,28 @@ def test_the_reference_router_passes_every_check_of_every_scenario(tmp_path: Pat
     assert {s["scenario"] for s in report["scenarios"]} == {
         p.stem for p in SCENARIOS.glob("*.json")
         if json.loads(p.read_text(encoding="utf-8"))["profile"] == "strict"}
-    assert not any("skipped" in s for s in report["scenarios"])
+    skipped = {s["scenario"]: s for s in report["scenarios"] if "skipped" in s}
+    assert sorted(skipped) == CLOCK_SCENARIOS == ["answer-at-the-ask-timeout",
+                                                  "turn-timers-at-one-instant"]
+    assert all("at the instant the router's next timer is due" in s["skipped"]
+               and "TW-ROUTE-028" in s["skipped"] and not s["passed"] and not s["checks"]
+               for s in skipped.values())
     assert all(c["status"] == "pass" for s in report["scenarios"] for c in s["checks"])
+
+
+def test_a_timer_instant_scenario_alone_cannot_judge_a_router_run_as_a_process() -> None:
+    """Given only scenarios it must skip, the harness has no verdict: exit 2 with the
+    reason, and no router is started."""
+    result = subprocess.run(
+        [sys.executable, "-m", "teamwire", "certify", "--router", "/nonexistent/router",
+         "--scenario", str(SCENARIOS / "answer-at-the-ask-timeout.json")],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2
+    # the message is cut in the middle when long: its start and its end are kept
+    assert "no scenario of level core can be run" in result.stderr
+    assert "the scenario answers a model call at the instant" in result.stderr
+    assert "not checked here (run in process: teamwire certify --in-process)" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("router", [MINI, pytest.param(MINI_JS, marks=needs_node)],
@@ -68,7 +100,9 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
     """The routers written from the specification give no declaration: they are taken to
     read the ask timeout and the round limit only, so the scenarios that set the default
     turn timeout, the number of model-call retries or unanswered_asks are skipped, with the
-    reason, and not counted as passed; the scenario of unanswered_asks' default runs."""
+    reason, and not counted as passed, as is the scenario that answers a call at a timer's
+    instant, which a router run as a process cannot be given; the scenario of
+    unanswered_asks' default runs."""
     code, report, stderr = certify(router)
     assert code == 0, stderr
     assert report["certified"] is True
@@ -76,10 +110,14 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
     assert names == {p.stem for p in SCENARIOS.glob("*.json")
                      if json.loads(p.read_text(encoding="utf-8"))["level"] == "core"}
     skipped = {s["scenario"]: s["skipped"] for s in report["scenarios"] if "skipped" in s}
-    assert sorted(skipped) == ["answer-to-no-pending-question", "default-turn-timeout",
+    assert sorted(skipped) == ["answer-at-the-ask-timeout",
+                               "answer-to-no-pending-question", "default-turn-timeout",
                                "leader-model-call-fails",
                                "model-call-retried", "sub-agent-model-call-fails",
+                               "turn-timers-at-one-instant",
                                "unanswered-ask-master", "unanswered-ask-sub-agent"]
+    assert "needs the router's clock" in skipped["answer-at-the-ask-timeout"]
+    assert "needs the router's clock" in skipped["turn-timers-at-one-instant"]
     assert "declares no turn_timeout knob" in skipped["default-turn-timeout"]
     assert "declares no unanswered_asks knob" in skipped["unanswered-ask-master"]
     assert "declares no model_retries knob" in skipped["model-call-retried"]

@@ -94,6 +94,36 @@ def ask_timeout() -> dict[str, Any]:
         knobs={"ask_timeout": 1})
 
 
+def answer_at_the_ask_timeout() -> dict[str, Any]:
+    return scenario(
+        "answer-at-the-ask-timeout",
+        "The Team Leader's answer is observed at the instant the ask's timer is due, before the "
+        "timer: the answer decides the ask, the asker gets it, and the timer then does nothing "
+        "(no timeout result, nothing appended later); only a harness that keeps the router's "
+        "clock can place the answer there",
+        ["TW-ROUTE-028", "TW-ROUTE-017", "TW-ROUTE-012", "TW-CERT-005"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_2", "answer_sub_agent_question", agent_id=1,
+                          question_id="ask_fse_001", answer="Port 8080.")),
+               says("Answered."), says("Done.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
+                               question_id="ask_fse_001")),
+               says("Using port 8080."))],
+        # the leader's reply that answers is released once the clock has reached the ask's
+        # timer, the timer not yet run
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3, "at_timer"), (TL, 4), (FSE, 2), (TL, 5)),
+        [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", "Which port?")),
+         expect(TL, 4, tool("call_tl_2", {"success": True, "display_name": FSE,
+                                           "question_id": "ask_fse_001"})),
+         expect(FSE, 2, tool("call_fse_1", envelope(
+             TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
+             (("question_id", "ask_fse_001"),))["content"])),
+         expect(TL, 5, envelope(FSE, "任务完成汇报", "out_fse_001", "Output",
+                                "Using port 8080."))],
+        knobs={"ask_timeout": 1})
+
+
 def unanswered_ask_master() -> dict[str, Any]:
     return scenario(
         "unanswered-ask-master",
@@ -303,6 +333,6 @@ def message_between_sub_agents() -> dict[str, Any]:
                                 "The form is done."))])
 
 
-SCENARIOS = [round_limit, ask_timeout, leader_asks_a_sub_agent, answers_out_of_order,
-             unanswered_ask_master, unanswered_ask_waits, unanswered_ask_sub_agent,
-             answer_to_no_pending_question, message_between_sub_agents]
+SCENARIOS = [round_limit, ask_timeout, answer_at_the_ask_timeout, leader_asks_a_sub_agent,
+             answers_out_of_order, unanswered_ask_master, unanswered_ask_waits,
+             unanswered_ask_sub_agent, answer_to_no_pending_question, message_between_sub_agents]

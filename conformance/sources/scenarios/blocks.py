@@ -44,7 +44,9 @@ def agent(name: str, *replies: dict[str, Any]) -> dict[str, Any]:
 
 def schedule(*steps: tuple[str, int] | tuple[str, int, str]) -> list[dict[str, Any]]:
     """Release steps ``(agent, reply)``; ``(agent, reply, "crash")`` kills and restarts the
-    router once that call has arrived; ``(agent, reply, "await")`` only waits for it."""
+    router once that call has arrived; ``(agent, reply, "await")`` only waits for it;
+    ``(agent, reply, "at_timer")`` answers it at the instant the router's next timer is due,
+    before that timer runs (in process only)."""
     return [{"agent": step[0], "call": step[1], **({step[2]: True} if len(step) == 3 else {})}
             for step in steps]
 

@@ -101,6 +101,31 @@ def turn_timeout() -> dict[str, Any]:
             FSE, "timeout", "the turn took longer than its timeout of 1 second")))])
 
 
+def turn_timers_at_one_instant() -> dict[str, Any]:
+    return scenario(
+        "turn-timers-at-one-instant",
+        "Two turn timers due at one instant fire in the order they were started: the "
+        "sub-agent created first (the UI Operator, whose name sorts last) times out first; "
+        "the Team Leader's reply observed at that instant ends its turn before either fires",
+        ["TW-ROUTE-028", "TW-ROUTE-018"],
+        [agent(TL, calls(call("call_tl_1", "create_sub_agent", agent_id=1, role_id="ui-operator",
+                              task=UIO_TASK, timeout_seconds=1),
+                         call("call_tl_2", "create_sub_agent", agent_id=1,
+                              role_id="full-stack-engineer", task=FSE_TASK, timeout_seconds=1)),
+               says("Waiting."), says("Both too slow.")),
+         agent(UIO, says("Too late.")),
+         agent(FSE, says("Too late."))],
+        # both sub-agents' first model calls are held past their turn timeout; the leader's
+        # reply is observed at the timers' instant, before they fire
+        schedule((TL, 1), (UIO, 1, "await"), (FSE, 1, "await"), (TL, 2, "at_timer"), (TL, 3),
+                 (UIO, 1), (FSE, 1)),
+        [expect(TL, 3,
+                output(UIO, "out_uio_001", render_run_result(
+                    UIO, "timeout", "the turn took longer than its timeout of 1 second")),
+                output(FSE, "out_fse_001", render_run_result(
+                    FSE, "timeout", "the turn took longer than its timeout of 1 second")))])
+
+
 def default_turn_timeout() -> dict[str, Any]:
     return scenario(
         "default-turn-timeout",
@@ -189,4 +214,4 @@ def turn_ended_calls() -> dict[str, Any]:
 
 
 SCENARIOS = [message_to_waiting_sub_agent, terminated_during_an_ask, turn_timeout,
-             default_turn_timeout, wait_cycle, refused_calls, turn_ended_calls]
+             turn_timers_at_one_instant, default_turn_timeout, wait_cycle, refused_calls, turn_ended_calls]

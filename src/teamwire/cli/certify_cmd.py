@@ -78,7 +78,8 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
     127.0.0.1, start the router with OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_STATE_DIR,
     TEAMWIRE_REQUEST and TEAMWIRE_ROLES set (and the knobs it declares), and check, scenario
     by scenario, what it appends to each agent's conversation. A scenario the declaration
-    rules out is skipped and says why.
+    rules out is skipped and says why, as is, black-box, a scenario that answers a call at
+    a timer's instant (only an in-process run keeps the router's clock).
 
     With --in-process, the router runs in this process on virtual time (no process, no
     socket); with --fuzz N, N generated scenarios follow the scenario set.
@@ -140,13 +141,21 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
             click.echo(f"warning: {describe}: features the harness does not know, not checked: "
                        f"{', '.join(capabilities.unknown_features)}", err=True)
     run_target, label = _target(router, in_process, wait, capabilities)
-    if all(capabilities.skip_reason(s) for s in scenarios):
+    from teamwire.conformance.runner import clock_skip_reason
+
+    def skip_reason(scenario: Scenario) -> str | None:
+        # What the declaration rules out first; then what a router run as a process cannot
+        # be given (TW-CERT-021).
+        return capabilities.skip_reason(scenario) or (
+            None if in_process is not None else clock_skip_reason(scenario))
+
+    if all(skip_reason(s) for s in scenarios):
         fail(f"error: no scenario of level {level} can be run against the router as declared: "
-             f"{capabilities.skip_reason(scenarios[0])}")
+             f"{skip_reason(scenarios[0])}")
     certification = Certification(label, level, baseline=baseline, describe=describe)
     try:
         for scenario in scenarios:
-            skipped = capabilities.skip_reason(scenario)
+            skipped = skip_reason(scenario)
             if skipped is not None:
                 certification.results.append(ScenarioResult.skip(scenario, skipped))
                 continue

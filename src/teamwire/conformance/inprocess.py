@@ -6,7 +6,9 @@ schedule and the checks are those of a black-box run (``runner.play``), because 
 calls are recorded in the same ``ModelEndpoint``. The harness acts only when the router is
 quiet (every task waits for a model call, an ask or a timer), so a run is deterministic;
 when the schedule waits for a call that needs time to pass, the clock jumps to the router's
-next timer, up to the wait of the step (in virtual seconds).
+next timer, up to the wait of the step (in virtual seconds). A step ``at_timer`` moves the
+clock to the router's next timer without running it, and then answers its call: the router
+observes the reply at that instant, before the timers due at it (TW-CERT-021).
 
 A crash drops the running router without any shutdown: its event loop is never run again,
 so none of its code runs after the crash (not even a ``finally``), as after SIGKILL; a new
@@ -138,6 +140,11 @@ class HarnessClock(VirtualClock):
             heapq.heappop(self._heap)
         return self._heap[0][0] if self._heap else None
 
+    def move_to(self, time: float) -> None:
+        """Make ``now()`` ``time`` without running any timer, even one due by then: what the
+        router is given next is observed at that instant before the timers due at it."""
+        self._now = max(self._now, time)
+
 
 class ScriptedModel:
     """The harness's model client: records each call in the endpoint, as the HTTP server
@@ -190,6 +197,9 @@ def _reply(call: ModelCall) -> Reply:
 
 class InProcessRouter:
     """A Python router run in this process, on virtual time (a ``RouterUnderTest``)."""
+
+    sets_clock = True
+    """The harness keeps the router's clock: a step may answer a call at a timer's instant."""
 
     def __init__(self, scenario: Scenario, factory: RouterFactory, name: str = REFERENCE_NAME,
                  endpoint: ModelEndpoint | None = None) -> None:
@@ -254,6 +264,18 @@ class InProcessRouter:
             if not future.done():
                 clock.activity.start()
                 future.set_result(None)
+
+    def move_to_next_timer(self, wait: float) -> bool:
+        assert self._loop is not None
+        return self._loop.run_until_complete(self._move_to_next_timer(wait))
+
+    async def _move_to_next_timer(self, wait: float) -> bool:
+        await self._settle()
+        due = self.clock.next_timer()
+        if due is None or due > self.clock.now() + wait:
+            return False
+        self.clock.move_to(due)
+        return True
 
     def ended(self) -> str | None:
         return "the router's session ended" if self._ended else None

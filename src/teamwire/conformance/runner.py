@@ -32,6 +32,23 @@ DEFAULT_WAIT = 10.0
 _OUTPUT_KEPT = 4000
 
 
+class ClockUnavailable(ValueError):
+    """A scenario that answers a call at a timer's instant, given to a router whose clock the
+    harness does not keep; ``clock_skip_reason`` says why, for the report."""
+
+
+def clock_skip_reason(scenario: Scenario) -> str | None:
+    """Why a harness that cannot set the router's clock skips ``scenario`` (TW-CERT-021), or
+    None when the scenario needs no such thing."""
+    if not scenario.moves_clock:
+        return None
+    return ("the scenario answers a model call at the instant the router's next timer is due "
+            "(at_timer), which needs the router's clock: a router run as a process keeps its "
+            "own time; "
+            f"{', '.join(scenario.requirements)} not checked here (run in process: "
+            "teamwire certify --in-process)")
+
+
 @dataclass
 class Run:
     """What one scenario run observed."""
@@ -146,10 +163,19 @@ class RouterUnderTest(Protocol):
     model calls in a ``ModelEndpoint``; the schedule and the checks see only those calls."""
 
     endpoint: ModelEndpoint
+    sets_clock: bool
+    """Whether the harness keeps the router's clock, so that a step can answer a call at a
+    timer's instant (TW-CERT-021)."""
 
     def start(self, run: Run) -> bool:
         """Start the router (again after a crash); False, with the problem in
         ``run.problems``, if it cannot be started."""
+        ...
+
+    def move_to_next_timer(self, wait: float) -> bool:
+        """With the router quiet, move its clock to the instant its next timer is due,
+        running no timer; False when no timer is due within ``wait`` seconds (only a router
+        that ``sets_clock`` is asked)."""
         ...
 
     def wait_for_call(self, agent: str, number: int, wait: float) -> ModelCall | None:
@@ -181,6 +207,9 @@ class RouterUnderTest(Protocol):
 
 class ProcessRouter:
     """A router command run as a process of its own, calling the endpoint over HTTP."""
+
+    sets_clock = False
+    """A process keeps its own time: a step at a timer's instant cannot be taken."""
 
     def __init__(self, scenario: Scenario, command: Sequence[str],
                  capabilities: Capabilities | None = None) -> None:
@@ -231,6 +260,9 @@ class ProcessRouter:
             if self.process is not None:
                 wait_until_quiet(self.process.pid, self.settle_bound)
 
+    def move_to_next_timer(self, wait: float) -> bool:
+        raise ClockUnavailable("a router run as a process keeps its own time")
+
     def ended(self) -> str | None:
         if self.process is None or self.process.poll() is None:
             return None
@@ -274,7 +306,12 @@ def run_scenario(scenario: Scenario, command: Sequence[str], *,
 def play(scenario: Scenario, router: RouterUnderTest, *, wait: float = DEFAULT_WAIT) -> Run:
     """Play ``scenario``'s schedule against ``router``, life by life (a crash step kills it
     and starts it again), and return what was observed; the router is stopped on every way
-    out."""
+    out. ClockUnavailable, before anything runs, if the scenario needs the router's clock
+    and the harness does not keep it: the caller reports the scenario skipped."""
+    if not router.sets_clock:
+        reason = clock_skip_reason(scenario)
+        if reason is not None:
+            raise ClockUnavailable(reason)
     endpoint = router.endpoint
     run = Run(scenario, endpoint.calls, endpoint.breaches, endpoint.unexpected, endpoint.repeats)
     started = time.monotonic()
@@ -329,6 +366,12 @@ def _play(steps: Sequence[Step | Crash], router: RouterUnderTest, run: Run,
             return False
         if isinstance(step, Crash):
             return True  # held, never answered: the router dies waiting for it
+        if step.at_timer and not router.move_to_next_timer(wait):
+            # The tie the step is for cannot be made: said, and the call answered anyway so
+            # that the rest of the run is still judged.
+            run.missing.append(f"no timer of the router was due within {wait:g} s when model "
+                               f"call {step.call} of {step.agent} was to be answered at a "
+                               "timer's instant")
         if not step.hold:
             router.release(call)
     if run.scenario.refused:

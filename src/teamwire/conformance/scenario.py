@@ -28,11 +28,14 @@ class ScenarioError(ValueError):
 class Step:
     """Release the ``call``-th model call of ``agent`` (1-based); with ``hold``, only wait
     until it has arrived (a later step releases it), so that the schedule goes on only once
-    the router has made that call."""
+    the router has made that call. With ``at_timer``, the call is released at the instant
+    the router's next timer is due, before that timer runs (TW-CERT-021): only a harness
+    that keeps the router's clock can take such a step."""
 
     agent: str
     call: int
     hold: bool = False
+    at_timer: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,12 @@ class Scenario:
     (generated scenarios: their schedules were drawn against a router that was quiet before
     each step, which in process the harness waits for instead)."""
 
+    @property
+    def moves_clock(self) -> bool:
+        """Whether a step answers a call at a timer's instant, which needs the harness to
+        keep the router's clock (an in-process run on virtual time)."""
+        return any(isinstance(step, Step) and step.at_timer for step in self.schedule)
+
 
 def _reply(data: dict[str, Any]) -> Reply:
     calls = tuple((None if call.get("id") is None else str(call["id"]), str(call["name"]),
@@ -105,7 +114,8 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
     if list(tokens) and not any(token in data["request"] for token in tokens):
         raise ScenarioError(f"{source}: the request holds no agent's token (the Team Leader's)")
     schedule = tuple(Crash(s["agent"], s["call"]) if s.get("crash")
-                     else Step(s["agent"], s["call"], bool(s.get("await")))
+                     else Step(s["agent"], s["call"], bool(s.get("await")),
+                               bool(s.get("at_timer")))
                      for s in data["schedule"])
     for step in schedule:
         if step.agent not in names or not 1 <= step.call <= len(scripts[step.agent]):
