@@ -37,17 +37,19 @@ def _copied(value: Any) -> Any:
     return value
 
 
-def _texts_seen(monkeypatch: pytest.MonkeyPatch, fact: type, trigger: Trigger | None) -> list[str]:
-    """The texts a check of ``fact`` with ``trigger`` is handed while TRANSCRIPT is linted."""
-    seen: list[str] = []
-
-    def run(found: Any, report: Any) -> None:
-        seen.append(found.text)
-
+def _add_check(monkeypatch: pytest.MonkeyPatch, fact: type, trigger: Trigger | None,
+               run: Any) -> None:
+    """Register ``run`` as a check of ``fact`` for the rest of the test."""
     # The registry's tables copied for the test: the check is gone when the test ends.
     for name, value in list(vars(REGISTRY).items()):
         monkeypatch.setattr(REGISTRY, name, _copied(value))
     REGISTRY.add_check(Check(REGISTRY["TW005"], fact, run, trigger))
+
+
+def _texts_seen(monkeypatch: pytest.MonkeyPatch, fact: type, trigger: Trigger | None) -> list[str]:
+    """The texts a check of ``fact`` with ``trigger`` is handed while TRANSCRIPT is linted."""
+    seen: list[str] = []
+    _add_check(monkeypatch, fact, trigger, lambda found, report: seen.append(found.text))
     lint_value(TRANSCRIPT, "triggers.json", LintOptions(enabled=frozenset(REGISTRY.codes())))
     return seen
 
@@ -86,13 +88,7 @@ def test_a_delivery_reaches_a_check_its_trigger_names(monkeypatch: pytest.Monkey
                                                      trigger: Trigger) -> None:
     # The same delivery twice: the second is the one a pass may take by its header line alone.
     seen: list[int] = []
-
-    def run(found: Any, report: Any) -> None:
-        seen.append(found.index)
-
-    for name, value in list(vars(REGISTRY).items()):
-        monkeypatch.setattr(REGISTRY, name, _copied(value))
-    REGISTRY.add_check(Check(REGISTRY["TW005"], Delivered, run, trigger))
+    _add_check(monkeypatch, Delivered, trigger, lambda found, report: seen.append(found.index))
     task_again = TASK.replace("task_001", "task_002")
     lint_value([{"role": "user", "content": TASK}, {"role": "user", "content": task_again}],
                "deliveries.json", LintOptions(enabled=frozenset(REGISTRY.codes())))
