@@ -127,3 +127,12 @@ def test_a_pipe_named_on_its_own_is_read_whole_and_linted(tmp_path: Path, name: 
     assert [(f.rule, f.index, f.message) for f in piped.findings] \
         == [(f.rule, f.index, f.message) for f in expected]
     assert [f.rule for f in piped.findings] == ["TW101"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_device_too_long_to_read_is_reported_under_its_name() -> None:
+    report = lint_file("/dev/zero")
+    assert report.file == "/dev/zero"
+    assert [(f.rule, f.file) for f in report.findings] == [("TW010", "/dev/zero")]
+    assert report.error == ("cannot read /dev/zero: it is not a regular file and holds more "
+                            "than 256 MiB")
