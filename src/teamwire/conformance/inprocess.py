@@ -369,8 +369,10 @@ def _discard(loop: asyncio.AbstractEventLoop) -> None:
     tasks = asyncio.all_tasks(loop)
     for task in tasks:
         task.cancel()
-    with contextlib.suppress(Exception):
-        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+    # gather() of nothing would look for the current loop, which a finished run has not set.
+    if tasks:
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
     loop.close()
 
 
