@@ -86,6 +86,7 @@ def test_render_either_round_trips_or_refuses(envelope: Envelope) -> None:
         (Envelope("Team Leader", "消息", "msg_tl_001", "Message", "x", receiver="B<2"),
          "receiver 'B<2' "),
         (Envelope("Team Leader", "消息", "msg tl", "Message", "x"), "id 'msg tl' "),
+        (Envelope("Team Leader", "消\n息", "msg_tl_001", "Message", "x"), "label '消\\n息' "),
     ],
 )
 def test_render_says_which_part_cannot_be_written(envelope: Envelope, says: str) -> None:

@@ -61,6 +61,13 @@ def test_an_always_check_sees_every_text_of_its_kind(monkeypatch: pytest.MonkeyP
     assert _texts_seen(monkeypatch, fact, None) == [text]
 
 
+@pytest.mark.parametrize("trigger", [Trigger(prefixes=("42 ",)), Trigger(suffixes=(" read",))],
+                         ids=repr)
+def test_a_tool_text_reaches_a_check_its_trigger_names(monkeypatch: pytest.MonkeyPatch,
+                                                      trigger: Trigger) -> None:
+    assert _texts_seen(monkeypatch, ToolText, trigger) == [TOOL_TEXT]
+
+
 @pytest.mark.parametrize("trigger", [
     Trigger(prefixes=("Here ",)),
     Trigger(prefixes=("Nothing", "Here")),
