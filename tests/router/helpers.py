@@ -20,7 +20,7 @@ from teamwire.router import (
     TurnStarted,
 )
 from teamwire.router.demo import LEADER_STEPS, SCRIPTS
-from teamwire.router.runtime import ScriptedAgent, Session, VirtualClock
+from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.store import Store
 
@@ -28,6 +28,24 @@ LEADER = "Team Leader"
 UIO = "UI Operator_1"
 FSE = "Full-Stack Engineer_1"
 UIO2 = "UI Operator_2"
+
+
+ANSWERING_LEADER = [
+    Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
+                                      "task": "design"}),)),
+    Step(None, (("list_active_sub_agents", {}),), delay=5.0),  # the ask arrives meanwhile
+    Step(None, (("answer_sub_agent_question", {"agent_id": 1, "question_id": "ask_uio_001",
+                                               "answer": "blue"}),)),
+    Step("the palette is blue"),
+]
+"""A leader that creates UI Operator_1 and answers its ask_master ask_uio_001 with 'blue'."""
+
+
+def asking_operator(last_reply: str) -> list[Step]:
+    """UI Operator_1's steps beside ANSWERING_LEADER: it asks ask_uio_001, then replies."""
+    return [Step(None, (("ask_master", {"question": "which palette?",
+                                        "question_id": "ask_uio_001"}),)),
+            Step(last_reply)]
 
 
 def team(*, start_leader: bool = True, tasks: bool = True, **kwargs: Any) -> RoutingCore:

@@ -13,23 +13,13 @@ import json
 
 from teamwire.envelope import MessageType
 from teamwire.router import AcknowledgeSend, Restarted, RoutingCore
-from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
+from teamwire.router.runtime import ScriptedAgent, Session, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.router.store import MemoryStore
-from tests.router.helpers import LEADER, UIO
+from tests.router.helpers import ANSWERING_LEADER, LEADER, UIO, asking_operator
 
-LEADER_STEPS = [
-    Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
-                                      "task": "design"}),)),
-    Step(None, (("list_active_sub_agents", {}),), delay=5.0),  # the ask arrives meanwhile
-    Step(None, (("answer_sub_agent_question", {"agent_id": 1, "question_id": "ask_uio_001",
-                                               "answer": "blue"}),)),
-    Step("the palette is blue"),
-]
-UIO_STEPS = [
-    Step(None, (("ask_master", {"question": "which palette?", "question_id": "ask_uio_001"}),)),
-    Step("the palette is done"),
-]
+LEADER_STEPS = ANSWERING_LEADER
+UIO_STEPS = asking_operator("the palette is done")
 
 
 def test_the_answer_call_is_acknowledged_again_after_a_restart() -> None:

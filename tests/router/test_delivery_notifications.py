@@ -11,22 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from teamwire.router.runtime import ScriptedAgent, Session, Step, VirtualClock
+from teamwire.router.runtime import ScriptedAgent, Session, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
-from tests.router.helpers import LEADER, UIO, run_to_idle
+from tests.router.helpers import ANSWERING_LEADER, LEADER, UIO, asking_operator, run_to_idle
 
-LEADER_STEPS = [
-    Step(None, (("create_sub_agent", {"agent_id": 1, "role_id": "ui-operator",
-                                      "task": "design"}),)),
-    Step(None, (("list_active_sub_agents", {}),), delay=5.0),  # the ask arrives meanwhile
-    Step(None, (("answer_sub_agent_question", {"agent_id": 1, "question_id": "ask_uio_001",
-                                               "answer": "blue"}),)),
-    Step("the palette is blue"),
-]
-UIO_STEPS = [
-    Step(None, (("ask_master", {"question": "which palette?", "question_id": "ask_uio_001"}),)),
-    Step("using blue"),
-]
+LEADER_STEPS = ANSWERING_LEADER
+UIO_STEPS = asking_operator("using blue")
 
 
 def test_each_delivery_is_told_with_its_message_and_placement() -> None:
