@@ -21,6 +21,7 @@ from teamwire.envelope import (
     name_problem,
     parse_display_name,
 )
+from teamwire.envelope.names import astrion_lookup
 
 
 def test_six_types_five_tags_five_prefixes() -> None:
@@ -140,3 +141,10 @@ def test_is_envelope_tells_protocol_messages_from_human_ones() -> None:
     assert is_envelope("来自 A 向 B 的消息")
     assert not is_envelope("Please fix the login page.")
     assert not is_envelope("[系统通知|任务发布] 来自 Team Leader 的任务发布")
+
+
+def test_astrion_lookup_prefers_the_exact_name_then_the_first_in_other_case() -> None:
+    names = ["ui operator_1", "UI Operator_1", "Ui Operator_1"]
+    assert astrion_lookup("UI Operator_1", names) == "UI Operator_1"
+    assert astrion_lookup("UI OPERATOR_1", names) == "ui operator_1"
+    assert astrion_lookup("UI Operator_2", names) is None

@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from teamwire.envelope.names import astrion_lookup
+
 
 def stops_by_agent(leader_messages: Iterable[Any], names: Iterable[str]) -> Counter[str]:
     """Sub-agent display name → how many ``stop_sub_agent`` calls of the Team Leader named
@@ -55,9 +57,7 @@ def _target(arguments: Any, subs: list[str]) -> str | None:
         return None
     name = value.get("display_name")
     if isinstance(name, str):
-        if name in subs:
-            return name
-        return next((s for s in subs if s.lower() == name.lower()), None)
+        return astrion_lookup(name, subs)
     number = value.get("agent_id")
     if type(number) is int:
         found = [s for s in subs if s.endswith(f"_{number}")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 LEADER_NAME = "Team Leader"
@@ -114,3 +115,14 @@ def abbreviation(role_name: str, role_id: str | None = None) -> str:
         if initials:
             return initials
     return "a"
+
+
+def astrion_lookup(name: str, names: Iterable[str]) -> str | None:
+    """The display name among ``names`` that an astrion call naming ``name`` means
+    (TW-PROF-026): ``name`` itself if present, else the first that differs from it only in
+    letter case; None when none does."""
+    listed = list(names)
+    if name in listed:
+        return name
+    lowered = name.lower()
+    return next((other for other in listed if other.lower() == lowered), None)

@@ -12,6 +12,7 @@ import orjson
 from teamwire.envelope import LEADER_NAME, MessageType
 from teamwire.envelope.fast_parser import Fields, scan
 from teamwire.envelope.ids import MESSAGE_ID
+from teamwire.envelope.names import astrion_lookup
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
 from teamwire.schemas.arguments import ArgumentProblem, ProblemKind, read_arguments
 from teamwire.validator.dispatch import all_quiet
@@ -359,9 +360,8 @@ class ToolChecks(EnvelopeChecks):
             return agent.agent_id, agent.role_id
         shown = self.shown_names.get(name)
         if shown is None:
-            lowered = name.lower()
-            shown = next((key for other, key in self.shown_names.items()
-                          if other.lower() == lowered), None)
+            other = astrion_lookup(name, self.shown_names)
+            shown = None if other is None else self.shown_names[other]
         if shown is not None:
             return shown[1], shown[0]
         number = _NUMBER.search(name)
