@@ -245,8 +245,6 @@ class ToolCall:
     """Whether an earlier call of this conversation has the same id."""
     protocol: bool
     """Whether the tool is a protocol tool of the profile."""
-    text: str | None
-    """The arguments text (what offsets refer to); None when the arguments are no string."""
     raw: Any
     """The arguments as the message gives them."""
     arguments: dict[str, Any] | None
@@ -257,8 +255,20 @@ class ToolCall:
     owner: Owner
     has_text: bool
     """Whether the message also says something (non-blank text)."""
-    tail: str
-    """The call's pointer below the message (``/tool_calls/N``)."""
+
+    # Told from the fields when a finding needs them: most calls are handed out and found
+    # fine, and these would be made for each of them.
+    @property
+    def text(self) -> str | None:
+        """The arguments text (what offsets refer to); None when the arguments are no
+        string."""
+        raw = self.raw
+        return raw if type(raw) is str else None
+
+    @property
+    def tail(self) -> str:
+        """The call's pointer below the message (``/tool_calls/N``)."""
+        return f"/tool_calls/{self.position}"
 
 
 @dataclass(slots=True)
@@ -327,12 +337,17 @@ class RoleDefined(_AtPart):
 
 
 @dataclass(slots=True)
-class CallTarget(_AtPart):
+class CallTarget:
     """A sub-agent an accepted call targets, as the conversation (or the bundle) knows it."""
 
+    index: int
+    position: int
+    """The call's place in its message's tool_calls."""
     tool: str
-    named: str
-    """How the call names it: repr of a display name, ``role #N`` or ``agent_id N``."""
+    role_id: str | None
+    """The role id the call names; None when it names none."""
+    shown: str | None
+    """The display name the call names it by (astrion); None when it names none."""
     agent_id: int | None
     roles: tuple[str, ...]
     """The roles of the known sub-agents that fit (none: it does not exist)."""
@@ -342,6 +357,22 @@ class CallTarget(_AtPart):
     """Whether the tool may target a terminated sub-agent (get_sub_agent_status)."""
     caller: bool
     """Whether the call targets its own caller (then nothing else about it is told)."""
+    text: ClassVar[str | None] = None
+
+    @property
+    def named(self) -> str:
+        """How the call names it: repr of a display name, ``role #N`` or ``agent_id N``
+        (told when a finding needs it)."""
+        if self.shown is not None:
+            return repr(self.shown)
+        if self.role_id is not None:
+            return f"{self.role_id} #{self.agent_id}"
+        return f"agent_id {self.agent_id}"
+
+    @property
+    def tail(self) -> str:
+        """The call's pointer below the message (``/tool_calls/N``)."""
+        return f"/tool_calls/{self.position}"
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ its checks in its rule module (``rules``), and the walker names none.
 from __future__ import annotations
 
 from teamwire.envelope import Profile
-from teamwire.validator.dispatch import PassReporter
+from teamwire.validator.dispatch import Hand, PassReporter
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
     AgentCreated,
@@ -90,6 +90,9 @@ class LinterState:
         self.attribute_every = selection.every[EnvelopeAttributes]
         self.repeat_hand = hands[IdRepeated]
         self.call_hand = selection.call_hand
+        self.plain_call_hands: dict[str, Hand | None] = {}
+        """``call_hand`` of calls of protocol tools with a first id and arguments read
+        cleanly, by tool (the verdict of a tool is this pass's)."""
         self.result_hand = hands[ToolResult]
         self.target_hand = hands[CallTarget]
         self.role_hand = hands[RoleDefined]

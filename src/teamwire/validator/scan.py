@@ -3,6 +3,8 @@ positions, snippets."""
 
 from __future__ import annotations
 
+import re
+
 from teamwire.envelope.errors import caret_context, position
 from teamwire.envelope.header import HEADER_LINE as HEADER_LINE
 from teamwire.envelope.header import HEADER_MARK as HEADER_MARK
@@ -93,10 +95,9 @@ def shorten(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# Exactly the characters TW-NAME-004 forbids; bidi controls are not among them.
-_UNSAFE_NAME_CHARS = frozenset(
-    [chr(c) for c in range(0x20)] + [chr(c) for c in range(0x7F, 0xA0)]
-    + ["<", ">", '"', "\u2028", "\u2029"])
+# Exactly the characters TW-NAME-004 forbids; bidi controls are not among them. One search
+# of a class rather than a loop over the name: two checks of names test each name.
+_UNSAFE_NAME_CHAR = re.compile(r'[\x00-\x1f\x7f-\x9f<>"\u2028\u2029]')
 
 
 def unsafe_name_char(name: str) -> str | None:
@@ -104,7 +105,5 @@ def unsafe_name_char(name: str) -> str | None:
 
     Control characters, line and paragraph separators, ``<``, ``>``, ``"`` (TW-NAME-004).
     """
-    for ch in name:
-        if ch in _UNSAFE_NAME_CHARS:
-            return ch
-    return None
+    found = _UNSAFE_NAME_CHAR.search(name)
+    return None if found is None else found.group()

@@ -67,6 +67,8 @@ def read_call_arguments(raw: Any) -> tuple[dict[str, Any] | None, ArgumentProble
             # objects hold members means no name was dropped as a repeat. Most arguments are
             # flat, with no colon in their texts, so their own length tells at once.
             colons = raw.count(":")
+            if colons == len(value) and "[" not in raw and raw.count("{") == 1:
+                return value, None  # flat: no object or array inside to count or measure
             if colons == len(value) or colons == member_count(value) \
                     or repeated_member(raw) is None:
                 for item in value.values():  # most arguments hold no object or array at all
@@ -109,9 +111,8 @@ class ToolChecks(EnvelopeChecks):
                         if hand:
                             raw = function.get("arguments")
                             hand(ToolCall(index, position, call_id, name, verdict, repeated,
-                                          False, raw if type(raw) is str else None, raw, None,
-                                          None, self.tools, self.owner, has_text,
-                                          f"/tool_calls/{position}"), self.report)
+                                          False, raw, None, None, self.tools, self.owner,
+                                          has_text), self.report)
                         self.pending[call_id] = (name, index)
                     return
                 self.malformed(index, "tool call has no function name",
@@ -129,13 +130,18 @@ class ToolChecks(EnvelopeChecks):
         pending."""
         arguments, problem = read_call_arguments(raw)
         verdict = self.tool_verdicts.get(name)
-        # Only the checks of calls that look into a call of this kind (Trigger.calls).
-        hand = self.call_hand(name, True, verdict is not None, repeated, problem is not None)
+        # Only the checks of calls that look into a call of this kind (Trigger.calls); those
+        # of most calls (a first id, arguments read cleanly) kept by tool for this pass.
+        plain = self.plain_call_hands
+        if repeated or problem is not None:
+            hand = self.call_hand(name, True, verdict is not None, repeated, problem is not None)
+        elif name in plain:
+            hand = plain[name]
+        else:
+            hand = plain[name] = self.call_hand(name, True, verdict is not None, False, False)
         if hand:
-            hand(ToolCall(index, position, call_id, name, verdict, repeated, True,
-                          raw if type(raw) is str else None, raw, arguments, problem,
-                          self.tools, self.owner, has_text, f"/tool_calls/{position}"),
-                 self.report)
+            hand(ToolCall(index, position, call_id, name, verdict, repeated, True, raw,
+                          arguments, problem, self.tools, self.owner, has_text), self.report)
         self.pending[call_id] = Call(index, call_id, position, name, arguments, None, has_text)
 
     # -- results -------------------------------------------------------------------------------
@@ -392,9 +398,8 @@ class ToolChecks(EnvelopeChecks):
                 (type(role_id) is str and role_id == me.role_id)
                 or (role_id is None and others is not None and not others.get(agent_id))):
             if self.target_hand:
-                self.target_hand(CallTarget(call.index, self._call_tail(call), call.name,
-                                            f"agent_id {agent_id}", agent_id, (), False, False,
-                                            True), self.report)
+                self.target_hand(CallTarget(call.index, call.position, call.name, None, None,
+                                            agent_id, (), False, False, True), self.report)
             return
         if others is not None:
             self._check_target(call, agent_id, role_id, others)
@@ -525,9 +530,8 @@ class ToolChecks(EnvelopeChecks):
             roles = (role_id,) if role_id in roles else ()
         key = (next(iter(roles)), agent_id) if len(roles) == 1 else None
         if self.target_hand:
-            which = f"{role_id} #{agent_id}" if type(role_id) is str else f"agent_id {agent_id}"
-            self.target_hand(CallTarget(call.index, f"/tool_calls/{call.position}", call.name,
-                                        which, agent_id,
+            self.target_hand(CallTarget(call.index, call.position, call.name,
+                                        role_id if type(role_id) is str else None, None, agent_id,
                                         tuple(roles) if len(roles) < 2 else tuple(sorted(roles)),
                                         key is not None and key in self.terminated,
                                         terminated_ok, False), self.report)
@@ -536,8 +540,8 @@ class ToolChecks(EnvelopeChecks):
     def _nowhere(self, call: Call, name: str) -> None:
         """Hand the checks of targets a display name no sub-agent of the session has."""
         if self.target_hand:
-            self.target_hand(CallTarget(call.index, self._call_tail(call), call.name,
-                                        repr(name), None, (), False, False, False), self.report)
+            self.target_hand(CallTarget(call.index, call.position, call.name, None, name, None,
+                                        (), False, False, False), self.report)
 
     @staticmethod
     def _call_tail(call: Call) -> str:

@@ -352,13 +352,17 @@ def _attributes(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) ->
     # they run as one check: rule by rule, in code order, each finding naming its rule.
     attributes, mtype, receiver = fact.attributes, fact.mtype, fact.receiver
     strict = fact.owner.strict
-    # TW108: an id attribute beside the id line.
+    # TW108: an id attribute beside the id line (and, for TW109, whether it names its
+    # question, told in the same loop).
+    asks = False
     for name, value in attributes:
         if name == "id":
             report(fact, f"id given as an attribute (id=\"{shorten(value)}\"); the id belongs "
                    "on the id line", attribute_offset(fact.text, name), rule=ID_ATTRIBUTE)
+        elif name == "question_id":
+            asks = True
     # TW109: an Answer names its question.
-    if mtype is _ANSWER and all(name != "question_id" for name, _ in attributes):
+    if mtype is _ANSWER and not asks:
         report(fact, "Answer without a question_id attribute", line_start(fact.text, 4) + 1,
                rule=MISSING_QUESTION_ID)
     if strict:
