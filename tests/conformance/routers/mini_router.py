@@ -48,7 +48,7 @@ display name or instance number. These faults are mistakes of that mode:
 - ``answer-envelope``: an ask's answer comes back as an Answer envelope, not as the text;
 - ``stop-drops-queue``: stop_sub_agent empties the stopped sub-agent's queue;
 - ``stop-answers-ask``: stop_sub_agent gives the cancelled ask an error result;
-- ``status-drops-unknown``: get_sub_agent_status leaves out a sub-agent it cannot find.
+- ``status-drops-unknown``: get_sub_agent_status leaves out a sub-agent it cannot find;
 - ``stop-keeps-reply``: the reply of a model call in flight when stop_sub_agent stopped the
   sub-agent is appended to its conversation (its calls left without results) instead of
   discarded; the sub-agent's next turn waits for that call to end.
