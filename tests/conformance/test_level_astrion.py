@@ -138,6 +138,31 @@ def test_a_router_of_profile_astrion_with_a_mistake_fails_with_the_scenarios_req
     assert failed == {check: own for check in failed_checks}
 
 
+def test_a_router_that_keeps_the_reply_of_a_stopped_model_call_fails_with_tw_prof_037(
+        declaration: str) -> None:
+    """The reply of the call in flight at the stop, appended instead of discarded: the
+    sub-agent's next call asks for a reply beyond the script, its history holds the reply
+    (check dropped-replies, TW-PROF-037 alone), and what follows goes wrong with it."""
+    scenario = "astrion-stop-during-model-call"
+    code, report, stderr = teamwire(
+        "certify", "--router", ASTRION_ROUTER, "--level", "astrion", "--describe", declaration,
+        "--scenario", str(SCENARIOS / f"{scenario}.json"), "--wait", "2", "-f", "json",
+        env={"MINI_ROUTER_FAULT": "stop-keeps-reply"})
+    assert code == 1, stderr
+    [result] = report["scenarios"]
+    failed = {c["check"]: c for c in result["checks"] if c["status"] == "fail"}
+    assert failed["dropped-replies"]["requirements"] == ["TW-PROF-037"]
+    assert "holds the reply to its call 1" in failed["dropped-replies"]["reason"]
+    own = requirements_of(scenario)
+    assert "TW-PROF-037" in own
+    assert {check: tuple(sorted(c["requirements"])) for check, c in failed.items()
+            if check != "dropped-replies"} == {
+        check: own for check in ("model-calls", "UI Operator_1 call 2", "Team Leader call 5")}
+    passed = {c["check"] for c in result["checks"] if c["status"] == "pass"}
+    assert {"append-only", "one-result-per-tool-call", "Team Leader call 3",
+            "Team Leader call 4"} <= passed
+
+
 def test_the_same_router_in_profile_astrion_fails_the_strict_scenarios_it_is_not_written_for(
         tmp_path: Path) -> None:
     """Declared strict, the router started in profile astrion offers astrion's tool set, so

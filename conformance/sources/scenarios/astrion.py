@@ -1,5 +1,5 @@
 """Level astrion: what a router of profile astrion shows its models (TW-PROF-032 to
-TW-PROF-036, TW-CERT-019), each scenario against the tool set of astrion today (16aaea6b),
+TW-PROF-037, TW-CERT-019), each scenario against the tool set of astrion today (16aaea6b),
 and the calls by instance number of astrion as it was (10654c4) that TW-PROF-035 and
 TW-PROF-036 keep.
 
@@ -229,6 +229,42 @@ def stop_sub_agent() -> dict[str, Any]:
         level=PROFILE, profile=PROFILE)
 
 
+def stop_during_model_call() -> dict[str, Any]:
+    """The sub-agent's model call is held while the Team Leader stops it; the reply then
+    released (progress text and an ask_master) is dropped: the Team Leader receives neither,
+    and the message that starts the sub-agent's next turn follows its Task directly."""
+    dropped = {**calls(call("call_uio_1", "ask_master", question="Which colour for the logo?",
+                            question_id="ask_uio_009"),
+                       text="Half of the sign-up form is drawn."), "dropped": True}
+    return scenario(
+        "astrion-stop-during-model-call",
+        "Profile astrion: stop_sub_agent while the sub-agent's model call is in flight ends "
+        "its turn and reports it idle; the reply that call then gets is dropped: it is not "
+        "in the sub-agent's conversation, its ask never reaches the Team Leader, its text is "
+        "no Output, and the next message starts the sub-agent's next turn",
+        ["TW-PROF-037", "TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-026",
+         "TW-PROF-032", "TW-CERT-019"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
+               calls(call("call_tl_2", "stop_sub_agent", display_name=UIO),
+                     call("call_tl_3", "get_sub_agent_status", display_names=[UIO])),
+               calls(call("call_tl_4", "send_message_to_sub_agent", display_name=UIO,
+                          message="Design the sign-in form instead.")),
+               says("Waiting for the sign-in form."), says("Done.")),
+         agent(UIO, dropped, says("The sign-in form is designed."))],
+        schedule((TL, 1), (UIO, 1, "await"), (TL, 2), (TL, 3, "await"), (UIO, 1), (TL, 3),
+                 (TL, 4), (UIO, 2), (TL, 5)),
+        [expect(TL, 2, tool("call_tl_1", succeeded(display_name=UIO))),
+         expect(TL, 3, tool("call_tl_2", succeeded(display_name=UIO)),
+                tool("call_tl_3", succeeded(results=[
+                    {"found": True, "display_name": UIO, "status": "idle",
+                     FURTHER_MEMBERS: True}]))),
+         expect(TL, 4, tool("call_tl_4", succeeded(display_name=UIO))),
+         expect(UIO, 2, envelope(TL, "消息", ANY_ID, "Message",
+                                 "Design the sign-in form instead.")),
+         expect(TL, 5, output(UIO, "The sign-in form is designed."))],
+        level=PROFILE, profile=PROFILE)
+
+
 def status_by_number() -> dict[str, Any]:
     return scenario(
         "astrion-status-by-number",
@@ -272,4 +308,5 @@ def status_by_number() -> dict[str, Any]:
         level=PROFILE, profile=PROFILE)
 
 
-SCENARIOS = [display_names, ask_master, ask_other_agent, stop_sub_agent, status_by_number]
+SCENARIOS = [display_names, ask_master, ask_other_agent, stop_sub_agent, stop_during_model_call,
+             status_by_number]

@@ -124,7 +124,15 @@ def appended(calls: dict[int, ModelCall], number: int) -> list[dict[str, Any]]:
     if number == 1:
         return [m for m in call.messages if not (isinstance(m, dict) and m.get("role") == "system")]
     before = calls.get(number - 1)
-    return call.messages[len(before.messages) + 1:] if before is not None else call.messages
+    if before is None:
+        return call.messages
+    return call.messages[len(before.messages) + (0 if _dropped(before) else 1):]
+
+
+def _dropped(call: ModelCall) -> bool:
+    """Whether the call got a reply the router must drop (TW-PROF-037): nothing of it
+    follows the call's messages in the agent's next call."""
+    return call.reply is not None and call.reply.dropped
 
 
 def answered_calls(run: Run) -> dict[str, dict[int, ModelCall]]:
@@ -150,6 +158,8 @@ def check_run(run: Run, capabilities: Capabilities | None = None) -> list[Verdic
     verdicts.append(_tool_set(run, by_agent))
     verdicts.append(_opening(run))
     verdicts.append(_no_duplicates(by_agent))
+    if any(reply.dropped for script in run.scenario.scripts.values() for reply in script):
+        verdicts.append(_dropped_replies(by_agent))
     if run.restarts:
         verdicts.append(_repeats_restore(run))
     verdicts.extend(_expectations(run, numbered))
@@ -254,12 +264,15 @@ def _append_only(by_agent: dict[str, list[ModelCall]], every: list[ModelCall]) -
         for before, after in itertools.pairwise(calls):
             reply = _with_assigned_ids(before.reply.message(), before.messages) \
                 if before.reply else {}
-            seen = [*before.messages, reply]
+            # A dropped reply is never appended (TW-PROF-037): the next call goes on from
+            # what the call held; whether the router kept it is the dropped-replies check's.
+            seen = [*before.messages, *([] if _dropped(before) else [reply])]
             kept = after.messages[:len(seen)]
             if [_normal(m) for m in kept] != [_normal(m) for m in seen]:
                 return Verdict("append-only", Status.FAIL, ("TW-CERT-007",),
                                f"call {after.number} of {agent} does not start with what call "
-                               f"{before.number} held and the reply to it",
+                               f"{before.number} held" + ("" if _dropped(before)
+                                                         else " and the reply to it"),
                                [_normal(m) for m in seen], [_normal(m) for m in kept])
     return Verdict("append-only", Status.PASS, ("TW-CERT-007",))
 
@@ -306,6 +319,74 @@ def _one_result_each(by_agent: dict[str, list[ModelCall]], profile: str = "stric
                                        f", and the {stops[agent]} stop(s) of {agent} excuse "
                                        "as many replies left open" if beyond else ""))
     return Verdict("one-result-per-tool-call", Status.PASS, ("TW-CERT-008",))
+
+
+DROPPED = ("TW-PROF-037",)
+"""What a router breaks that keeps, runs or delivers any part of a dropped reply."""
+
+
+def _dropped_replies(by_agent: dict[str, list[ModelCall]]) -> Verdict:
+    """TW-PROF-037: a reply whose model call was in flight when a stop ended the turn leaves
+    no trace: no later call of the agent holds it as an assistant message or a result of one
+    of its tool calls, and no later call of another agent holds an envelope of the agent whose
+    content is its text."""
+    from teamwire.envelope import ParseError, parse
+
+    for agent, calls in by_agent.items():
+        for dropped in calls:
+            reply = dropped.reply
+            if reply is None or not reply.dropped:
+                continue
+            text = (reply.content or "").strip()
+            call_ids = {call_id for call_id, _, _ in reply.tool_calls if call_id}
+            wanted = _normal(reply.message())
+            for later in (c for c in calls if c.number > dropped.number):
+                for message in later.messages[len(dropped.messages):]:
+                    if not isinstance(message, dict):
+                        continue
+                    normal = _normal(message)
+                    kept = message.get("role") == "assistant" and (
+                        _without_ids(normal) == _without_ids(wanted)
+                        or (bool(text) and normal.get("content") == reply.content))
+                    answered = message.get("role") == "tool" \
+                        and message.get("tool_call_id") in call_ids
+                    if kept or answered:
+                        return Verdict(
+                            "dropped-replies", Status.FAIL, DROPPED,
+                            f"model call {later.number} of {agent} holds "
+                            + ("the reply" if kept else "a result of a tool call of the reply")
+                            + f" to its call {dropped.number}, whose model call was in flight "
+                            "when a stop ended its turn", [], [normal])
+            if not text:
+                continue
+            for other, others in by_agent.items():
+                if other == agent or not others:
+                    continue
+                for message in others[-1].messages:
+                    content = message.get("content") if isinstance(message, dict) else None
+                    if not isinstance(content, str) or not content.startswith("来自 "):
+                        continue
+                    try:
+                        envelope = parse(content)
+                    except ParseError:
+                        continue
+                    if envelope.sender == agent and envelope.content.strip() == text:
+                        return Verdict(
+                            "dropped-replies", Status.FAIL, DROPPED,
+                            f"{other}'s conversation holds an envelope of {agent} "
+                            f"({envelope.tag}) with the text of its reply {dropped.number}, "
+                            "whose model call was in flight when a stop ended its turn",
+                            [], [content])
+    return Verdict("dropped-replies", Status.PASS, DROPPED)
+
+
+def _without_ids(message: Any) -> Any:
+    """A normal assistant message with its tool calls' ids left out (a router may give a
+    kept reply's calls ids of its own)."""
+    if not isinstance(message, dict) or not message.get("tool_calls"):
+        return message
+    return {**message, "tool_calls": [{k: v for k, v in c.items() if k != "id"}
+                                      for c in message["tool_calls"]]}
 
 
 _ID_LINE = re.compile(r"\A[^\n]*\nid: ([^\n]+)\n")
@@ -442,9 +523,13 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
         calls = numbered.get(expectation.agent, {})
         wanted = [_normal(m) for m in expectation.appended]
         if expectation.call not in calls:
-            verdicts.append(Verdict(name, Status.FAIL, run.scenario.requirements,
-                                    f"{expectation.agent} made {len(calls)} model calls, not "
-                                    f"{expectation.call}", wanted, None))
+            made = sorted(calls)
+            said = f"{expectation.agent} made {len(calls)} model calls, not {expectation.call}" \
+                if made == list(range(1, len(made) + 1)) else \
+                f"{expectation.agent} made no model call for reply {expectation.call} (its " \
+                f"calls asked for replies {', '.join(map(str, made))})"
+            verdicts.append(Verdict(name, Status.FAIL, run.scenario.requirements, said,
+                                    wanted, None))
             continue
         got = [_normal(m) for m in appended(calls, expectation.call)]
         wanted = _unless_offered(wanted, got, calls.get(expectation.call - 1))

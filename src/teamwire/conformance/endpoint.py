@@ -15,6 +15,12 @@ model call of its own, held and released by the schedule like any other, and ans
 the failure instead of the reply, in one of the forms chapter 07 counts as a failed model
 call (TW-ROUTE-031): an error status, a body that holds no assistant message, or a
 connection closed without an answer.
+
+A scripted reply may be one the router must drop (``Reply.dropped``: its model call was in
+flight when a ``stop_sub_agent`` ended the turn, TW-PROF-037). Once released, it counts as
+consumed: the agent's next call asks for the reply after it though its history holds one
+assistant message fewer (TW-CERT-022). Whether the router reads the answer or has closed the
+connection by then changes nothing here.
 """
 
 from __future__ import annotations
@@ -54,6 +60,9 @@ class Reply:
     """How the tries of this reply fail before it is given, in order (keys of FAILURES):
     each failed try is a model call of its own; the try after the last failure gets the
     reply."""
+    dropped: bool = False
+    """The router must drop the reply (TW-PROF-037): none of it enters the conversation.
+    Once released it counts as consumed in the numbering of the agent's later calls."""
 
     def message(self) -> dict[str, Any]:
         """The assistant message of a chat-completions response."""
@@ -73,8 +82,9 @@ class ModelCall:
     agent: str
     number: int
     """Which of the agent's scripted replies the call asks for, 1-based: one more than the
-    replies its history already holds. A router that repeats a model call after a restart
-    asks for the same reply again."""
+    replies its history already holds, plus the agent's dropped replies released before the
+    call arrived (TW-CERT-022). A router that repeats a model call after a restart asks for
+    the same reply again."""
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     stream: bool
@@ -137,6 +147,8 @@ class ModelEndpoint:
         """(agent, reply) → the restart count when that reply was released."""
         self._failed: dict[tuple[str, int], int] = {}
         """(agent, reply) → how many tries for that reply were answered with a failure."""
+        self._dropped: dict[str, set[int]] = {}
+        """agent → the dropped replies released to it, each consumed (TW-CERT-022)."""
         self._lock = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -200,6 +212,8 @@ class ModelEndpoint:
             else:
                 call.reply = reply
                 self._released[key] = self.restarts
+                if reply.dropped:
+                    self._dropped.setdefault(call.agent, set()).add(call.number)
         call.released.set()
 
     def restarted(self) -> None:
@@ -250,8 +264,10 @@ class ModelEndpoint:
             return None
         offered = body.get("tools")
         tools: list[dict[str, Any]] = offered if isinstance(offered, list) else []
-        number = 1 + sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+        held = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
         with self._lock:
+            # A dropped reply the agent was given is consumed, though its history lacks it.
+            number = 1 + held + len(self._dropped.get(agent, ()))
             call = ModelCall(agent, number, messages, tools, body.get("stream") is True,
                              self.clock(), life=self.restarts)
             self.calls.append(call)

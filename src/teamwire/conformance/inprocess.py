@@ -179,6 +179,9 @@ class ScriptedModel:
             except asyncio.CancelledError:
                 if not future.done():
                     self._clock.activity.start()
+                # The router gave up the call (a stop cancels a call in flight, TW-PROF-037):
+                # it waits on it no more, and the schedule's step still answers it.
+                self._owner.held.pop(id(call), None)
                 raise
         return _reply(call)
 

@@ -93,7 +93,8 @@ def _reply(data: dict[str, Any]) -> Reply:
                    call["arguments"] if isinstance(call["arguments"], str)
                    else json.dumps(call["arguments"], ensure_ascii=False))
                   for call in data.get("tool_calls", ()))
-    return Reply(data.get("content"), calls, tuple(data.get("failures", ())))
+    return Reply(data.get("content"), calls, tuple(data.get("failures", ())),
+                 dropped=data.get("dropped") is True)
 
 
 def scenario_from_json(data: Any, source: str = "") -> Scenario:

@@ -19,6 +19,7 @@ RUN_CHECKS: dict[str, tuple[str, ...]] = {
                  "TW-TOOL-005"),
     "no-duplicates": ("TW-DEL-002",),
     "restored-conversation": ("TW-DUR-004", "TW-DUR-005"),
+    "dropped-replies": ("TW-PROF-037",),
     "feature send-delivery": ("TW-TOOL-012", "TW-CERT-016"),
 }
 """The checks of every scenario run (teamwire.conformance.checks) and what they cover."""

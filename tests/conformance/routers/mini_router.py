@@ -39,7 +39,7 @@ refuses (exit 2) when they are out of range; it exits 0 when every agent is idle
 waits. Standard library only.
 
 Started with ``--profile astrion`` it runs profile astrion as chapter 12 describes a router of
-that profile (TW-PROF-032 to TW-PROF-036): astrion's tool set, instances numbered per role,
+that profile (TW-PROF-032 to TW-PROF-037): astrion's tool set, instances numbered per role,
 sub-agents named by display name, ask ids it draws when the asker gives none, and the results
 of a sub-agent's tools as astrion's texts, stops that pause a sub-agent, and statuses by
 display name or instance number. These faults are mistakes of that mode:
@@ -48,7 +48,10 @@ display name or instance number. These faults are mistakes of that mode:
 - ``answer-envelope``: an ask's answer comes back as an Answer envelope, not as the text;
 - ``stop-drops-queue``: stop_sub_agent empties the stopped sub-agent's queue;
 - ``stop-answers-ask``: stop_sub_agent gives the cancelled ask an error result;
-- ``status-drops-unknown``: get_sub_agent_status leaves out a sub-agent it cannot find.
+- ``status-drops-unknown``: get_sub_agent_status leaves out a sub-agent it cannot find;
+- ``stop-keeps-reply``: the reply of a model call in flight when stop_sub_agent stopped the
+  sub-agent is appended to its conversation (its calls left without results) instead of
+  discarded; the sub-agent's next turn waits for that call to end.
 
 ``--describe`` prints its capability declaration (the profile it was started with).
 """
@@ -227,6 +230,7 @@ class Agent:
         self.timeout = 600.0
         self.generation = 0  # turns started: a reply of an older turn is dropped
         self.stopped = -1  # the turn a stop_sub_agent ended: its open calls keep no result
+        self.turning = threading.Lock()  # held for a whole turn under stop-keeps-reply
 
 
 class Router:
@@ -305,6 +309,9 @@ class Router:
         agent.pending = []
 
     def turn(self, agent: Agent, generation: int) -> None:
+        serial = FAULT == "stop-keeps-reply" and agent.name != LEADER
+        if serial:  # one turn at a time: a stopped turn's late reply lands before the next
+            agent.turning.acquire()
         try:
             first = True
             while True:
@@ -314,8 +321,15 @@ class Router:
                 first = False
                 reply = self.complete(agent)
                 with self.lock:
+                    if FAULT == "stop-keeps-reply" and agent.stopped == generation:
+                        agent.messages.append({"role": "assistant",
+                                               "content": reply.get("content"),
+                                               **({"tool_calls": reply["tool_calls"]}
+                                                  if reply.get("tool_calls") else {})})
                     if agent.generation != generation or agent.state == "terminated":
-                        return  # terminated, or stopped by its timeout: the reply is dropped
+                        # terminated, or stopped by its timeout or a stop_sub_agent: the
+                        # reply is dropped (TW-PROF-037)
+                        return
                     calls = own_ids(reply.get("tool_calls") or [], agent.messages)
                     agent.messages.append({"role": "assistant", "content": reply.get("content"),
                                            **({"tool_calls": calls} if calls else {})})
@@ -362,6 +376,8 @@ class Router:
                     if agent.generation != generation:
                         return  # ended by its timeout: every call has its result, no more calls
         finally:
+            if serial:
+                agent.turning.release()
             with self.lock:
                 self.busy -= 1
                 self.done.notify_all()
@@ -671,7 +687,7 @@ class Router:
 
     def astrion_call(self, agent: Agent, name: str,
                      args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
-        """A call in astrion's form (TW-PROF-032 to TW-PROF-036): its result when astrion's
+        """A call in astrion's form (TW-PROF-032 to TW-PROF-037): its result when astrion's
         tool differs from the strict one, else None and the arguments in the strict form."""
         args = dict(args)
         args.pop("intent", None)  # it tells the user what the call is for, nothing more
