@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.conformance.reports import what_failed
+
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "conformance" / "scenarios"
 MINI = f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'routers' / 'mini_router.py'}"
@@ -65,7 +67,7 @@ def test_the_reference_router_passes_every_check_of_every_scenario(tmp_path: Pat
     skipped with the reason, not passed (TW-CERT-021)."""
     code, report, stderr = certify(REFERENCE, "--level", "durable",
                                    "--describe", reference_declaration(tmp_path))
-    assert code == 0, stderr
+    assert code == 0, what_failed(report) + "\n" + stderr
     assert report["certified"] is True
     assert {s["scenario"] for s in report["scenarios"]} == {
         p.stem for p in SCENARIOS.glob("*.json")
@@ -104,7 +106,7 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
     instant, which a router run as a process cannot be given; the scenario of
     unanswered_asks' default runs."""
     code, report, stderr = certify(router)
-    assert code == 0, stderr
+    assert code == 0, what_failed(report) + "\n" + stderr
     assert report["certified"] is True
     names = {s["scenario"] for s in report["scenarios"]}
     assert names == {p.stem for p in SCENARIOS.glob("*.json")

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from teamwire import schemas
+from tests.conformance.reports import what_failed
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "conformance" / "scenarios"
@@ -62,7 +63,7 @@ def test_a_router_of_profile_astrion_is_certified_at_level_astrion(declaration: 
     the reason and counted neither as passed nor as failed."""
     code, report, stderr = teamwire("certify", "--router", ASTRION_ROUTER, "--level", "astrion",
                                     "--describe", declaration, "--wait", "3", "-f", "json")
-    assert code == 0, stderr
+    assert code == 0, what_failed(report) + "\n" + stderr
     assert report["certified"] is True and report["level"] == "astrion"
     assert schemas.validate("certification-report", report) == []
     ran = {s["scenario"]: s for s in report["scenarios"] if "skipped" not in s}
@@ -78,7 +79,7 @@ def test_a_router_of_profile_strict_has_the_astrion_scenarios_skipped_never_pass
     """The reference router declares profile strict: at level astrion it passes core and
     durable, and each astrion scenario is reported skipped with the reason."""
     code, report, stderr = teamwire("certify", "--in-process", "--level", "astrion", "-f", "json")
-    assert code == 0, stderr
+    assert code == 0, what_failed(report) + "\n" + stderr
     skipped = {s["scenario"]: s for s in report["scenarios"] if "skipped" in s}
     assert sorted(skipped) == ASTRION
     for result in skipped.values():
