@@ -8,7 +8,6 @@ checks beside each rule decide the findings.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
@@ -47,21 +46,6 @@ _MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
 Types = tuple[MessageType, ...]
 _CALL_ORDER = attrgetter("call.index", "call.position")
 """A send's place in its conversation: (message index, position of its call)."""
-
-
-@dataclass(slots=True)
-class _Send:
-    """A call that must arrive as an envelope in another conversation."""
-
-    facts: Facts
-    call: Call
-    target: str
-    types: Types
-    id: str | None
-    content: str | None
-    delivery: DeliveredEnvelope | None = None
-    delivered_id_differs: bool = False
-    delivered_content_differs: bool = False
 
 
 class _Inbox:
@@ -135,7 +119,7 @@ class SessionChecker:
         self.index = index
         self.emitter = emitter
         self.strict = profile is Profile.STRICT
-        self._asked: dict[tuple[str, str, str], _Send] = {}
+        self._asked: dict[tuple[str, str, str], SendOutcome] = {}
         """(asker, target, id of the delivered ask) → the ask that produced it."""
         # An inbox and an emit for every conversation at once: cheaper than a lookup that
         # makes them on first use, once per send, answer and fact.
@@ -182,7 +166,7 @@ class SessionChecker:
             self._targets[found] = matches[0].name if len(matches) == 1 else None
         return self._targets[found]
 
-    def _terminated_after(self, target: str, send: _Send) -> bool:
+    def _terminated_after(self, target: str, send: SendOutcome) -> bool:
         """Whether ``send``'s message may have been discarded with its target (TW-ROUTE-020):
         the Team Leader terminated ``target`` by a call that succeeded after the send (for a
         sub-agent's send, at any point: two conversations give no order), and nothing from
@@ -199,7 +183,7 @@ class SessionChecker:
         at = self._terminations.get(target)
         if at is None:
             return False
-        sender = send.facts.agent.name
+        sender = send.sender
         if sender == LEADER_NAME and (send.call.index, send.call.position) > at:
             return False
         facts = self.facts.get(target)
@@ -232,30 +216,30 @@ class SessionChecker:
 
     # -- sends and their deliveries -------------------------------------------------------------
 
-    def _expected(self, facts: Facts, call: Call) -> _Send | None:
+    def _expected(self, facts: Facts, call: Call) -> SendOutcome | None:
         arguments = call.arguments or {}
         name = call.name
-        caller = facts.agent.name
+        caller = facts.agent.name or ""
         if name == "ask_master":
-            return _Send(facts, call, LEADER_NAME, _ASK_ONLY, _text(arguments, "question_id"),
+            return SendOutcome(call, caller, LEADER_NAME, _ASK_ONLY, _text(arguments, "question_id"),
                          _text(arguments, "question"))
         if name == "ask_sub_agent":
             target = self._target(arguments, "agent_id", caller)
-            return None if target is None else _Send(
-                facts, call, target, _ASK_ONLY, _text(arguments, "question_id"),
+            return None if target is None else SendOutcome(
+                call, caller, target, _ASK_ONLY, _text(arguments, "question_id"),
                 _text(arguments, "question"))
         if name == "ask_other_agent":
             target = self._target(arguments, "target_agent_id", caller)
             if target is None:
                 return None
             chosen, said, notice = ask_other_form(arguments, self.strict)
-            return _Send(facts, call, target, _MESSAGE_ONLY if notice else _ASK_ONLY,
+            return SendOutcome(call, caller, target, _MESSAGE_ONLY if notice else _ASK_ONLY,
                          chosen if type(chosen) is str else None,
                          said if type(said) is str else None)
         if name == "send_message_to_sub_agent":
             target = self._target(arguments, "agent_id", caller)
-            return None if target is None else _Send(
-                facts, call, target, _MESSAGE_OR_TASK, None, _text(arguments, "message"))
+            return None if target is None else SendOutcome(
+                call, caller, target, _MESSAGE_OR_TASK, None, _text(arguments, "message"))
         if name == "create_sub_agent":
             role_id = _text(arguments, "role_id")
             agent_id = arguments.get("agent_id")
@@ -271,7 +255,7 @@ class SessionChecker:
                                                    agent_id), self._emit(facts))],
                              self.checks.missing_conversation)
                 return None
-            return _Send(facts, call, agent.name, _TASK_ONLY, None, _task_content(arguments))
+            return SendOutcome(call, caller, agent.name, _TASK_ONLY, None, _task_content(arguments))
         return None
 
     def _numbered(self, facts: Facts, call: Call, role_id: str) -> Any:
@@ -292,8 +276,8 @@ class SessionChecker:
             highest = max(highest, number)
         return None
 
-    def _match_sends(self) -> list[_Send]:
-        sends: list[_Send] = []
+    def _match_sends(self) -> list[SendOutcome]:
+        sends: list[SendOutcome] = []
         for facts in self.facts.values():
             for call in facts.calls:
                 if call.name not in _SENDS or call.arguments is None:
@@ -312,52 +296,48 @@ class SessionChecker:
                                            send.delivery.mtype))
         return sends
 
-    def _deliver(self, send: _Send) -> None:
-        sender = send.facts.agent.name or ""
+    def _deliver(self, send: SendOutcome) -> None:
+        sender = send.sender or ""
         inbox = self._inboxes[send.target]
         found: DeliveredEnvelope | None = None
-        if send.id is not None:
-            found = inbox.take_id(sender, send.id, send.types)
+        if send.message_id is not None:
+            found = inbox.take_id(sender, send.message_id, send.types)
             if found is not None and send.content is not None and found.content != send.content:
-                send.delivered_content_differs = True
+                send.content_differs = True
         if found is None and send.content is not None:
             found = inbox.take_content(sender, send.content, send.types)
-            if found is not None and send.id is not None:
-                send.delivered_id_differs = True
+            if found is not None and send.message_id is not None:
+                send.id_differs = True
         if found is not None:
             send.delivery = found
             if send.call.name in _ASKS:
                 self._asked[(sender, send.target, found.id)] = send
 
-    def _channels(self, sends: list[_Send]) -> None:
+    def _channels(self, sends: list[SendOutcome]) -> None:
         if not self.checks.send_outcome:
             return  # what became of each send is told to nothing else
-        channels: dict[tuple[str | None, str], list[_Send]] = {}
+        channels: dict[tuple[str, str], list[SendOutcome]] = {}
         for send in sends:
-            channels.setdefault((send.facts.agent.name, send.target), []).append(send)
+            channels.setdefault((send.sender, send.target), []).append(send)
         outcomes: list[tuple[SendOutcome, Emit]] = []
-        for (_sender, target), group in channels.items():
+        for (sender, target), group in channels.items():
             group.sort(key=_CALL_ORDER)
-            emit = self._emits[_sender]
+            emit = self._emits[sender]
             latest = -1
             for i, send in enumerate(group):
-                call, delivery = send.call, send.delivery
-                sent = call.sent
-                overtaken = answered = discarded = False
-                if delivery is None and sent is not None:
-                    # a later message of the channel arrived: queues drain first in, first
-                    # out, so this one had left the queue (TW-ROUTE-005)
-                    overtaken = any(later.delivery is not None for later in group[i + 1:])
-                    answered = call.result is not None and call.result.answer is not None
-                    discarded = not overtaken and not answered \
-                        and self._terminated_after(target, send)
-                outcomes.append((SendOutcome(
-                    call.index, f"/tool_calls/{call.position}", call.name, _sender, target,
-                    send.id, sent, delivery, send.delivered_id_differs,
-                    send.delivered_content_differs, overtaken, answered, discarded, latest),
-                    emit))
+                send.latest = latest
+                delivery = send.delivery
                 if delivery is not None:
                     latest = max(latest, delivery.index)
+                elif send.call.sent is not None:
+                    # a later message of the channel arrived: queues drain first in, first
+                    # out, so this one had left the queue (TW-ROUTE-005)
+                    result = send.call.result
+                    send.overtaken = any(later.delivery is not None for later in group[i + 1:])
+                    send.answered = result is not None and result.answer is not None
+                    send.discarded = not send.overtaken and not send.answered \
+                        and self._terminated_after(target, send)
+                outcomes.append((send, emit))
         hand_out(outcomes, self.checks.send_outcome)
 
     def _unexpected(self) -> None:
@@ -425,7 +405,7 @@ class SessionChecker:
                                       None if send is None else send.call.name),
                           self._emits[me]))
 
-    def _returned(self, send: _Send, call: Call, arguments: dict[str, Any], asker: str,
+    def _returned(self, send: SendOutcome, call: Call, arguments: dict[str, Any], asker: str,
                   me: str, question_id: str) -> bool | None:
         """Whether the answer ``call`` gave came back as the result of ``send``, the ask it
         answers (linked when it did); None when that cannot be told."""
