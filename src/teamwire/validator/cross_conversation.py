@@ -7,8 +7,9 @@ checks beside each rule decide the findings.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
@@ -46,6 +47,8 @@ _MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
 Types = tuple[MessageType, ...]
 _CALL_ORDER = attrgetter("call.index", "call.position")
 """A send's place in its conversation: (message index, position of its call)."""
+_SAID_AT = itemgetter(0)
+"""The index of a natural output's message (``Facts.texts``)."""
 
 
 class _Inbox:
@@ -400,9 +403,7 @@ class SessionChecker:
             if send is not None:
                 returned = self._returned(send, call, arguments, asker, me, question_id)
         if given is not None:
-            given.append((AnswerGiven(call.index, f"/tool_calls/{call.position}", call.name,
-                                      question_id, me, asker, asked, again, returned,
-                                      None if send is None else send.call.name),
+            given.append((AnswerGiven(call, question_id, me, asker, asked, again, returned, send),
                           self._emits[me]))
 
     def _returned(self, send: SendOutcome, call: Call, arguments: dict[str, Any], asker: str,
@@ -472,8 +473,9 @@ class SessionChecker:
             texts, outputs = facts.texts, leader.outputs.get(name, [])
             answered: set[str] = set()
             if name in answering:  # an output taken as an Answer is no report
-                answered = {t[1] for t in texts if t[0] in answering[name]}
-                texts = [t for t in texts if t[0] not in answering[name]]
+                taken_as_answer = answering[name]
+                answered = {t[1] for t in texts if t[0] in taken_as_answer}
+                texts = [t for t in texts if t[0] not in taken_as_answer]
             pairs: list[tuple[Output, bool, int]] = []
             if paired_facts is not None:
                 paired_facts.append((PairedOutputs(name, pairs), to_leader))
@@ -557,8 +559,10 @@ class SessionChecker:
                         send.call.name == "ask_other_agent"
                         and send.delivery.mtype is MessageType.MESSAGE)):
                 continue
-            after = send.delivery.index
-            first = next((t for t in facts.texts if t[0] > after), None)
+            # texts are in message order: the first one after the delivery, found by halving
+            texts = facts.texts
+            at = bisect_right(texts, send.delivery.index, key=_SAID_AT)
+            first = texts[at] if at < len(texts) else None
             if first is not None and first[1] == answer.content:
                 found.setdefault(target, set()).add(first[0])
                 if self.links is not None and result is not None:

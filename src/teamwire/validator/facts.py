@@ -566,11 +566,11 @@ class UnmatchedDelivery(_AtContent):
 
 
 @dataclass(slots=True)
-class AnswerGiven(_AtPart):
+class AnswerGiven:
     """An answer call that succeeded (or may have), and what the bundle shows of its
     question."""
 
-    tool: str
+    call: Call
     question_id: str
     answerer: str
     asker: str | None
@@ -582,8 +582,30 @@ class AnswerGiven(_AtPart):
     returned: bool | None
     """Whether the answer came back as the result of the asker's ask; None when that cannot
     be told (no ask matched, the asker was terminated, or a late answer took its place)."""
-    ask_tool: str | None
-    """The asker's ask tool, when one matched."""
+    ask: SendOutcome | None
+    """The asker's ask, when one matched."""
+    text: ClassVar[str | None] = None
+
+    # What a finding needs of the calls, read only when one is made.
+    @property
+    def index(self) -> int:
+        """The index of the message that makes the call."""
+        return self.call.index
+
+    @property
+    def tail(self) -> str:
+        """The call's pointer below its message."""
+        return f"/tool_calls/{self.call.position}"
+
+    @property
+    def tool(self) -> str:
+        """The answer tool called."""
+        return self.call.name
+
+    @property
+    def ask_tool(self) -> str | None:
+        """The asker's ask tool, when one matched."""
+        return None if self.ask is None else self.ask.call.name
 
 
 @dataclass(slots=True)
