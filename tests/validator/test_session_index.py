@@ -82,3 +82,17 @@ def test_leader_calls_pass_over_calls_and_results_of_any_odd_shape() -> None:
     assert _leader_calls(messages, Profile.STRICT, ALL).creates == [("ui-operator", 1)]
     # one message that is no object: every message is looked at one by one, with the same result
     assert _leader_calls([*messages, "text"], Profile.STRICT, ALL).creates == [("ui-operator", 1)]
+
+
+def test_a_leader_call_failed_only_when_its_result_says_success_false() -> None:
+    from teamwire.validator.engine import _failed
+
+    assert _failed('{"success": false, "error": {"code": "x"}}')
+    assert _failed('{ "error": "x",\n  "success" :false}')
+    assert not _failed('{"success": true, "note": "false alarm"}')
+    assert not _failed('{"success": true}')
+    assert not _failed('"success": false')  # not JSON
+    assert not _failed("false")
+    assert not _failed('[{"success": false}]')
+    assert not _failed(None)
+    assert not _failed(b'{"success": false}')

@@ -681,8 +681,10 @@ def _holding(messages: list[Any], key: str) -> Iterable[Any]:
 
 def _failed(content: Any) -> bool:
     """Whether a tool result is an error result (``"success": false``)."""
+    if type(content) is not str or "false" not in content:
+        return False  # JSON has one way to write false: without it, nothing to decode
     try:
-        value = orjson.loads(content) if type(content) is str else None
+        value = orjson.loads(content)
     except orjson.JSONDecodeError:
         return False
     return type(value) is dict and value.get("success") is False
