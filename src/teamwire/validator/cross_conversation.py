@@ -47,6 +47,9 @@ _MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
 Types = tuple[MessageType, ...]
 _CALL_ORDER = attrgetter("call.index", "call.position")
 """A send's place in its conversation: (message index, position of its call)."""
+_UNSEEN = ""
+"""What the cache of targets gives for a call not seen yet (a target with an empty name, if
+any, is only looked up again, with the same answer)."""
 _SAID_AT = itemgetter(0)
 """The index of a natural output's message (``Facts.texts``)."""
 
@@ -154,7 +157,7 @@ class SessionChecker:
         """The one sub-agent a targeting argument names; the caller is never its own target
         (TW-TOOL-027), so an agent_id shared with the caller's own number is not ambiguous.
         An astrion call may name it by display name instead (TW-PROF-026)."""
-        named = named_target(arguments, key, self.strict)
+        named = None if self.strict else named_target(arguments, key, False)
         if named is not None:
             agent = self.index.by_name(named)
             return None if agent is None or agent.name == caller else agent.name
@@ -162,12 +165,12 @@ class SessionChecker:
         if type(agent_id) is not int:
             return None
         role_id = arguments.get("role_id")
-        role = role_id if type(role_id) is str else None
-        found = (agent_id, role, caller)
-        if found not in self._targets:
-            matches = [a for a in self.index.subs_with(agent_id, role) if a.name != caller]
-            self._targets[found] = matches[0].name if len(matches) == 1 else None
-        return self._targets[found]
+        found = (agent_id, role_id if type(role_id) is str else None, caller)
+        target = self._targets.get(found, _UNSEEN)
+        if target is _UNSEEN:
+            matches = [a for a in self.index.subs_with(agent_id, found[1]) if a.name != caller]
+            target = self._targets[found] = matches[0].name if len(matches) == 1 else None
+        return target
 
     def _terminated_after(self, target: str, send: SendOutcome) -> bool:
         """Whether ``send``'s message may have been discarded with its target (TW-ROUTE-020):
@@ -197,6 +200,11 @@ class SessionChecker:
     # -- ids across conversations ---------------------------------------------------------------
 
     def _ids(self) -> None:
+        every = [facts.ids for facts in self.facts.values()]
+        # Ids are nearly always new to the session: when none is in two conversations, as
+        # counting them all at once tells, no delivery's id is shared.
+        if len(set().union(*every)) == sum(map(len, every)):
+            return
         owners: dict[str, Facts] = {}
         shared: list[tuple[IdShared, Emit]] = []
         for facts in self.facts.values():
