@@ -55,3 +55,44 @@ def test_stops_are_counted_per_sub_agent() -> None:
     index = SessionIndex(ALL, leader_stops=[(2, None), (2, "ui-operator"), (1, None),
                                             (1, "ui-operator"), (9, None)])
     assert index.stopped == {"UI Operator_2": 2, "UI Operator_1": 1}
+
+
+def test_leader_calls_pass_over_calls_and_results_of_any_odd_shape() -> None:
+    # The leader's calls are read before its conversation is linted: a call, function, name
+    # or result id of any JSON type is passed over, and the well-formed calls still count.
+    from teamwire.envelope import Profile
+    from teamwire.validator.engine import _leader_calls
+
+    def create(call_id: object, agent_id: int) -> dict[str, object]:
+        return {"id": call_id, "type": "function", "function": {
+            "name": "create_sub_agent",
+            "arguments": f'{{"role_id": "ui-operator", "agent_id": {agent_id}, "task": "x"}}'}}
+    odd_calls: list[object] = ["create_sub_agent", ["function"], None, 7, {"function": None},
+                               {"function": ["name"]}, {"function": "create_sub_agent"},
+                               {"function": {"name": ["create_sub_agent"]}},
+                               {"function": {"name": {"create_sub_agent": 1}}},
+                               {"function": {"name": 3}}, {"function": {}}]
+    messages: list[object] = [
+        {"role": "assistant", "tool_calls": [*odd_calls, create("c1", 1), create("c2", 2)]},
+        {"role": "tool", "tool_call_id": ["c1"], "content": '{"success": false}'},
+        {"role": "tool", "tool_call_id": {"c1": 1}, "content": '{"success": false}'},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"success": true}'},
+        {"role": "tool", "tool_call_id": "c2", "content": '{"success": false, "error": "x"}'},
+    ]
+    assert _leader_calls(messages, Profile.STRICT, ALL).creates == [("ui-operator", 1)]
+    # one message that is no object: every message is looked at one by one, with the same result
+    assert _leader_calls([*messages, "text"], Profile.STRICT, ALL).creates == [("ui-operator", 1)]
+
+
+def test_a_leader_call_failed_only_when_its_result_says_success_false() -> None:
+    from teamwire.validator.engine import _failed
+
+    assert _failed('{"success": false, "error": {"code": "x"}}')
+    assert _failed('{ "error": "x",\n  "success" :false}')
+    assert not _failed('{"success": true, "note": "false alarm"}')
+    assert not _failed('{"success": true}')
+    assert not _failed('"success": false')  # not JSON
+    assert not _failed("false")
+    assert not _failed('[{"success": false}]')
+    assert not _failed(None)
+    assert not _failed(b'{"success": false}')

@@ -7,9 +7,9 @@ checks beside each rule decide the findings.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from teamwire.envelope import LEADER_NAME, MessageType, Profile
@@ -47,21 +47,11 @@ _MESSAGE_OR_TASK = (MessageType.MESSAGE, MessageType.TASK)
 Types = tuple[MessageType, ...]
 _CALL_ORDER = attrgetter("call.index", "call.position")
 """A send's place in its conversation: (message index, position of its call)."""
-
-
-@dataclass(slots=True)
-class _Send:
-    """A call that must arrive as an envelope in another conversation."""
-
-    facts: Facts
-    call: Call
-    target: str
-    types: Types
-    id: str | None
-    content: str | None
-    delivery: DeliveredEnvelope | None = None
-    delivered_id_differs: bool = False
-    delivered_content_differs: bool = False
+_UNSEEN = ""
+"""What the cache of targets gives for a call not seen yet (a target with an empty name, if
+any, is only looked up again, with the same answer)."""
+_SAID_AT = itemgetter(0)
+"""The index of a natural output's message (``Facts.texts``)."""
 
 
 class _Inbox:
@@ -135,7 +125,7 @@ class SessionChecker:
         self.index = index
         self.emitter = emitter
         self.strict = profile is Profile.STRICT
-        self._asked: dict[tuple[str, str, str], _Send] = {}
+        self._asked: dict[tuple[str, str, str], SendOutcome] = {}
         """(asker, target, id of the delivered ask) → the ask that produced it."""
         # An inbox and an emit for every conversation at once: cheaper than a lookup that
         # makes them on first use, once per send, answer and fact.
@@ -167,7 +157,7 @@ class SessionChecker:
         """The one sub-agent a targeting argument names; the caller is never its own target
         (TW-TOOL-027), so an agent_id shared with the caller's own number is not ambiguous.
         An astrion call may name it by display name instead (TW-PROF-026)."""
-        named = named_target(arguments, key, self.strict)
+        named = None if self.strict else named_target(arguments, key, False)
         if named is not None:
             agent = self.index.by_name(named)
             return None if agent is None or agent.name == caller else agent.name
@@ -175,14 +165,14 @@ class SessionChecker:
         if type(agent_id) is not int:
             return None
         role_id = arguments.get("role_id")
-        role = role_id if type(role_id) is str else None
-        found = (agent_id, role, caller)
-        if found not in self._targets:
-            matches = [a for a in self.index.subs_with(agent_id, role) if a.name != caller]
-            self._targets[found] = matches[0].name if len(matches) == 1 else None
-        return self._targets[found]
+        found = (agent_id, role_id if type(role_id) is str else None, caller)
+        target = self._targets.get(found, _UNSEEN)
+        if target is _UNSEEN:
+            matches = [a for a in self.index.subs_with(agent_id, found[1]) if a.name != caller]
+            target = self._targets[found] = matches[0].name if len(matches) == 1 else None
+        return target
 
-    def _terminated_after(self, target: str, send: _Send) -> bool:
+    def _terminated_after(self, target: str, send: SendOutcome) -> bool:
         """Whether ``send``'s message may have been discarded with its target (TW-ROUTE-020):
         the Team Leader terminated ``target`` by a call that succeeded after the send (for a
         sub-agent's send, at any point: two conversations give no order), and nothing from
@@ -199,7 +189,7 @@ class SessionChecker:
         at = self._terminations.get(target)
         if at is None:
             return False
-        sender = send.facts.agent.name
+        sender = send.sender
         if sender == LEADER_NAME and (send.call.index, send.call.position) > at:
             return False
         facts = self.facts.get(target)
@@ -210,6 +200,11 @@ class SessionChecker:
     # -- ids across conversations ---------------------------------------------------------------
 
     def _ids(self) -> None:
+        every = [facts.ids for facts in self.facts.values()]
+        # Ids are nearly always new to the session: when none is in two conversations, as
+        # counting them all at once tells, no delivery's id is shared.
+        if len(set().union(*every)) == sum(map(len, every)):
+            return
         owners: dict[str, Facts] = {}
         shared: list[tuple[IdShared, Emit]] = []
         for facts in self.facts.values():
@@ -232,30 +227,30 @@ class SessionChecker:
 
     # -- sends and their deliveries -------------------------------------------------------------
 
-    def _expected(self, facts: Facts, call: Call) -> _Send | None:
+    def _expected(self, facts: Facts, call: Call) -> SendOutcome | None:
         arguments = call.arguments or {}
         name = call.name
-        caller = facts.agent.name
+        caller = facts.agent.name or ""
         if name == "ask_master":
-            return _Send(facts, call, LEADER_NAME, _ASK_ONLY, _text(arguments, "question_id"),
+            return SendOutcome(call, caller, LEADER_NAME, _ASK_ONLY, _text(arguments, "question_id"),
                          _text(arguments, "question"))
         if name == "ask_sub_agent":
             target = self._target(arguments, "agent_id", caller)
-            return None if target is None else _Send(
-                facts, call, target, _ASK_ONLY, _text(arguments, "question_id"),
+            return None if target is None else SendOutcome(
+                call, caller, target, _ASK_ONLY, _text(arguments, "question_id"),
                 _text(arguments, "question"))
         if name == "ask_other_agent":
             target = self._target(arguments, "target_agent_id", caller)
             if target is None:
                 return None
             chosen, said, notice = ask_other_form(arguments, self.strict)
-            return _Send(facts, call, target, _MESSAGE_ONLY if notice else _ASK_ONLY,
+            return SendOutcome(call, caller, target, _MESSAGE_ONLY if notice else _ASK_ONLY,
                          chosen if type(chosen) is str else None,
                          said if type(said) is str else None)
         if name == "send_message_to_sub_agent":
             target = self._target(arguments, "agent_id", caller)
-            return None if target is None else _Send(
-                facts, call, target, _MESSAGE_OR_TASK, None, _text(arguments, "message"))
+            return None if target is None else SendOutcome(
+                call, caller, target, _MESSAGE_OR_TASK, None, _text(arguments, "message"))
         if name == "create_sub_agent":
             role_id = _text(arguments, "role_id")
             agent_id = arguments.get("agent_id")
@@ -271,7 +266,7 @@ class SessionChecker:
                                                    agent_id), self._emit(facts))],
                              self.checks.missing_conversation)
                 return None
-            return _Send(facts, call, agent.name, _TASK_ONLY, None, _task_content(arguments))
+            return SendOutcome(call, caller, agent.name, _TASK_ONLY, None, _task_content(arguments))
         return None
 
     def _numbered(self, facts: Facts, call: Call, role_id: str) -> Any:
@@ -292,8 +287,8 @@ class SessionChecker:
             highest = max(highest, number)
         return None
 
-    def _match_sends(self) -> list[_Send]:
-        sends: list[_Send] = []
+    def _match_sends(self) -> list[SendOutcome]:
+        sends: list[SendOutcome] = []
         for facts in self.facts.values():
             for call in facts.calls:
                 if call.name not in _SENDS or call.arguments is None:
@@ -312,52 +307,48 @@ class SessionChecker:
                                            send.delivery.mtype))
         return sends
 
-    def _deliver(self, send: _Send) -> None:
-        sender = send.facts.agent.name or ""
+    def _deliver(self, send: SendOutcome) -> None:
+        sender = send.sender or ""
         inbox = self._inboxes[send.target]
         found: DeliveredEnvelope | None = None
-        if send.id is not None:
-            found = inbox.take_id(sender, send.id, send.types)
+        if send.message_id is not None:
+            found = inbox.take_id(sender, send.message_id, send.types)
             if found is not None and send.content is not None and found.content != send.content:
-                send.delivered_content_differs = True
+                send.content_differs = True
         if found is None and send.content is not None:
             found = inbox.take_content(sender, send.content, send.types)
-            if found is not None and send.id is not None:
-                send.delivered_id_differs = True
+            if found is not None and send.message_id is not None:
+                send.id_differs = True
         if found is not None:
             send.delivery = found
             if send.call.name in _ASKS:
                 self._asked[(sender, send.target, found.id)] = send
 
-    def _channels(self, sends: list[_Send]) -> None:
+    def _channels(self, sends: list[SendOutcome]) -> None:
         if not self.checks.send_outcome:
             return  # what became of each send is told to nothing else
-        channels: dict[tuple[str | None, str], list[_Send]] = {}
+        channels: dict[tuple[str, str], list[SendOutcome]] = {}
         for send in sends:
-            channels.setdefault((send.facts.agent.name, send.target), []).append(send)
+            channels.setdefault((send.sender, send.target), []).append(send)
         outcomes: list[tuple[SendOutcome, Emit]] = []
-        for (_sender, target), group in channels.items():
+        for (sender, target), group in channels.items():
             group.sort(key=_CALL_ORDER)
-            emit = self._emits[_sender]
+            emit = self._emits[sender]
             latest = -1
             for i, send in enumerate(group):
-                call, delivery = send.call, send.delivery
-                sent = call.sent
-                overtaken = answered = discarded = False
-                if delivery is None and sent is not None:
-                    # a later message of the channel arrived: queues drain first in, first
-                    # out, so this one had left the queue (TW-ROUTE-005)
-                    overtaken = any(later.delivery is not None for later in group[i + 1:])
-                    answered = call.result is not None and call.result.answer is not None
-                    discarded = not overtaken and not answered \
-                        and self._terminated_after(target, send)
-                outcomes.append((SendOutcome(
-                    call.index, f"/tool_calls/{call.position}", call.name, _sender, target,
-                    send.id, sent, delivery, send.delivered_id_differs,
-                    send.delivered_content_differs, overtaken, answered, discarded, latest),
-                    emit))
+                send.latest = latest
+                delivery = send.delivery
                 if delivery is not None:
                     latest = max(latest, delivery.index)
+                elif send.call.sent is not None:
+                    # a later message of the channel arrived: queues drain first in, first
+                    # out, so this one had left the queue (TW-ROUTE-005)
+                    result = send.call.result
+                    send.overtaken = any(later.delivery is not None for later in group[i + 1:])
+                    send.answered = result is not None and result.answer is not None
+                    send.discarded = not send.overtaken and not send.answered \
+                        and self._terminated_after(target, send)
+                outcomes.append((send, emit))
         hand_out(outcomes, self.checks.send_outcome)
 
     def _unexpected(self) -> None:
@@ -420,12 +411,10 @@ class SessionChecker:
             if send is not None:
                 returned = self._returned(send, call, arguments, asker, me, question_id)
         if given is not None:
-            given.append((AnswerGiven(call.index, f"/tool_calls/{call.position}", call.name,
-                                      question_id, me, asker, asked, again, returned,
-                                      None if send is None else send.call.name),
+            given.append((AnswerGiven(call, question_id, me, asker, asked, again, returned, send),
                           self._emits[me]))
 
-    def _returned(self, send: _Send, call: Call, arguments: dict[str, Any], asker: str,
+    def _returned(self, send: SendOutcome, call: Call, arguments: dict[str, Any], asker: str,
                   me: str, question_id: str) -> bool | None:
         """Whether the answer ``call`` gave came back as the result of ``send``, the ask it
         answers (linked when it did); None when that cannot be told."""
@@ -492,8 +481,9 @@ class SessionChecker:
             texts, outputs = facts.texts, leader.outputs.get(name, [])
             answered: set[str] = set()
             if name in answering:  # an output taken as an Answer is no report
-                answered = {t[1] for t in texts if t[0] in answering[name]}
-                texts = [t for t in texts if t[0] not in answering[name]]
+                taken_as_answer = answering[name]
+                answered = {t[1] for t in texts if t[0] in taken_as_answer}
+                texts = [t for t in texts if t[0] not in taken_as_answer]
             pairs: list[tuple[Output, bool, int]] = []
             if paired_facts is not None:
                 paired_facts.append((PairedOutputs(name, pairs), to_leader))
@@ -577,8 +567,10 @@ class SessionChecker:
                         send.call.name == "ask_other_agent"
                         and send.delivery.mtype is MessageType.MESSAGE)):
                 continue
-            after = send.delivery.index
-            first = next((t for t in facts.texts if t[0] > after), None)
+            # texts are in message order: the first one after the delivery, found by halving
+            texts = facts.texts
+            at = bisect_right(texts, send.delivery.index, key=_SAID_AT)
+            first = texts[at] if at < len(texts) else None
             if first is not None and first[1] == answer.content:
                 found.setdefault(target, set()).add(first[0])
                 if self.links is not None and result is not None:

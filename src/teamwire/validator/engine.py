@@ -610,11 +610,16 @@ def _leader_calls(messages: list[Any], profile: Profile, agents: list[Agent]) ->
         if type(calls) is not list or message.get("role") != "assistant":
             continue
         for call in calls:
-            function = call.get("function") if type(call) is dict else None
-            name = function.get("name") if type(function) is dict else None
-            if type(name) is not str or name not in wanted:
+            # Most calls are of other tools: the name is reached by subscripts, anything that
+            # is not an object with a hashable name failing them (a string's name is the only
+            # one among the wanted).
+            try:
+                function = call["function"]
+                if function["name"] not in wanted:
+                    continue
+            except (TypeError, KeyError):
                 continue
-            assert type(function) is dict
+            name = function["name"]
             raw = function.get("arguments")
             try:
                 arguments = orjson.loads(raw) if type(raw) is str else None
@@ -642,9 +647,13 @@ def _leader_calls(messages: list[Any], profile: Profile, agents: list[Agent]) ->
     judged = {c[0] for c in creates if type(c[0]) is str} | ends.keys() | stops.keys()
     if judged:
         for message in _holding(messages, "tool_call_id"):
-            call_id = message.get("tool_call_id") if type(message) is dict else None
-            if type(call_id) is str and call_id in judged and message.get("role") == "tool" \
-                    and _failed(message.get("content")):
+            try:  # (only a string id is judged; anything not an object fails the subscript)
+                call_id = message["tool_call_id"]
+                if call_id not in judged:
+                    continue
+            except (TypeError, KeyError):
+                continue
+            if message.get("role") == "tool" and _failed(message.get("content")):
                 failed.add(call_id)
     keys: list[tuple[str, int]] = []
     per_role: dict[str, int] = {}
@@ -672,8 +681,10 @@ def _holding(messages: list[Any], key: str) -> Iterable[Any]:
 
 def _failed(content: Any) -> bool:
     """Whether a tool result is an error result (``"success": false``)."""
+    if type(content) is not str or "false" not in content:
+        return False  # JSON has one way to write false: without it, nothing to decode
     try:
-        value = orjson.loads(content) if type(content) is str else None
+        value = orjson.loads(content)
     except orjson.JSONDecodeError:
         return False
     return type(value) is dict and value.get("success") is False

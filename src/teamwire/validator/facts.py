@@ -16,7 +16,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from teamwire.envelope import MessageType
 from teamwire.schemas.arguments import ArgumentProblem
-from teamwire.validator.model import Answer, DeliveredEnvelope, Output
+from teamwire.validator.model import Answer, Call, DeliveredEnvelope, Output
 from teamwire.validator.tooling import ToolCatalog, Verdict
 
 
@@ -526,32 +526,58 @@ class IdShared(_AtContent):
 
 
 @dataclass(slots=True)
-class SendOutcome(_AtPart):
-    """What became of a call that sends a message to another agent of the bundle."""
+class SendOutcome:
+    """What became of a call that sends a message to another agent of the bundle: the
+    checker makes it when it expects the call's message somewhere, and fills it in as it
+    matches the message with its delivery."""
 
-    tool: str
-    sender: str | None
+    call: Call
+    sender: str
     target: str
+    types: tuple[MessageType, ...]
+    """The types the delivery may have."""
     message_id: str | None
     """The id the call chose; None when it chooses none."""
-    sent: bool | None
-    """Whether the call's message was enqueued (``model.Call.sent``)."""
-    delivery: DeliveredEnvelope | None
+    content: str | None
+    """The content the call gives the message; None when it gives none that is a string."""
+    delivery: DeliveredEnvelope | None = None
     """Where it arrived; None: nowhere."""
-    id_differs: bool
+    id_differs: bool = False
     """It arrived with other than the chosen id (found by its content)."""
-    content_differs: bool
+    content_differs: bool = False
     """It arrived, found by its id, with other than the call's content."""
-    overtaken: bool
+    overtaken: bool = False
     """A later send of the same sender to the same target arrived."""
-    answered: bool
+    answered: bool = False
     """The call's result holds an Answer."""
-    discarded: bool
+    discarded: bool = False
     """It may have been discarded with its target's queue (TW-ROUTE-020): the Team Leader
     terminated the target after it, and nothing it could have become arrived unmatched
     (told only of a send neither delivered, overtaken nor answered; else False)."""
-    latest: int
+    latest: int = -1
     """The latest delivery of the sends made before it on its channel (-1: none)."""
+    text: ClassVar[str | None] = None
+
+    # What a finding needs of the call, read only when one is made.
+    @property
+    def index(self) -> int:
+        """The index of the message that makes the call."""
+        return self.call.index
+
+    @property
+    def tail(self) -> str:
+        """The call's pointer below its message."""
+        return f"/tool_calls/{self.call.position}"
+
+    @property
+    def tool(self) -> str:
+        """The tool called."""
+        return self.call.name
+
+    @property
+    def sent(self) -> bool | None:
+        """Whether the call's message was enqueued (``model.Call.sent``)."""
+        return self.call.sent
 
 
 @dataclass(slots=True)
@@ -571,11 +597,11 @@ class UnmatchedDelivery(_AtContent):
 
 
 @dataclass(slots=True)
-class AnswerGiven(_AtPart):
+class AnswerGiven:
     """An answer call that succeeded (or may have), and what the bundle shows of its
     question."""
 
-    tool: str
+    call: Call
     question_id: str
     answerer: str
     asker: str | None
@@ -587,8 +613,30 @@ class AnswerGiven(_AtPart):
     returned: bool | None
     """Whether the answer came back as the result of the asker's ask; None when that cannot
     be told (no ask matched, the asker was terminated, or a late answer took its place)."""
-    ask_tool: str | None
-    """The asker's ask tool, when one matched."""
+    ask: SendOutcome | None
+    """The asker's ask, when one matched."""
+    text: ClassVar[str | None] = None
+
+    # What a finding needs of the calls, read only when one is made.
+    @property
+    def index(self) -> int:
+        """The index of the message that makes the call."""
+        return self.call.index
+
+    @property
+    def tail(self) -> str:
+        """The call's pointer below its message."""
+        return f"/tool_calls/{self.call.position}"
+
+    @property
+    def tool(self) -> str:
+        """The answer tool called."""
+        return self.call.name
+
+    @property
+    def ask_tool(self) -> str | None:
+        """The asker's ask tool, when one matched."""
+        return None if self.ask is None else self.ask.call.name
 
 
 @dataclass(slots=True)
