@@ -526,12 +526,34 @@ class IdShared(_AtContent):
 
 
 @dataclass(slots=True)
-class SendOutcome:
+class _OfCall:
+    """A fact about a call of a conversation of the bundle: a finding about it points at the
+    call, whose place and tool are read only when one is made."""
+
+    call: Call
+
+    @property
+    def index(self) -> int:
+        """The index of the message that makes the call."""
+        return self.call.index
+
+    @property
+    def tail(self) -> str:
+        """The call's pointer below its message."""
+        return f"/tool_calls/{self.call.position}"
+
+    @property
+    def tool(self) -> str:
+        """The tool called."""
+        return self.call.name
+
+
+@dataclass(slots=True)
+class SendOutcome(_OfCall):
     """What became of a call that sends a message to another agent of the bundle: the
     checker makes it when it expects the call's message somewhere, and fills it in as it
     matches the message with its delivery."""
 
-    call: Call
     sender: str
     target: str
     types: tuple[MessageType, ...]
@@ -558,22 +580,6 @@ class SendOutcome:
     """The latest delivery of the sends made before it on its channel (-1: none)."""
     text: ClassVar[str | None] = None
 
-    # What a finding needs of the call, read only when one is made.
-    @property
-    def index(self) -> int:
-        """The index of the message that makes the call."""
-        return self.call.index
-
-    @property
-    def tail(self) -> str:
-        """The call's pointer below its message."""
-        return f"/tool_calls/{self.call.position}"
-
-    @property
-    def tool(self) -> str:
-        """The tool called."""
-        return self.call.name
-
     @property
     def sent(self) -> bool | None:
         """Whether the call's message was enqueued (``model.Call.sent``)."""
@@ -597,11 +603,10 @@ class UnmatchedDelivery(_AtContent):
 
 
 @dataclass(slots=True)
-class AnswerGiven:
+class AnswerGiven(_OfCall):
     """An answer call that succeeded (or may have), and what the bundle shows of its
     question."""
 
-    call: Call
     question_id: str
     answerer: str
     asker: str | None
@@ -616,22 +621,6 @@ class AnswerGiven:
     ask: SendOutcome | None
     """The asker's ask, when one matched."""
     text: ClassVar[str | None] = None
-
-    # What a finding needs of the calls, read only when one is made.
-    @property
-    def index(self) -> int:
-        """The index of the message that makes the call."""
-        return self.call.index
-
-    @property
-    def tail(self) -> str:
-        """The call's pointer below its message."""
-        return f"/tool_calls/{self.call.position}"
-
-    @property
-    def tool(self) -> str:
-        """The answer tool called."""
-        return self.call.name
 
     @property
     def ask_tool(self) -> str | None:
