@@ -25,6 +25,7 @@ from teamwire.validator.facts import (
     RelayedResult,
     SendOutcome,
     UnmatchedDelivery,
+    call_pointer,
 )
 from teamwire.validator.model import Call, DeliveredEnvelope, Facts, Link, Output
 from teamwire.validator.registry import Rule
@@ -262,7 +263,7 @@ class SessionChecker:
                 agent = self.index.by_key(role_id, agent_id)
             if agent is None or agent.name is None:
                 if type(agent_id) is int:
-                    hand_out([(MissingConversation(call.index, _call_tail(call), role_id,
+                    hand_out([(MissingConversation(call.index, call_pointer(call.position), role_id,
                                                    agent_id), self._emit(facts))],
                              self.checks.missing_conversation)
                 return None
@@ -656,10 +657,6 @@ def _emit_in(emitter: Emitter, facts: Facts) -> Emit:
              offset: int | None) -> None:
         emitter.emit(rule, message, agent=agent, index=index, pointer=f"{pointer}/{index}{tail}")
     return emit
-
-
-def _call_tail(call: Call) -> str:
-    return f"/tool_calls/{call.position}"
 
 
 def _text(arguments: dict[str, Any], key: str) -> str | None:

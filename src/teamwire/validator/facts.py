@@ -31,6 +31,11 @@ class Owner(NamedTuple):
     strict: bool
 
 
+def call_pointer(position: int) -> str:
+    """The pointer of the tool call at ``position`` below its message."""
+    return f"/tool_calls/{position}"
+
+
 # Not frozen: a frozen dataclass sets each field through object.__setattr__, which costs on
 # the per-message path; checks only read facts. The bases below hold the fields (and the
 # pointer tail) that kinds of facts share; a check takes the concrete type.
@@ -268,7 +273,7 @@ class ToolCall:
     @property
     def tail(self) -> str:
         """The call's pointer below the message (``/tool_calls/N``)."""
-        return f"/tool_calls/{self.position}"
+        return call_pointer(self.position)
 
 
 @dataclass(slots=True)
@@ -372,7 +377,7 @@ class CallTarget:
     @property
     def tail(self) -> str:
         """The call's pointer below the message (``/tool_calls/N``)."""
-        return f"/tool_calls/{self.position}"
+        return call_pointer(self.position)
 
 
 @dataclass(slots=True)
@@ -540,7 +545,7 @@ class _OfCall:
     @property
     def tail(self) -> str:
         """The call's pointer below its message."""
-        return f"/tool_calls/{self.call.position}"
+        return call_pointer(self.call.position)
 
     @property
     def tool(self) -> str:

@@ -28,6 +28,7 @@ from teamwire.validator.facts import (
     ToolCall,
     ToolResult,
     ToolText,
+    call_pointer,
 )
 from teamwire.validator.memo import IdTest
 from teamwire.validator.model import UNTOLD, Answer, Call, Result, created_name
@@ -119,10 +120,10 @@ class ToolChecks(EnvelopeChecks):
                                f"/tool_calls/{position}/function")
                 return
             self.malformed(index, "tool call needs an 'id' string and a 'function' object",
-                           f"/tool_calls/{position}")
+                           call_pointer(position))
             return
         self.malformed(index, f"tool call is {json_type(call)}, not an object",
-                       f"/tool_calls/{position}")
+                       call_pointer(position))
 
     def protocol_call(self, index: int, position: int, call_id: str, name: str, raw: Any,
                       has_text: bool, repeated: bool = False) -> None:
@@ -414,7 +415,7 @@ class ToolChecks(EnvelopeChecks):
             key = (agent_id, role)
             count = self.rounds.get(key, 0) + 1
             self.rounds[key] = count
-            self.peer_hand(PeerAsk(call.index, self._call_tail(call), agent_id, count,
+            self.peer_hand(PeerAsk(call.index, call_pointer(call.position), agent_id, count,
                                    self.round_limit), self.report)
 
     def _others(self) -> dict[int, set[str]] | None:
@@ -449,7 +450,7 @@ class ToolChecks(EnvelopeChecks):
             key = (role_id, agent_id)
             first = self.created.get(key)
             if self.created_hand:
-                self.created_hand(AgentCreated(call.index, self._call_tail(call), role_id,
+                self.created_hand(AgentCreated(call.index, call_pointer(call.position), role_id,
                                                agent_id, first), self.report)
             if first is not None:
                 return
@@ -499,7 +500,7 @@ class ToolChecks(EnvelopeChecks):
                 first = -1
             if first is not None:
                 if self.role_hand:
-                    self.role_hand(RoleDefined(call.index, self._call_tail(call), kind, value,
+                    self.role_hand(RoleDefined(call.index, call_pointer(call.position), kind, value,
                                                None if first < 0 else first, self.strict),
                                    self.report)
                 return
@@ -542,7 +543,3 @@ class ToolChecks(EnvelopeChecks):
         if self.target_hand:
             self.target_hand(CallTarget(call.index, call.position, call.name, None, name, None,
                                         (), False, False, False), self.report)
-
-    @staticmethod
-    def _call_tail(call: Call) -> str:
-        return f"/tool_calls/{call.position}"
