@@ -22,7 +22,9 @@ from teamwire.conformance.astrion_stops import stops_by_agent
 from teamwire.conformance.capabilities import FEATURES, Capabilities
 from teamwire.conformance.endpoint import ModelCall
 from teamwire.conformance.runner import Run
-from teamwire.envelope import LEADER_NAME
+from teamwire.envelope import LEADER_NAME, Envelope, ParseError, parse
+from teamwire.envelope.header import HEADER_MARK
+from teamwire.envelope.run_result import read_run_result
 
 
 class Status(str, Enum):
@@ -101,9 +103,6 @@ def _free_run_result(content: Any) -> Any:
     (TW-RES-009)."""
     if not isinstance(content, str) or "<result " not in content:
         return content
-    from teamwire.envelope import ParseError, parse
-    from teamwire.envelope.run_result import read_run_result
-
     try:
         envelope = parse(content)
     except ParseError:
@@ -330,54 +329,75 @@ def _dropped_replies(by_agent: dict[str, list[ModelCall]]) -> Verdict:
     no trace: no later call of the agent holds it as an assistant message or a result of one
     of its tool calls, and no later call of another agent holds an envelope of the agent whose
     content is its text."""
-    from teamwire.envelope import ParseError, parse
-
     for agent, calls in by_agent.items():
         for dropped in calls:
-            reply = dropped.reply
-            if reply is None or not reply.dropped:
-                continue
-            text = (reply.content or "").strip()
-            call_ids = {call_id for call_id, _, _ in reply.tool_calls if call_id}
-            wanted = _normal(reply.message())
-            for later in (c for c in calls if c.number > dropped.number):
-                for message in later.messages[len(dropped.messages):]:
-                    if not isinstance(message, dict):
-                        continue
-                    normal = _normal(message)
-                    kept = message.get("role") == "assistant" and (
-                        _without_ids(normal) == _without_ids(wanted)
-                        or (bool(text) and normal.get("content") == reply.content))
-                    answered = message.get("role") == "tool" \
-                        and message.get("tool_call_id") in call_ids
-                    if kept or answered:
-                        return Verdict(
-                            "dropped-replies", Status.FAIL, DROPPED,
-                            f"model call {later.number} of {agent} holds "
-                            + ("the reply" if kept else "a result of a tool call of the reply")
-                            + f" to its call {dropped.number}, whose model call was in flight "
-                            "when a stop ended its turn", [], [normal])
-            if not text:
-                continue
-            for other, others in by_agent.items():
-                if other == agent or not others:
-                    continue
-                for message in others[-1].messages:
-                    content = message.get("content") if isinstance(message, dict) else None
-                    if not isinstance(content, str) or not content.startswith("来自 "):
-                        continue
-                    try:
-                        envelope = parse(content)
-                    except ParseError:
-                        continue
-                    if envelope.sender == agent and envelope.content.strip() == text:
-                        return Verdict(
-                            "dropped-replies", Status.FAIL, DROPPED,
-                            f"{other}'s conversation holds an envelope of {agent} "
-                            f"({envelope.tag}) with the text of its reply {dropped.number}, "
-                            "whose model call was in flight when a stop ended its turn",
-                            [], [content])
+            if dropped.reply is not None and dropped.reply.dropped:
+                failure = _reply_kept(agent, dropped, calls) \
+                    or _reply_delivered(agent, dropped, by_agent)
+                if failure is not None:
+                    return failure
     return Verdict("dropped-replies", Status.PASS, DROPPED)
+
+
+def _reply_kept(agent: str, dropped: ModelCall, calls: list[ModelCall]) -> Verdict | None:
+    """The failure of a later call of ``agent`` that holds the dropped reply, or a result of
+    one of its tool calls."""
+    reply = dropped.reply
+    assert reply is not None
+    text = (reply.content or "").strip()
+    call_ids = {call_id for call_id, _, _ in reply.tool_calls if call_id}
+    wanted = _without_ids(_normal(reply.message()))
+    for later in (c for c in calls if c.number > dropped.number):
+        for message in later.messages[len(dropped.messages):]:
+            if not isinstance(message, dict):
+                continue
+            normal = _normal(message)
+            kept = message.get("role") == "assistant" and (
+                _without_ids(normal) == wanted
+                or (bool(text) and normal.get("content") == reply.content))
+            if kept or (message.get("role") == "tool"
+                        and message.get("tool_call_id") in call_ids):
+                return Verdict(
+                    "dropped-replies", Status.FAIL, DROPPED,
+                    f"model call {later.number} of {agent} holds "
+                    + ("the reply" if kept else "a result of a tool call of the reply")
+                    + f" to its call {dropped.number}, whose model call was in flight when a "
+                    "stop ended its turn", [], [normal])
+    return None
+
+
+def _reply_delivered(agent: str, dropped: ModelCall,
+                     by_agent: dict[str, list[ModelCall]]) -> Verdict | None:
+    """The failure of another agent's last call that holds an envelope of ``agent`` with
+    the dropped reply's text."""
+    assert dropped.reply is not None
+    text = (dropped.reply.content or "").strip()
+    if not text:
+        return None
+    for other, others in by_agent.items():
+        if other == agent or not others:
+            continue
+        for message in others[-1].messages:
+            content = message.get("content") if isinstance(message, dict) else None
+            envelope = _envelope(content)
+            if envelope is not None and envelope.sender == agent \
+                    and envelope.content.strip() == text:
+                return Verdict(
+                    "dropped-replies", Status.FAIL, DROPPED,
+                    f"{other}'s conversation holds an envelope of {agent} ({envelope.tag}) "
+                    f"with the text of its reply {dropped.number}, whose model call was in "
+                    "flight when a stop ended its turn", [], [content])
+    return None
+
+
+def _envelope(content: Any) -> Envelope | None:
+    """The envelope a message's content is, if it is one."""
+    if not isinstance(content, str) or not content.startswith(HEADER_MARK):
+        return None
+    try:
+        return parse(content)
+    except ParseError:
+        return None
 
 
 def _without_ids(message: Any) -> Any:
@@ -396,7 +416,7 @@ def _envelope_id(message: Any) -> str | None:
     if not isinstance(message, dict) or message.get("role") not in ("user", "tool"):
         return None
     content = message.get("content")
-    if not isinstance(content, str) or not content.startswith("来自 "):
+    if not isinstance(content, str) or not content.startswith(HEADER_MARK):
         return None
     found = _ID_LINE.match(content)
     return found[1] if found else None
@@ -482,8 +502,6 @@ def _opening_problem(call: ModelCall, request: str) -> str | None:
     """What is wrong with the first messages of one model call's conversation, if anything:
     exactly one system message, then the request (the Team Leader) or the Task envelope
     that created the sub-agent, from the Team Leader."""
-    from teamwire.envelope import ParseError, parse
-
     head = call.messages[:2]
     roles = [m.get("role") if isinstance(m, dict) else None for m in head]
     if roles != ["system", "user"] or not isinstance(head[0].get("content"), str):
