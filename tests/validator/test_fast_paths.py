@@ -121,7 +121,8 @@ EDITS = [
     ("replace", "</Answer>", "</Ask>"), ("tool", "ask_other_agent", ""),
     ("run_result", "UI Operator_1", "completed"), ("run_result", "Full-Stack Engineer_1", "error"),
     ("replace", 'question_id="ask_', 'question_id="ask '), ("tool", "stop_sub_agent", ""),
-    ("tool", "terminate_sub_agent", ""),
+    ("tool", "terminate_sub_agent", ""), ("replace", "id: ", "id: q\n"),
+    ("replace", "<Output>\n", "<Output>\n自"), ("replace", "<Message>\n", "<Message>\n自 "),
 ]
 _EDITS = st.sampled_from(EDITS)
 

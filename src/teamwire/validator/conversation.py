@@ -115,7 +115,7 @@ class ConversationLinter(ToolChecks):
                 content = message.get("content")
                 if pending or type(content) is not str or (content and (
                         (content[0] in firsts and content.startswith(prefixes))
-                        or (not content.isascii() and content.find(key, 1) >= 0 and on_mark
+                        or (on_mark and not content.isascii() and key in content
                             and marked(content))
                         or (text_ends and (every_text or content.endswith(suffixes))))):
                     assistant(index, message)
@@ -156,7 +156,7 @@ class ConversationLinter(ToolChecks):
                 entry = pending.pop(call_id, None) if type(call_id) is str else None
                 if type(entry) is tuple:
                     content = message.get("content")
-                    if type(content) is str and (content.isascii() or content.find(key, 1) < 0 or not (
+                    if type(content) is str and (content.isascii() or key not in content or not (
                             (out_mark and marked(content)) or content.startswith(HEADER_MARK))) \
                             and not (out_ends and (
                                 every_output or (out_prefixes and content.startswith(out_prefixes))
@@ -167,7 +167,7 @@ class ConversationLinter(ToolChecks):
                     # "success": true (what check_result_text would find, without its steps).
                     content = message.get("content")
                     if type(content) is str and content[:1] == "{" and (
-                            content.isascii() or content.find(key, 1) < 0
+                            content.isascii() or key not in content
                             or not (out_mark and marked(content))) \
                             and not (out_ends and (
                                 every_output or (out_prefixes and content.startswith(out_prefixes))
@@ -187,35 +187,38 @@ class ConversationLinter(ToolChecks):
                 self._result(index, message, call_id, entry)
             elif role == "user":
                 content = message.get("content")
-                if pending or type(content) is not str or not content.startswith(HEADER_MARK):
+                if pending or type(content) is not str:
                     user(index, message)
                     continue
-                # A header line seen before in a quiet delivery: its sender, label and tag are
-                # known, so the rest of the head and the closing lines are plain strings, and
-                # no regular expression is needed (what the match would have checked of the
-                # id, the id test checks more strictly).
+                # A header line seen before in a quiet delivery, looked up with the "id: " that
+                # starts the next line: its sender, label and tag are known, so the rest of the
+                # head and the closing lines are plain strings, and no regular expression is
+                # needed (what the match would have checked of the id, the id test checks more
+                # strictly). Only such a line is known, so a text found by it is an envelope.
                 nl = content.find("\n")
                 head = None
                 if nl > 0:
-                    line = content[:nl]
+                    line = content[:nl + 5]
                     head = heads.get(line) or known_head(line)
                 if head is not None:
                     sender, label, tag, middle, tail, quiet_plan = head
-                    id_end = content.find("\n", nl + 1)
+                    # The head's lines after the id start with a line break: the first place
+                    # they are found ends the id when the id holds no line break.
+                    id_end = content.find(middle, nl + 5)
                     body_at = id_end + len(middle)
                     body_end = len(content) - len(tail)
-                    if id_end > 0 and body_end >= body_at and content.startswith("id: ", nl + 1) \
-                            and content.startswith(middle, id_end) and content.endswith(tail):
+                    if id_end > 0 and body_end >= body_at and content.endswith(tail):
                         message_id = content[nl + 5:id_end]
                         body = content[body_at:body_end]
-                        if quiet_plan[1](message_id) is not None and message_id not in ids \
-                                and (body.isascii() or body.find(key, 1) < 0
+                        if "\n" not in message_id and quiet_plan[1](message_id) is not None \
+                                and message_id not in ids \
+                                and (body.isascii() or key not in body
                                      or not (env_mark and marked(body))) \
                                 and not (head_ends and (
                                     every_envelope
                                     or (head_prefixes and content.startswith(head_prefixes))
                                     or (head_suffixes and content.endswith(head_suffixes)))) \
-                                and not body.startswith(quiet_plan[4]):
+                                and not (quiet_plan[4] and body.startswith(quiet_plan[4])):
                             delivered = (sender, label, tag, body)
                             ids[message_id] = (hash(delivered) if hash_ids else delivered, index)
                             collected = quiet_plan[2]
@@ -225,6 +228,9 @@ class ConversationLinter(ToolChecks):
                                     else DeliveredEnvelope(index, message_id, sender, quiet_plan[0], body))
                             self.protocol_seen = True
                             continue
+                elif not content.startswith(HEADER_MARK):
+                    user(index, message)
+                    continue
                 fields = scan(content)
                 if fields is None:
                     user(index, message)
@@ -235,7 +241,7 @@ class ConversationLinter(ToolChecks):
                         or plan[1](message_id) is None or message_id in ids or every_envelope \
                         or (env_prefixes and content.startswith(env_prefixes)) \
                         or (env_suffixes and content.endswith(env_suffixes)) \
-                        or (env_mark and not body.isascii() and body.find(key, 1) >= 0
+                        or (env_mark and not body.isascii() and key in body
                             and marked(body)) \
                         or body.startswith(plan[4]):
                     self._delivered(index, content, fields)
@@ -248,11 +254,12 @@ class ConversationLinter(ToolChecks):
                     collected.append((index, message_id, plan[0], body) if plan[3]
                                      else DeliveredEnvelope(index, message_id, sender, plan[0], body))
                 self.protocol_seen = True
-                if nl > 0 and len(heads) < _HEADS:
+                if nl > 0 and len(heads) < _HEADS and content.startswith("\nid: ", nl):
                     parts = (sender, label, tag, f"\n\n<{sender}>\n<{tag}>\n",
                              f"\n</{tag}>\n</{sender}>")
-                    heads[content[:nl]] = (*parts, plan)
-                    self.memo.add_head_line(content[:nl], parts)
+                    line = content[:nl + 5]
+                    heads[line] = (*parts, plan)
+                    self.memo.add_head_line(line, parts)
             else:
                 feed(index, message)
 

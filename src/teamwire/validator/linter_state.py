@@ -133,8 +133,8 @@ class LinterState:
         # the list their deliveries are collected in (None when not collecting) and whether
         # they are Outputs (collected as Output tuples, others as DeliveredEnvelope records)
         self.quiet: dict[tuple[str, str, str], QuietPlan] = {}
-        # header line of a quiet delivery → (sender, label, tag, the head's lines after the
-        # id, the closing lines, the quiet plan)
+        # header line of a quiet delivery with the "\nid: " after it → (sender, label, tag,
+        # the head's lines after the id, the closing lines, the quiet plan)
         self.heads: dict[str, tuple[str, str, str, str, str, QuietPlan]] = {}
         # header line of an Answer no check reported → (sender, label, the head's lines after
         # the id up to the question id, the closing lines, the id test)

@@ -88,8 +88,9 @@ class Memo:
         self.quiet: dict[tuple[object, ...], tuple[MessageType, IdTest, bool, tuple[str, ...]]] = {}
         """Heads found quiet where they were delivered, by what makes them so."""
         self.head_lines: dict[str, tuple[str, str, str, str, str]] = {}
-        """Header lines of quiet deliveries → (sender, label, tag, the head's lines after the
-        id, the closing lines): what ``scan`` finds of them."""
+        """Header lines of quiet deliveries, each with the ``"\nid: "`` that follows it →
+        (sender, label, tag, the head's lines after the id, the closing lines): what ``scan``
+        finds of them."""
         self.answer_lines: dict[str, tuple[str, str, str, str]] = {}
         """Header lines of Answers no check reported → (sender, label, the head's lines after
         the id up to the question id, the closing lines)."""

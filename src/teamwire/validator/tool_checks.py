@@ -68,8 +68,6 @@ def read_call_arguments(raw: Any) -> tuple[dict[str, Any] | None, ArgumentProble
             # objects hold members means no name was dropped as a repeat. Most arguments are
             # flat, with no colon in their texts, so their own length tells at once.
             colons = raw.count(":")
-            if colons == len(value) and "[" not in raw and raw.count("{") == 1:
-                return value, None  # flat: no object or array inside to count or measure
             if colons == len(value) or colons == member_count(value) \
                     or repeated_member(raw) is None:
                 for item in value.values():  # most arguments hold no object or array at all
