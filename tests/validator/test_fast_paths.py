@@ -258,6 +258,14 @@ _SUBSCHEMAS = st.sampled_from([
     {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
     {"type": "array", "maxItems": 1}, {"enum": ["a", 1]}, {"type": ["string", "null"]},
     {"minimum": 0}, {"type": "boolean"}, {"description": "anything"},
+    # keywords for another type than the one the value must have, and nested containers
+    {"type": "string", "minItems": 1, "maximum": 0}, {"type": "integer", "maxLength": 0},
+    {"type": "array", "minLength": 1, "pattern": "^a", "items": {"type": "integer"}},
+    {"type": ["array", "null"], "items": {"type": "array", "items": {"type": "string",
+                                                                     "minLength": 1}}},
+    {"type": "object", "properties": {"a": {"type": "integer", "minimum": 1}},
+     "required": ["a"], "minItems": 2},
+    {"properties": {"b": {"enum": ["a", 1]}}, "items": {"minimum": 2}},
 ])
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-2, 4) | st.floats(-2, 4, allow_nan=False)

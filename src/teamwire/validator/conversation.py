@@ -121,7 +121,7 @@ class ConversationLinter(ToolChecks):
                     assistant(index, message)
                     continue
                 calls = message.get("tool_calls")
-                has_text = bool(content) and not content.isspace()
+                has_text = content != "" and not content.isspace()
                 if calls is None:
                     if has_text and texts is not None:
                         texts.append((index, content, False))

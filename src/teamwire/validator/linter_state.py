@@ -136,8 +136,9 @@ class LinterState:
         # header line of a quiet delivery with the "\nid: " after it → (sender, label, tag,
         # the head's lines after the id, the closing lines, the quiet plan)
         self.heads: dict[str, tuple[str, str, str, str, str, QuietPlan]] = {}
-        # header line of an Answer no check reported → (sender, label, the head's lines after
-        # the id up to the question id, the closing lines, the id test)
+        # header line of an Answer no check reported, with the "\nid: " after it → (sender,
+        # label, the head's lines after the id up to the question id, the closing lines, the
+        # id test)
         self.answer_heads: dict[str, tuple[str, str, str, str, IdTest]] = {}
         self.texts = self.facts.texts if self.facts is not None and self.is_sub else None
         self.abbreviations: dict[str, str | None] = {}

@@ -92,8 +92,9 @@ class Memo:
         (sender, label, tag, the head's lines after the id, the closing lines): what ``scan``
         finds of them."""
         self.answer_lines: dict[str, tuple[str, str, str, str]] = {}
-        """Header lines of Answers no check reported → (sender, label, the head's lines after
-        the id up to the question id, the closing lines)."""
+        """Header lines of Answers no check reported, each with the ``"\nid: "`` that follows
+        it → (sender, label, the head's lines after the id up to the question id, the closing
+        lines)."""
         self.placement_quiet: dict[tuple[Owner, MessageType, str], tuple[str, ...] | None] = {}
         """(owner, type, sender) → the content prefixes of the deliveries of that type from
         that sender in that owner's conversation that a check of delivered envelopes may

@@ -214,7 +214,10 @@ class ToolChecks(EnvelopeChecks):
                 or attributes[0][0] != "question_id" \
                 or len(self.answer_heads) >= _ANSWER_HEADS:
             return
-        line = text[:text.find("\n")]
+        nl = text.find("\n")
+        if not text.startswith("\nid: ", nl):
+            return
+        line = text[:nl + 5]
         parts = (sender, label, f'\n\n<{sender}>\n<Answer question_id="',
                  f"\n</Answer>\n</{sender}>")
         self.answer_heads[line] = (*parts, plan[1])
@@ -251,7 +254,7 @@ class ToolChecks(EnvelopeChecks):
         nl = text.find("\n")
         if nl <= 0:
             return None
-        line = text[:nl]
+        line = text[:nl + 5]  # with the "id: " that starts the next line, as remembered
         head = self.answer_heads.get(line) or self._known_answer(line)
         if head is None:
             return None
@@ -259,9 +262,10 @@ class ToolChecks(EnvelopeChecks):
         quiet = self.memo.answer_quiet.get((self.owner, sender, tool))
         if not (self._answer_quiet(sender, tool) if quiet is None else quiet):
             return None
-        id_end = text.find("\n", nl + 1)
-        if id_end <= 0 or not text.startswith("id: ", nl + 1) \
-                or not text.startswith(middle, id_end):
+        # The lines after the id start with a line break: where they are first found ends
+        # the id when it holds no line break.
+        id_end = text.find(middle, nl + 5)
+        if id_end <= 0:
             return None
         value_at = id_end + len(middle)
         value_end = text.find('">\n', value_at)
@@ -272,7 +276,8 @@ class ToolChecks(EnvelopeChecks):
         question_id = text[value_at:value_end]
         message_id = text[nl + 5:id_end]
         # A question id that is a message id surely is an attribute value the grammar takes.
-        if MESSAGE_ID.fullmatch(question_id) is None or id_test(message_id) is None:
+        if "\n" in message_id or MESSAGE_ID.fullmatch(question_id) is None \
+                or id_test(message_id) is None:
             return None
         body = text[body_at:body_end]
         if self.envelope_opens is not None and self.envelope_opens(text, body):
