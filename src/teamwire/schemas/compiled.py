@@ -2,8 +2,8 @@
 
 Checking the arguments of every call with a full JSON Schema validator costs more than the
 rest of a call's checks together; the schemas of the protocol tools use a small keyword
-subset, which compiles to one expression per schema. A differential test holds the compiled
-predicates to the full validator's verdicts.
+subset, which compiles to one short function per schema. A differential test holds the
+compiled predicates to the full validator's verdicts.
 """
 
 from __future__ import annotations
