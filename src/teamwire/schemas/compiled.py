@@ -78,7 +78,10 @@ class _Compiler:
             kinds = [kind] if type(kind) is str else kind
             if type(kinds) is not list or not kinds or not all(k in _TYPES for k in kinds):
                 return None
-            fail_if("not (" + " or ".join(_TYPES[k].format(var) for k in kinds) + ")")
+            if (len(kinds) == 1 and kinds[0] in _CONTAINERS) or kinds == ["boolean"]:
+                fail_if(f"type({var}) is not {_CONTAINERS.get(kinds[0], 'bool')}")
+            else:
+                fail_if("not (" + " or ".join(_TYPES[k].format(var) for k in kinds) + ")")
             numeric = set(kinds) <= _NUMERIC  # a bound then needs no test of the type
             if len(kinds) == 1:
                 known = _CONTAINERS.get(kinds[0])
@@ -170,8 +173,15 @@ class _Compiler:
             inner = self.block(sub, value, indent + "    ")
             if inner is None:
                 return None
-            if inner:
-                key = self.constant(name)
+            if not inner:
+                continue
+            key = self.constant(name)
+            if len(inner) == 2:
+                # One test of its own: the member is read where the test first names it.
+                test = inner[0].strip()[3:-1]
+                test = re.sub(rf"\b{value}\b", f"({value} := {var}[{key}])", test, count=1)
+                lines += [f"{indent}if {key} in {var} and ({test}):", f"{indent}    return False"]
+            else:
                 lines += [f"{indent}if {key} in {var}:", f"{indent}    {value} = {var}[{key}]",
                           *inner]
         return lines
