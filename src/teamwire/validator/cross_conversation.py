@@ -485,19 +485,19 @@ class SessionChecker:
                 taken_as_answer = answering[name]
                 answered = {t[1] for t in texts if t[0] in taken_as_answer}
                 texts = [t for t in texts if t[0] not in taken_as_answer]
-            pairs: list[tuple[Output, bool, int]] = []
-            if paired_facts is not None:
-                paired_facts.append((PairedOutputs(name, pairs), to_leader))
             # Outputs mostly arrive in the order they were said: pair them off in step while
             # that holds, and let _paired search for the rest.
             matched = 0
-            for (said_at, text, has_calls), output in zip(texts, outputs, strict=False):
+            for (said_at, text, _has_calls), output in zip(texts, outputs, strict=False):
                 if output[3] != text:
                     break
-                pairs.append((output, has_calls, -1))
                 if self.links is not None:
                     self.links.append(Link(name, said_at, None, LEADER_NAME, output[0], output[2]))
                 matched += 1
+            pairs: list[tuple[Output, bool, int]] = []
+            if paired_facts is not None:
+                paired_facts.append((PairedOutputs(name, texts, outputs, matched, pairs),
+                                     to_leader))
             if matched == len(texts):
                 if unsaid is not None:
                     self._unsaid(name, outputs[matched:], answered, unsaid, to_leader)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, ClassVar, NamedTuple
 
 from teamwire.envelope import MessageType
@@ -659,15 +660,33 @@ class PairedOutputs:
     """The Outputs of one sub-agent that reach the Team Leader, each paired with the natural
     output of its sender it reports, in the order they arrive: one fact for all of them, as
     their checks look at every one. A finding about one of them is about its
-    ``OutputPaired`` (``paired``)."""
+    ``OutputPaired`` (``paired``).
+
+    Most Outputs arrive in the order they were said: the first ``in_step`` of ``outputs``
+    report the first ``in_step`` of ``said`` one for one, and are held as those two lists
+    (no pair is made for each); the rest, paired by search, are in ``later``."""
 
     sender: str
-    pairs: list[tuple[Output, bool, int]]
-    """(the Output, whether that natural output came with tool calls, the latest Output of
-    the sender paired before it that was said earlier, -1 for none)."""
+    said: list[tuple[int, str, bool]]
+    """The sender's natural outputs: (message index, text, whether it came with tool
+    calls)."""
+    outputs: list[Output]
+    """The Outputs from the sender the leader received, in the order they arrive."""
+    in_step: int
+    later: list[tuple[Output, bool, int]]
+    """(an Output paired after the first ``in_step``, whether its natural output came with
+    tool calls, the latest Output of the sender paired before it that was said earlier, -1
+    for none)."""
     index: ClassVar[int | None] = None
     text: ClassVar[str | None] = None
     tail: ClassVar[str] = ""
+
+    @property
+    def pairs(self) -> list[tuple[Output, bool, int]]:
+        """Every paired Output as ``later`` holds them, in the order they arrive."""
+        first = [(output, has_calls, -1) for (_at, _text, has_calls), output
+                 in islice(zip(self.said, self.outputs, strict=False), self.in_step)]
+        return first + self.later
 
     def paired(self, pair: tuple[Output, bool, int]) -> OutputPaired:
         """The fact of one of ``pairs``, which a finding about it is about."""

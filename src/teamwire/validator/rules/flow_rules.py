@@ -6,6 +6,7 @@ each send with its delivery.
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from teamwire.envelope import MessageType
@@ -389,8 +390,16 @@ _PROGRESS, _COMPLETION = MessageType.PROGRESS, MessageType.COMPLETION  # (read p
 def _paired_outputs(fact: PairedOutputs, report: Report[Any]) -> None:
     # The rules of an Output paired with what its sender said look at every such Output, so
     # they run as one check, over the paired Outputs of a sender at once: Output by Output,
-    # rule by rule in code order, each finding naming its rule and its Output.
-    for pair in fact.pairs:
+    # rule by rule in code order, each finding naming its rule and its Output. Those paired
+    # in step arrive in the order they were said (TW507 has nothing to say of them).
+    in_step = islice(zip(fact.said, fact.outputs, strict=False), fact.in_step)
+    for (_at, _text, has_calls), output in in_step:
+        mtype = output[2]
+        if mtype is not (_PROGRESS if has_calls else _COMPLETION):
+            report(fact.paired((output, has_calls, -1)), f"output of {fact.sender} with"
+                   f"{'' if has_calls else 'out'} tool calls is delivered as {mtype.label} "
+                   f"({output[1]})", rule=OUTPUT_KIND_MISMATCH)
+    for pair in fact.later:
         (index, output_id, mtype, _content), has_calls, latest = pair
         # TW507: a sender's outputs arrive in the order it said them.
         if index < latest:
