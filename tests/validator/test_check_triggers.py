@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from teamwire.validator import LintOptions, lint_value
-from teamwire.validator.facts import AssistantText, Delivered, ToolText, UserText
+from teamwire.validator.facts import AssistantText, Delivered, ToolResult, ToolText, UserText
 from teamwire.validator.registry import REGISTRY, Check, Trigger
 
 # Texts no shipped trigger looks at: nothing starts like an envelope, a tag or a header.
@@ -100,3 +100,49 @@ def test_a_delivery_reaches_a_check_its_trigger_names(monkeypatch: pytest.Monkey
     lint_value([{"role": "user", "content": TASK}, {"role": "user", "content": task_again}],
                "deliveries.json", LintOptions(enabled=frozenset(REGISTRY.codes())))
     assert seen == [0, 1]
+
+
+def _call(call_id: str, tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> list[
+        dict[str, Any]]:
+    return [{"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function",
+                 "function": {"name": tool, "arguments": json.dumps(arguments)}}]},
+            {"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)}]
+
+
+RESULTS = [
+    *_call("call_1", "create_sub_agent",
+           {"agent_id": 1, "role_id": "ui-operator", "task": "Design it."},
+           {"success": True, "agent_id": 1}),
+    *_call("call_2", "list_active_sub_agents", {}, {"success": True, "agents": []}),
+    *_call("call_3", "create_sub_agent",
+           {"agent_id": 2, "role_id": "ui-operator", "task": "Design it."},
+           {"success": False, "error": {"code": "limit", "message": "too many"}}),
+]
+
+
+@pytest.mark.parametrize(("quiet", "handed"), [
+    (None, ["create_sub_agent", "list_active_sub_agents", "create_sub_agent"]),
+    (lambda tool, owner: tool == "create_sub_agent", ["list_active_sub_agents",
+                                                      "create_sub_agent"]),
+    (lambda tool, owner: True, ["create_sub_agent"]),
+], ids=["no quiet test", "quiet about create_sub_agent", "quiet about every tool"])
+def test_a_check_of_results_is_spared_only_the_successes_it_is_quiet_about(
+        monkeypatch: pytest.MonkeyPatch, quiet: Any, handed: list[str]) -> None:
+    # The check is the only one enabled: a successful result of a tool it is quiet about is
+    # not handed out at all; an error result always is.
+    seen: list[str] = []
+    for name, value in list(vars(REGISTRY).items()):
+        monkeypatch.setattr(REGISTRY, name, _copied(value))
+    REGISTRY.add_check(Check(REGISTRY["TW005"], ToolResult,
+                             lambda found, report: seen.append(found.tool), None, quiet))
+    lint_value(RESULTS, "results.json", LintOptions(enabled=frozenset({"TW005"})))
+    assert seen == handed
+
+
+def test_the_shipped_check_of_results_still_reads_status_results() -> None:
+    # TW416 is quiet about successful results of other tools, not about those of statuses.
+    odd = _call("call_1", "list_active_sub_agents", {},
+                {"success": True, "agents": [{"agent_id": 1, "status": "asleep"}]})
+    report = lint_value(odd, "statuses.json")
+    assert "TW416" in [f.rule for f in report.findings]

@@ -108,7 +108,7 @@ class ConversationLinter(ToolChecks):
             = self.selection.fast
         protocol_plain, protocol_call = self.protocol_plain, self.protocol_call
         settle, find_quiet, known_head = self.settle, self._quiet_plan, self._known_head
-        result_hand, strict = self.result_hand, self.strict
+        success_hands, success_hand, strict = self.success_hands, self.success_hand, self.strict
         for index, message in enumerate(messages):
             role = message.get("role") if type(message) is dict else None
             if role == "assistant":
@@ -177,9 +177,10 @@ class ConversationLinter(ToolChecks):
                         except JSONDecodeError:
                             value = None
                         if type(value) is dict and value.get("success") is True:
-                            if result_hand:
-                                result_hand(ToolResult(index, entry.name, value, strict),
-                                            self.report)
+                            hand = success_hands[entry.name] if entry.name in success_hands \
+                                else success_hand(entry.name)
+                            if hand:
+                                hand(ToolResult(index, entry.name, value, strict), self.report)
                             entry.result = Result(index, False,
                                                   display_name=created_name(entry.name, value))
                             settle(entry)

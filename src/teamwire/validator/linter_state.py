@@ -94,6 +94,10 @@ class LinterState:
         """``call_hand`` of calls of protocol tools with a first id and arguments read
         cleanly, by tool (the verdict of a tool is this pass's)."""
         self.result_hand = hands[ToolResult]
+        self.result_checks = selection.checks[ToolResult]
+        self.success_hands: dict[str, Hand | None] = {}
+        """The hand-out of a successful result (``"success": true``) of each tool met: none
+        when every enabled check of results is quiet about such results of that tool."""
         self.target_hand = hands[CallTarget]
         self.role_hand = hands[RoleDefined]
         self.created_hand = hands[AgentCreated]

@@ -122,7 +122,10 @@ class Check(Generic[F]):
     ``Delivered``, ``quiet(mtype, sender, tool, owner)`` for ``Returned``), which lets the
     conversation pass take later such envelopes by their header line alone; for checks of
     ``EnvelopeAttributes``, whether the check never reports an envelope of this type that
-    carries no attribute and names no receiver (``quiet(mtype, owner)``). None: never."""
+    carries no attribute and names no receiver (``quiet(mtype, owner)``); for checks of
+    ``ToolResult``, whether the check never reports a successful result (``"success":
+    true``) of this tool in this conversation (``quiet(tool, owner)``), which are then not
+    handed out at all. None: never."""
     also: tuple[Rule, ...] = ()
     """Further rules the check reports, each finding naming its own (``Report``'s ``rule``):
     the checks of rules of one module that always look at the same facts, run as one."""

@@ -15,7 +15,7 @@ from teamwire.envelope.ids import MESSAGE_ID
 from teamwire.envelope.names import astrion_lookup
 from teamwire.json_members import ARGUMENTS_DEPTH_LIMIT, depth, member_count, repeated_member
 from teamwire.schemas.arguments import ArgumentProblem, ProblemKind, read_arguments
-from teamwire.validator.dispatch import all_quiet
+from teamwire.validator.dispatch import Hand, all_quiet
 from teamwire.validator.envelope_checks import EnvelopeChecks
 from teamwire.validator.facts import (
     AgentCreated,
@@ -181,9 +181,10 @@ class ToolChecks(EnvelopeChecks):
                 value = orjson.loads(text)
             except orjson.JSONDecodeError:
                 value = None
-        if self.result_hand:
-            self.result_hand(ToolResult(index, tool, value, self.strict), self.report)
         success = value.get("success") if type(value) is dict else None
+        hand = self.success_hand(tool) if success is True else self.result_hand
+        if hand:
+            hand(ToolResult(index, tool, value, self.strict), self.report)
         if success is False:
             error = value.get("error")
             if type(error) is dict and type(error.get("code")) is str \
@@ -237,6 +238,16 @@ class ToolChecks(EnvelopeChecks):
             return None
         head = self.answer_heads[line] = (*parts, plan[1])
         return head
+
+    def success_hand(self, tool: str) -> Hand | None:
+        """The hand-out of a successful result of ``tool``: None when every enabled check of
+        results is quiet about those (``Check.quiet``), so that no fact is made for them."""
+        hands = self.success_hands
+        if tool in hands:
+            return hands[tool]
+        hand = None if all_quiet(self.result_checks, tool, self.owner) else self.result_hand
+        hands[tool] = hand
+        return hand
 
     def _answer_quiet(self, sender: str, tool: str | None) -> bool:
         """Whether no check of returned envelopes ever reports an Answer from ``sender`` as

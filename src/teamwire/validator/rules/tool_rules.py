@@ -248,7 +248,8 @@ _STATUSES = {
     for tool in _STATUS_TOOLS for strict in (True, False)}
 
 
-@check(INVALID_TOOL_RESULT, ToolResult, always=True)
+@check(INVALID_TOOL_RESULT, ToolResult, always=True,
+       quiet=lambda tool, owner: tool not in _STATUS_TOOLS)
 def _invalid_tool_result(fact: ToolResult, report: Report[ToolResult]) -> None:
     value, tool = fact.value, fact.tool
     success = value.get("success") if type(value) is dict else None
