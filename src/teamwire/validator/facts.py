@@ -38,9 +38,11 @@ def call_pointer(position: int) -> str:
 
 
 # Not frozen: a frozen dataclass sets each field through object.__setattr__, which costs on
-# the per-message path; checks only read facts. The bases below hold the fields (and the
-# pointer tail) that kinds of facts share; a check takes the concrete type.
-@dataclass(slots=True)
+# the per-message path; checks only read facts. No __eq__ (eq=False): a fact is one event,
+# the same only as itself, and fifty generated comparisons cost every run at import. The
+# bases below hold the fields (and the pointer tail) that kinds of facts share; a check
+# takes the concrete type.
+@dataclass(slots=True, eq=False)
 class _InText:
     """A fact about the text of message ``index``, which offsets refer to."""
 
@@ -49,14 +51,14 @@ class _InText:
     tail: ClassVar[str] = "/content"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _FromSender(_InText):
     """A fact about a well-formed envelope of ``sender``."""
 
     sender: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _AtContent:
     """A fact about the content of message ``index``, with no text for offsets."""
 
@@ -65,7 +67,7 @@ class _AtContent:
     tail: ClassVar[str] = "/content"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _AtPart:
     """A fact about a part of message ``index`` that ``tail`` points at (a tool call's
     ``/tool_calls/N``, say), with no text for offsets."""
@@ -75,12 +77,12 @@ class _AtPart:
     text: ClassVar[str | None] = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class UserText(_InText):
     """The text of a user message that does not present itself as an envelope."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class AssistantText(_InText):
     """The natural output of an assistant message: its content, when a non-empty string."""
 
@@ -88,7 +90,7 @@ class AssistantText(_InText):
     """Whether the message also calls tools."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class ToolText(_InText):
     """The text of a tool result that does not present itself as an envelope."""
 
@@ -96,7 +98,7 @@ class ToolText(_InText):
     """The tool whose result it is; None when it answers no call."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class EnvelopeText(_InText):
     """A well-formed envelope, wherever it appears (a user message, a tool result)."""
 
@@ -104,7 +106,7 @@ class EnvelopeText(_InText):
     """The envelope's content (between the inner tags)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Delivered(_FromSender):
     """A well-formed envelope delivered as a user message (its envelope checks made)."""
 
@@ -123,7 +125,7 @@ class Delivered(_FromSender):
     None: report at once."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Returned(_FromSender):
     """A well-formed envelope returned as a tool result (its envelope checks made)."""
 
@@ -135,7 +137,7 @@ class Returned(_FromSender):
     owner: Owner
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Malformed(_AtPart):
     """A message, or a part of one (``tail``; "" for the message itself), that is not what a
     chat-completions message holds."""
@@ -144,7 +146,7 @@ class Malformed(_AtPart):
     """What is wrong with it, in words."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class NotText(_AtContent):
     """A message content that is not a string (nor null where null is allowed)."""
 
@@ -153,7 +155,7 @@ class NotText(_AtContent):
     content: Any
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Unparsed(_InText):
     """A text that presents itself as an envelope (its first line is a header) but does not
     parse; a finding about it is placed where the parser stopped."""
@@ -163,7 +165,7 @@ class Unparsed(_InText):
     message: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class EnvelopeHead(_FromSender):
     """The label and tag of a well-formed envelope whose (label, tag, sender) this
     conversation has not found fine before."""
@@ -175,7 +177,7 @@ class EnvelopeHead(_FromSender):
     profile does not define."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class DisplayName:
     """A display name an envelope or a bundle entry gives, not found fine before."""
 
@@ -188,7 +190,7 @@ class DisplayName:
     tail: ClassVar[str] = "/content"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class EnvelopeAttributes(_FromSender):
     """The inner tag's attributes of a well-formed envelope, and the receiver its header
     names (astrion), wherever it appears."""
@@ -201,7 +203,7 @@ class EnvelopeAttributes(_FromSender):
     owner: Owner
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class EnvelopeId(_FromSender):
     """The id line of a well-formed envelope whose id the head's quick test did not pass."""
 
@@ -221,7 +223,7 @@ class EnvelopeId(_FromSender):
     """The abbreviation the sender's role takes in ids; None when it cannot be told."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class IdRepeated(_InText):
     """A delivered envelope (or returned Answer) whose id an earlier one in this conversation
     carried."""
@@ -233,7 +235,7 @@ class IdRepeated(_InText):
     """Whether that message was this one (same sender, label, tag and content)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class ToolCall:
     """A well-formed entry of an assistant message's tool_calls that some check may look
     into: a call of a protocol tool, of a tool the catalog gives a verdict on for this
@@ -277,7 +279,7 @@ class ToolCall:
         return call_pointer(self.position)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class ToolResult:
     """The JSON result of a protocol tool call (not an envelope, not a text the profile
     writes its results as)."""
@@ -291,7 +293,7 @@ class ToolResult:
     tail: ClassVar[str] = "/content"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class MissingResult:
     """A tool call that got no result before the next message (its index is the call's)."""
 
@@ -307,7 +309,7 @@ class MissingResult:
     tail: ClassVar[str] = ""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class StrayResult:
     """A tool result that answers no open call."""
 
@@ -319,7 +321,7 @@ class StrayResult:
     tail: ClassVar[str] = "/tool_call_id"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class AgentCreated(_AtPart):
     """An accepted create_sub_agent call (or one still without a result)."""
 
@@ -329,7 +331,7 @@ class AgentCreated(_AtPart):
     """The message of an earlier such call for the same (role_id, agent_id); None if none."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class RoleDefined(_AtPart):
     """An accepted create_custom_agent call whose role id or name the catalog had already."""
 
@@ -342,7 +344,7 @@ class RoleDefined(_AtPart):
     strict: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class CallTarget:
     """A sub-agent an accepted call targets, as the conversation (or the bundle) knows it."""
 
@@ -381,7 +383,7 @@ class CallTarget:
         return call_pointer(self.position)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class PeerAsk:
     """An accepted ask_other_agent, counted per target agent of the asking sub-agent."""
 
@@ -395,7 +397,7 @@ class PeerAsk:
     text: ClassVar[str | None] = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class AskAnswered:
     """The successful result of an ask tool call (its index is the result's)."""
 
@@ -430,7 +432,7 @@ class Place:
     file_column: int | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _AboutInput:
     """A fact about the input itself; its findings go to ``place``."""
 
@@ -440,7 +442,7 @@ class _AboutInput:
     tail: ClassVar[str] = ""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class NotJson(_AboutInput):
     """An input, or a JSONL record, that does not decode."""
 
@@ -454,7 +456,7 @@ class NotJson(_AboutInput):
     """What the UTF-8 or the JSON decoder said; None when neither said anything."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class TopLevel(_AboutInput):
     """An input's top-level value that is neither a session bundle nor a conversation, or
     the first record of JSON Lines that are a router event log."""
@@ -463,14 +465,14 @@ class TopLevel(_AboutInput):
     event_log: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class BundleHead(_AboutInput):
     """A session bundle's top-level object (its ``teamwire`` and ``agents`` members)."""
 
     bundle: dict[str, Any]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class BundleEntry(_AboutInput):
     """One entry of a bundle's ``agents``, by its display name."""
 
@@ -480,14 +482,14 @@ class BundleEntry(_AboutInput):
     """The number the display name ends with (``_N``); None when it ends with none."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class LongRecord(_AboutInput):
     """A JSONL line longer than the configured limit, skipped unread."""
 
     limit: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class LoneConversation(_AboutInput):
     """A conversation linted on its own, with the owner inferred (or given) for it."""
 
@@ -496,14 +498,14 @@ class LoneConversation(_AboutInput):
     messages: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Unreadable(_AboutInput):
     """An input that cannot be read, and why."""
 
     reason: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class RepeatedMember(_AboutInput):
     """An object of the input's JSON that names one member more than once (its place: the
     object's pointer, the file position of the first repeat)."""
@@ -518,7 +520,7 @@ class RepeatedMember(_AboutInput):
 # conversation the checker hands the fact out for.
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class IdShared(_AtContent):
     """A delivery whose envelope id a delivery in another conversation carried first."""
 
@@ -531,7 +533,7 @@ class IdShared(_AtContent):
     """Whether it is the same message (sender, label, tag and content)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _OfCall:
     """A fact about a call of a conversation of the bundle: a finding about it points at the
     call, whose place and tool are read only when one is made."""
@@ -554,7 +556,7 @@ class _OfCall:
         return self.call.name
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class SendOutcome(_OfCall):
     """What became of a call that sends a message to another agent of the bundle: the
     checker makes it when it expects the call's message somewhere, and fills it in as it
@@ -592,7 +594,7 @@ class SendOutcome(_OfCall):
         return self.call.sent
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class MissingConversation(_AtPart):
     """A create_sub_agent call naming a sub-agent the bundle has no conversation for."""
 
@@ -600,7 +602,7 @@ class MissingConversation(_AtPart):
     agent_id: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class UnmatchedDelivery(_AtContent):
     """A delivery from an agent of the bundle that no send of that agent accounts for."""
 
@@ -608,7 +610,7 @@ class UnmatchedDelivery(_AtContent):
     strict: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class AnswerGiven(_OfCall):
     """An answer call that succeeded (or may have), and what the bundle shows of its
     question."""
@@ -634,7 +636,7 @@ class AnswerGiven(_OfCall):
         return None if self.ask is None else self.ask.call.name
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Reported(_AtContent):
     """An Output delivered to the Team Leader (its index is there): ``model.Output`` and its
     sender."""
@@ -645,7 +647,7 @@ class _Reported(_AtContent):
     sender: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class OutputPaired(_Reported):
     """An Output paired with the natural output of its sender it reports."""
 
@@ -655,7 +657,7 @@ class OutputPaired(_Reported):
     """The latest Output of the sender paired before, said earlier (-1: none)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class PairedOutputs:
     """The Outputs of one sub-agent that reach the Team Leader, each paired with the natural
     output of its sender it reports, in the order they arrive: one fact for all of them, as
@@ -694,7 +696,7 @@ class PairedOutputs:
         return OutputPaired(*output, self.sender, has_calls, latest)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class OutputUnsaid(_Reported):
     """An Output that no natural output of its sender accounts for."""
 
@@ -702,7 +704,7 @@ class OutputUnsaid(_Reported):
     """Whether its text was delivered as an Answer instead."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class OutputMissing(_AtContent):
     """A sub-agent's natural output that no Output delivered to the Team Leader reports."""
 
@@ -712,7 +714,7 @@ class OutputMissing(_AtContent):
     """Whether an ask tool returned that text as an Answer of the sender."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class RelayedResult:
     """A completion whose run result a conversation check found wrong, with the finding it
     prepared."""
