@@ -181,8 +181,10 @@ class ConversationLinter(ToolChecks):
                                 else success_hand(entry.name)
                             if hand:
                                 hand(ToolResult(index, entry.name, value, strict), self.report)
-                            entry.result = Result(index, False,
-                                                  display_name=created_name(entry.name, value))
+                            # Result's fields by position (a keyword costs on this path):
+                            # no answer, error code or malformation; the display name given.
+                            entry.result = Result(index, False, None, None, False,
+                                                  created_name(entry.name, value))
                             settle(entry)
                             continue
                 self._result(index, message, call_id, entry)

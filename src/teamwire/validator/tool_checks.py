@@ -193,7 +193,7 @@ class ToolChecks(EnvelopeChecks):
             if not self.strict and type(error) is str and error.strip():
                 return Result(index, rejected=True, error_code=UNTOLD)  # TW-PROF-030
             return Result(index, rejected=True)
-        return Result(index, False, display_name=created_name(tool, value))
+        return Result(index, False, None, None, False, created_name(tool, value))  # by position
 
     @staticmethod
     def _text_result(index: int, text: str, tool: str, texts: tuple[str, ...]) -> Result:
@@ -495,7 +495,7 @@ class ToolChecks(EnvelopeChecks):
                 target = self._check_named(call, named, name == "get_sub_agent_status")
             else:
                 target = self._check_target(call, arguments.get("agent_id"), role_id, self.known,
-                                            terminated_ok=name == "get_sub_agent_status")
+                                            name == "get_sub_agent_status")  # terminated_ok
             if target is not None and name == "terminate_sub_agent":
                 self.terminated.add(target)
 
