@@ -118,8 +118,8 @@ def test_a_call_hand_runs_the_checks_its_call_kind_selects() -> None:
         assert [c.rule.code for c in selection.calls(*key)] == expected
         recorder = _Pass()
         report = _Naming(recorder)
-        hand(ToolCall(3, 0, "call_1", key[0], verdict, key[3], False, "{}", None, None,
-                      catalog, owner, False), report)
+        hand(ToolCall(3, "call_1", 0, key[0], None, None, False, False, verdict, key[3], False,
+                      "{}", None, catalog, owner), report)
         assert report.named == expected
         assert [code for code, *_ in recorder.emitted] == (
             ["TW414"] if verdict is None else ["TW405"])

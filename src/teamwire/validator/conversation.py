@@ -23,6 +23,7 @@ from teamwire.validator.facts import (
     MissingResult,
     NotText,
     StrayResult,
+    ToolCall,
     ToolResult,
     UserText,
 )
@@ -162,7 +163,7 @@ class ConversationLinter(ToolChecks):
                                 every_output or (out_prefixes and content.startswith(out_prefixes))
                                 or (out_suffixes and content.endswith(out_suffixes)))):
                         continue  # an ordinary tool's output no check has anything to say about
-                elif type(entry) is Call:
+                elif type(entry) is ToolCall:
                     # A protocol tool's success result, the common case: a JSON object with
                     # "success": true (what check_result_text would find, without its steps).
                     content = message.get("content")

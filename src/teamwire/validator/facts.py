@@ -236,17 +236,17 @@ class IdRepeated(_InText):
 
 
 @dataclass(slots=True, eq=False)
-class ToolCall:
+class ToolCall(Call):
     """A well-formed entry of an assistant message's tool_calls that some check may look
     into: a call of a protocol tool, of a tool the catalog gives a verdict on for this
     agent, or one reusing a call id of this conversation (every call, when an enabled check
-    of calls has no trigger)."""
+    of calls has no trigger).
 
-    index: int
-    position: int
-    """Its place in the message's tool_calls."""
-    call_id: str
-    tool: str
+    It is a ``model.Call``: a call of a protocol tool is this one object from its message to
+    the checks across conversations, its result filled in when it comes (the checks of
+    calls run before that). Its tool is ``name`` (``tool`` reads it), and whether its message
+    also says something is ``text_in_turn`` (``has_text``)."""
+
     verdict: Verdict | None
     """Why this agent may not call the tool, by the catalog; None when it may."""
     repeated: bool
@@ -255,14 +255,20 @@ class ToolCall:
     """Whether the tool is a protocol tool of the profile."""
     raw: Any
     """The arguments as the message gives them."""
-    arguments: dict[str, Any] | None
-    """The arguments object as read (protocol tools only); None when it cannot be read."""
     problem: ArgumentProblem | None
     """What stopped or marred reading them (``schemas.arguments.read_arguments``)."""
     catalog: ToolCatalog
     owner: Owner
-    has_text: bool
-    """Whether the message also says something (non-blank text)."""
+
+    @property
+    def tool(self) -> str:
+        """The tool called."""
+        return self.name
+
+    @property
+    def has_text(self) -> bool:
+        """Whether the message also says something (non-blank text)."""
+        return self.text_in_turn
 
     # Told from the fields when a finding needs them: most calls are handed out and found
     # fine, and these would be made for each of them.

@@ -125,10 +125,10 @@ class Call:
     name: str
     arguments: dict[str, Any] | None
     """The decoded arguments object; None if they did not decode to an object."""
-    result: Result | None = None
-    text_in_turn: bool = False
+    result: Result | None
+    text_in_turn: bool
     """Whether the agent said something (non-blank text) in the turn of this call."""
-    maybe_unrun: bool = False
+    maybe_unrun: bool
     """The call has no result and its agent was terminated: it may never have run."""
 
     @property

@@ -109,9 +109,9 @@ class ToolChecks(EnvelopeChecks):
                                               False)
                         if hand:
                             raw = function.get("arguments")
-                            hand(ToolCall(index, position, call_id, name, verdict, repeated,
-                                          False, raw, None, None, self.tools, self.owner,
-                                          has_text), self.report)
+                            hand(ToolCall(index, call_id, position, name, None, None, has_text,
+                                          False, verdict, repeated, False, raw, None,
+                                          self.tools, self.owner), self.report)
                         self.pending[call_id] = (name, index)
                     return
                 self.malformed(index, "tool call has no function name",
@@ -138,10 +138,12 @@ class ToolChecks(EnvelopeChecks):
             hand = plain[name]
         else:
             hand = plain[name] = self.call_hand(name, True, verdict is not None, False, False)
+        # One object for the call: the fact the checks of calls take, then the pending Call.
+        call = ToolCall(index, call_id, position, name, arguments, None, has_text, False,
+                        verdict, repeated, True, raw, problem, self.tools, self.owner)
         if hand:
-            hand(ToolCall(index, position, call_id, name, verdict, repeated, True, raw,
-                          arguments, problem, self.tools, self.owner, has_text), self.report)
-        self.pending[call_id] = Call(index, call_id, position, name, arguments, None, has_text)
+            hand(call, self.report)
+        self.pending[call_id] = call
 
     # -- results -------------------------------------------------------------------------------
 
