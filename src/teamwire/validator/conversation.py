@@ -223,8 +223,8 @@ class ConversationLinter(ToolChecks):
                                     or (head_prefixes and content.startswith(head_prefixes))
                                     or (head_suffixes and content.endswith(head_suffixes)))) \
                                 and not (quiet_plan[4] and body.startswith(quiet_plan[4])):
-                            delivered = (sender, label, tag, body)
-                            ids[message_id] = (hash(delivered) if hash_ids else delivered, index)
+                            ids[message_id] = (index, hash((sender, label, tag, body))) \
+                                if hash_ids else (index, sender, label, tag, body)
                             collected = quiet_plan[2]
                             if collected is not None:
                                 collected.append(
@@ -251,8 +251,8 @@ class ConversationLinter(ToolChecks):
                     self._delivered(index, content, fields)
                     continue
                 # A delivery no check reports: only remembered.
-                delivered = (sender, label, tag, body)
-                ids[message_id] = (hash(delivered) if hash_ids else delivered, index)
+                ids[message_id] = (index, hash((sender, label, tag, body))) if hash_ids \
+                    else (index, sender, label, tag, body)
                 collected = plan[2]
                 if collected is not None:
                     collected.append((index, message_id, plan[0], body) if plan[3]

@@ -216,14 +216,14 @@ class SessionChecker:
             if owners.keys().isdisjoint(ids):
                 owners.update(dict.fromkeys(ids, facts))
                 continue
-            for message_id, (digest, index) in ids.items():
+            for message_id, entry in ids.items():
                 owner = owners.get(message_id)
                 if owner is None:
                     owners[message_id] = facts
                     continue
-                first_digest, first_index = owner.ids[message_id]
-                shared.append((IdShared(index, message_id, owner.agent.name, first_index,
-                                        first_digest == digest), self._emit(facts)))
+                first = owner.ids[message_id]
+                shared.append((IdShared(entry[0], message_id, owner.agent.name, first[0],
+                                        first[1:] == entry[1:]), self._emit(facts)))
         hand_out(shared, self.checks.id_shared)
 
     # -- sends and their deliveries -------------------------------------------------------------

@@ -197,16 +197,16 @@ class EnvelopeChecks(LinterState):
         if attributes and not self.strict and tag == "Answer" \
                 and message_id == dict(attributes).get("question_id"):
             return  # astrion: an answer may reuse its question's id
-        message = (sender, label, tag, content)
-        digest = hash(message) if self.hash_ids else message
+        entry = (index, hash((sender, label, tag, content))) if self.hash_ids \
+            else (index, sender, label, tag, content)
         ids = self.ids
         seen = ids.get(message_id)
         if seen is None:
-            ids[message_id] = (digest, index)
+            ids[message_id] = entry
             return
         if self.repeat_hand:
-            self.repeat_hand(IdRepeated(index, text, message_id, seen[1], seen[0] == digest),
-                             self.report)
+            self.repeat_hand(IdRepeated(index, text, message_id, seen[0],
+                                        seen[1:] == entry[1:]), self.report)
 
 
 def fields_of(envelope: Envelope) -> Fields:

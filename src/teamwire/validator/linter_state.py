@@ -8,6 +8,8 @@ its checks in its rule module (``rules``), and the walker names none.
 
 from __future__ import annotations
 
+from typing import Any
+
 from teamwire.envelope import Profile
 from teamwire.validator.dispatch import Hand, PassReporter
 from teamwire.validator.emitter import Emitter
@@ -124,7 +126,7 @@ class LinterState:
         self.stopped_calls: dict[str, tuple[str, int]] = {}
         """Those calls: id → (tool, index of the message that made it)."""
         self.call_ids: set[str] = set()
-        self.ids: dict[str, tuple[object, int]] = (self.facts.ids if self.facts is not None
+        self.ids: dict[str, tuple[Any, ...]] = (self.facts.ids if self.facts is not None
                                                     else {})
         # Bundles keep every message in memory anyway: an id's message is kept as is, and
         # only compared when the id comes again. A stream keeps its hash, so that memory

@@ -171,9 +171,11 @@ class Facts:
     session checks make the report unless the sender said that text itself (TW604's then)."""
     texts: list[tuple[int, str, bool]] = field(default_factory=list)
     """(index, text, has tool calls) of each assistant message with non-blank text."""
-    ids: dict[str, tuple[object, int]] = field(default_factory=dict)
-    """Envelope id → (what makes the message itself, index of its first delivery): equal
-    for two deliveries of one message (sender, label, tag and content), else not."""
+    ids: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """Envelope id → (index of its first delivery, then what makes the message itself: its
+    sender, label, tag and content, or in a stream their hash). Two deliveries of one message
+    have the same entry but for the index (``entry[1:]``); one tuple, as an id is
+    remembered for every delivery."""
     pointer: str = ""
     """The pointer of the conversation's message array, e.g. ``/agents/Team Leader/messages``."""
 

@@ -298,8 +298,8 @@ class ToolChecks(EnvelopeChecks):
         if self.strict or message_id != question_id:  # astrion: it may reuse its question's id
             if message_id in self.ids:
                 return None
-            message = (sender, label, "Answer", body)
-            self.ids[message_id] = (hash(message) if self.hash_ids else message, index)
+            self.ids[message_id] = (index, hash((sender, label, "Answer", body))) \
+                if self.hash_ids else (index, sender, label, "Answer", body)
         if self.attribute_hand:
             self.attribute_hand(EnvelopeAttributes(index, text, sender, None, "Answer",
                                                    MessageType.ANSWER,
