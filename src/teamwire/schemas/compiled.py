@@ -63,17 +63,13 @@ class _Compiler:
         if type(schema) is not dict or not set(schema) <= _COMPILABLE:
             return None
         lines: list[str] = []
+        # The value's own failing tests, in order: one ``if`` of them all, ahead of its items'
+        # and members' (fewer statements are cheaper to compile).
         fails: list[str] = []
-        """The value's own tests, in order: one ``if`` of them all, ahead of its items' and
-        members' (fewer statements are cheaper to compile)."""
-
-        def fail_if(test: str) -> None:
-            fails.append(test)
-
+        fail_if = fails.append
         kind = schema.get("type")
         numeric = False
-        known: str | None = None
-        """The Python type the value is known to have once its type passed, if one."""
+        known: str | None = None  # the Python type the value has once its type passed, if one
         if kind is not None:
             kinds = [kind] if type(kind) is str else kind
             if type(kinds) is not list or not kinds or not all(k in _TYPES for k in kinds):

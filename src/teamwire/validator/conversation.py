@@ -178,6 +178,7 @@ class ConversationLinter(ToolChecks):
                         except JSONDecodeError:
                             value = None
                         if type(value) is dict and value.get("success") is True:
+                            # success_hand's own cache read inline: one call fewer a result
                             hand = success_hands[entry.name] if entry.name in success_hands \
                                 else success_hand(entry.name)
                             if hand:

@@ -233,8 +233,8 @@ class SessionChecker:
         name = call.name
         caller = facts.agent.name or ""
         if name == "ask_master":
-            return SendOutcome(call, caller, LEADER_NAME, _ASK_ONLY, _text(arguments, "question_id"),
-                         _text(arguments, "question"))
+            return SendOutcome(call, caller, LEADER_NAME, _ASK_ONLY,
+                               _text(arguments, "question_id"), _text(arguments, "question"))
         if name == "ask_sub_agent":
             target = self._target(arguments, "agent_id", caller)
             return None if target is None else SendOutcome(
@@ -246,8 +246,8 @@ class SessionChecker:
                 return None
             chosen, said, notice = ask_other_form(arguments, self.strict)
             return SendOutcome(call, caller, target, _MESSAGE_ONLY if notice else _ASK_ONLY,
-                         chosen if type(chosen) is str else None,
-                         said if type(said) is str else None)
+                               chosen if type(chosen) is str else None,
+                               said if type(said) is str else None)
         if name == "send_message_to_sub_agent":
             target = self._target(arguments, "agent_id", caller)
             return None if target is None else SendOutcome(
@@ -263,11 +263,12 @@ class SessionChecker:
                 agent = self.index.by_key(role_id, agent_id)
             if agent is None or agent.name is None:
                 if type(agent_id) is int:
-                    hand_out([(MissingConversation(call.index, call_pointer(call.position), role_id,
-                                                   agent_id), self._emit(facts))],
+                    hand_out([(MissingConversation(call.index, call_pointer(call.position),
+                                                   role_id, agent_id), self._emit(facts))],
                              self.checks.missing_conversation)
                 return None
-            return SendOutcome(call, caller, agent.name, _TASK_ONLY, None, _task_content(arguments))
+            return SendOutcome(call, caller, agent.name, _TASK_ONLY, None,
+                               _task_content(arguments))
         return None
 
     def _numbered(self, facts: Facts, call: Call, role_id: str) -> Any:
@@ -309,7 +310,7 @@ class SessionChecker:
         return sends
 
     def _deliver(self, send: SendOutcome) -> None:
-        sender = send.sender or ""
+        sender = send.sender
         inbox = self._inboxes[send.target]
         found: DeliveredEnvelope | None = None
         if send.message_id is not None:

@@ -127,7 +127,7 @@ class LinterState:
         """Those calls: id → (tool, index of the message that made it)."""
         self.call_ids: set[str] = set()
         self.ids: dict[str, tuple[Any, ...]] = (self.facts.ids if self.facts is not None
-                                                    else {})
+                                                else {})
         # Bundles keep every message in memory anyway: an id's message is kept as is, and
         # only compared when the id comes again. A stream keeps its hash, so that memory
         # stays flat.

@@ -115,7 +115,7 @@ class ToolChecks(EnvelopeChecks):
                         self.pending[call_id] = (name, index)
                     return
                 self.malformed(index, "tool call has no function name",
-                               f"/tool_calls/{position}/function")
+                               f"{call_pointer(position)}/function")
                 return
             self.malformed(index, "tool call needs an 'id' string and a 'function' object",
                            call_pointer(position))
@@ -516,8 +516,8 @@ class ToolChecks(EnvelopeChecks):
                 first = -1
             if first is not None:
                 if self.role_hand:
-                    self.role_hand(RoleDefined(call.index, call_pointer(call.position), kind, value,
-                                               None if first < 0 else first, self.strict),
+                    self.role_hand(RoleDefined(call.index, call_pointer(call.position), kind,
+                                               value, None if first < 0 else first, self.strict),
                                    self.report)
                 return
         for key in keys:
