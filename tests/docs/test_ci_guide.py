@@ -77,8 +77,9 @@ def test_the_action_installs_its_own_checkout_unless_told_otherwise() -> None:
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_the_action_s_lint_step_runs_as_written(tmp_path: Path) -> None:
-    from teamwire.cli import main
     from click.testing import CliRunner
+
+    from teamwire.cli import main
 
     assert CliRunner().invoke(main, ["demo", "--quiet", "--dir",
                                      str(tmp_path / "transcripts")]).exit_code == 0
