@@ -57,15 +57,15 @@ FINAL = AgentState.TERMINATED
 """The state drawn with a double border: nothing leaves it."""
 
 POSITIONS: dict[AgentState, tuple[float, float, float]] = {
-    AgentState.ABSENT: (30, 100, 18),
-    AgentState.IDLE: (220, 100, 116),
-    AgentState.RUNNING: (495, 100, 116),
-    AgentState.WAITING: (850, 100, 116),
-    AgentState.CLOSING: (295, 380, 116),
-    AgentState.COMPLETED: (705, 380, 116),
+    AgentState.ABSENT: (70, 36, 18),
+    AgentState.IDLE: (70, 130, 110),
+    AgentState.RUNNING: (340, 130, 110),
+    AgentState.WAITING: (640, 130, 110),
+    AgentState.CLOSING: (180, 410, 116),
+    AgentState.COMPLETED: (520, 410, 110),
     # every state but absent can be terminated: a bar below them all takes each arrow
     # straight down
-    AgentState.TERMINATED: (485, 570, 910),
+    AgentState.TERMINATED: (360, 600, 690),
 }
 """Each state's centre (x, y) and width, in pixels of the drawing. A state missing here
 cannot be drawn: ``layout`` raises rather than leave it out."""
@@ -73,7 +73,7 @@ cannot be drawn: ``layout`` raises rather than leave it out."""
 NOTES: dict[AgentState, str] = {AgentState.CLOSING: "reported as running"}
 """A second line under a state's name."""
 
-WIDTH, HEIGHT = 960, 610
+WIDTH, HEIGHT = 720, 640
 BOX_HEIGHT = 46.0
 CHAR = 7.0
 """Estimated width of one character of a 12 px label; generous, so real text fits its box."""
@@ -264,13 +264,19 @@ def layout(found: Edges | None = None,
            positions: Mapping[AgentState, tuple[float, float, float]] = POSITIONS) -> Chart:
     """Place every state at its position and every state change's label where it covers no
     state, no other label and no other arrow (the first free spot of ``_FRACTIONS``; the
-    middle when none is free). KeyError names a state that has no position."""
+    middle when none is free). KeyError names a state that has no position, ValueError two
+    states drawn on top of each other."""
     found = edges() if found is None else found
     missing = [state.value for state in AgentState if state not in positions]
     if missing:
         raise KeyError(f"no position for state {', '.join(missing)}: add it to POSITIONS")
     states = {state: Box(x, y, width, width if state is START else BOX_HEIGHT)
               for state, (x, y, width) in positions.items()}
+    for k, (state, box) in enumerate(states.items()):
+        for other, seen in list(states.items())[:k]:
+            if box.overlaps(seen):
+                raise ValueError(f"states {other.value} and {state.value} overlap: move one "
+                                 "in POSITIONS")
     arrows = {pair: _arrow(states[pair[0]], states[pair[1]], (pair[1], pair[0]) in found)
               for pair in found}
     unlabelled = {pair: DrawnEdge(pair[0], pair[1], tuple(labels), *arrows[pair], Box(0, 0, 0, 0))
@@ -287,6 +293,30 @@ def layout(found: Edges | None = None,
     order = list(found)
     return Chart(WIDTH, HEIGHT, states,
                  sorted(placed, key=lambda e: order.index((e.source, e.target))))
+
+
+def clashes(chart: Chart) -> list[str]:
+    """What makes the chart hard to read: a label on a state, on another label or crossed
+    by another arrow, an arrow through a state it does not join, or anything off the
+    drawing. Empty for a legible chart."""
+    found = []
+    page = Box(chart.width / 2, chart.height / 2, chart.width, chart.height)
+    for k, edge in enumerate(chart.edges):
+        name = f"{edge.source.value} → {edge.target.value}"
+        box = edge.label
+        if not (page.left <= box.left and box.right <= page.right
+                and page.top <= box.top and box.bottom <= page.bottom):
+            found.append(f"the label of {name} leaves the drawing")
+        found += [f"the label of {name} covers {state.value}"
+                  for state, other in chart.states.items() if box.overlaps(other)]
+        found += [f"the labels of {name} and {o.source.value} → {o.target.value} overlap"
+                  for o in chart.edges[k + 1:] if box.overlaps(o.label)]
+        found += [f"the arrow {o.source.value} → {o.target.value} crosses the label of {name}"
+                  for o in chart.edges if o is not edge and _crosses(box, o.points())]
+        found += [f"the arrow {name} passes through {state.value}"
+                  for state, other in chart.states.items()
+                  if state not in (edge.source, edge.target) and _crosses(other, edge.points())]
+    return found
 
 
 def _area(labels: tuple[str, ...]) -> float:
@@ -343,6 +373,8 @@ def svg(found: Edges | None = None, *, ident: str = "tw-states") -> str:
                       for (s, t), labels in found.items())
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="tw-states" width="{chart.width:.0f}" '
            f'height="{chart.height:.0f}" viewBox="0 0 {chart.width:.0f} {chart.height:.0f}" '
+           # a column narrower than the drawing shrinks it rather than scroll it
+           'style="max-width:100%;height:auto" '
            f'role="img" aria-label="State diagram of an agent in the routing core">',
            "<title>State diagram of an agent in the routing core</title>",
            f"<desc>{escape('Every state change of the transition table. ' + words)}.</desc>",
@@ -365,8 +397,8 @@ def _state(state: AgentState, box: Box) -> str:
     """One state: the start dot, a final state's double box, or a plain rounded box."""
     if state is START:
         return (f'<g data-state="{state.value}"><circle cx="{box.x:.1f}" cy="{box.y:.1f}" '
-                f'r="{box.width / 2:.1f}" fill="{_INK}"/><text x="{box.x:.1f}" '
-                f'y="{box.bottom + 16:.1f}" text-anchor="middle" font-family="{_FONT}" '
+                f'r="{box.width / 2:.1f}" fill="{_INK}"/><text x="{box.right + 6:.1f}" '
+                f'y="{box.y + 4:.1f}" font-family="{_FONT}" '
                 f'font-size="11" fill="#64748b">{state.value}</text></g>')
     rect = (f'<rect x="{box.left:.1f}" y="{box.top:.1f}" width="{box.width:.1f}" '
             f'height="{box.height:.1f}" rx="10" fill="{_FILL}" stroke="{_LINE_COLOUR}" '
@@ -409,13 +441,3 @@ def transitions_table(found: Edges | None = None) -> str:
         rows.append(f"| `{source.value}` | `{target.value}` | "
                     + ", ".join(labels).replace("|", "\\|") + " |")
     return "\n".join(rows)
-
-
-def mermaid() -> str:
-    """A mermaid ``stateDiagram-v2`` of every state change in the table."""
-    lines = ["stateDiagram-v2"]
-    for (source, target), labels in edges().items():
-        start = "[*]" if source is AgentState.ABSENT else source.value
-        lines.append(f"    {start} --> {target.value}: {', '.join(labels)}")
-    return "\n".join(lines)
-
