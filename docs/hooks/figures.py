@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "conformance" / "scenarios"
 MARKER = re.compile(r"<!-- teamwire-figure: *(?P<what>.*?) *-->")
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+COLUMN = 688
+"""The width of mkdocs-material's text column on a desktop, in CSS pixels."""
 
 _played: dict[tuple[str, str], Any] = {}
 """(scenario name, vector text) → its run's Diagram: a page that shows a scenario twice, or
@@ -79,9 +81,15 @@ def scenario_diagram(name: str) -> Any:
 
 
 def _scenario(name: str, number: int, page: str) -> str:
-    from teamwire.view.sequence import render_svg
+    from teamwire.view.sequence import Geometry, render_svg
 
-    svg = render_svg(scenario_diagram(name), ids=f"twf{number}")
+    diagram = scenario_diagram(name)
+    # lanes as wide as the report's where they fit the theme's text column (688 px wide on
+    # a desktop), narrower where three agents would not; a run has no order notes, so the
+    # left margin they need can go
+    gutter = 24
+    lane = min(Geometry().lane, (COLUMN - gutter - 16) // max(len(diagram.lanes), 1))
+    svg = render_svg(diagram, geometry=Geometry(gutter=gutter, lane=lane), ids=f"twf{number}")
     catalog = "../" * page.count("/") + "scenarios.md"
     return (f'<div class="tw-figure tw-figure-scenario" data-scenario="{name}">{svg}</div>\n\n'
             f"*Scenario [`{name}`]({catalog}#{name}), as the reference router played it "

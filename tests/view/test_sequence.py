@@ -101,3 +101,12 @@ def test_drawings_given_their_own_ids_share_no_id_and_point_at_their_own_heads()
 def test_ids_that_cannot_begin_an_id_are_refused(ids: str) -> None:
     with pytest.raises(ValueError, match="cannot begin an id"):
         render_svg([Lane("a", "A")], [], ids=ids)
+
+
+def test_a_card_cut_to_fit_keeps_its_whole_text_in_its_title() -> None:
+    text = "2 new messages; never answered (killed) " * 3
+    root = _tree(render_svg([Lane("a", "A")], [], cards=[Card("a", 0, "model call 1", text)]))
+    shown = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert any(s.endswith("…") for s in shown) and text.strip() not in shown
+    titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+    assert f"model call 1 · {' '.join(text.split())}" in [" ".join((t or "").split()) for t in titles]

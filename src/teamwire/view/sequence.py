@@ -341,7 +341,10 @@ def render_svg(lanes: Sequence[Lane] | Diagram, arrows: Iterable[Arrow] = (), *,
         key = kind_key(card.kind)
         x = g.centre(where[card.lane]) - g.card_width / 2
         y = g.middle(card.row) - g.card / 2
-        out.append(f'<g class="tws-k-{key}"><rect class="tws-card" x="{x:.1f}" y="{y:.1f}" '
+        # the card's lines may be cut to fit: its title keeps them whole
+        whole = escape(" · ".join(t for t in (card.title, card.text) if t))
+        out.append(f'<g class="tws-k-{key}"><title>{whole}</title>'
+                   f'<rect class="tws-card" x="{x:.1f}" y="{y:.1f}" '
                    f'width="{g.card_width:.1f}" height="{g.card}" rx="7"/>'
                    f'<rect class="tws-card-bar" x="{x:.1f}" y="{y:.1f}" width="4" '
                    f'height="{g.card}" rx="2"/>'
