@@ -15,6 +15,7 @@ build: a page never shows an empty or a wrong picture.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,6 @@ def scenario_diagram(name: str) -> Any:
     text = path.read_text(encoding="utf-8")
     if (name, text) in _played:
         return _played[(name, text)]
-    import json
-
     try:
         scenario = scenario_from_json(json.loads(text), str(path))
     except (ValueError, ScenarioError) as exc:

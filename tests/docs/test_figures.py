@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -141,19 +139,14 @@ def test_the_state_chart_figure_shows_every_state_change_and_its_table() -> None
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site as ``mkdocs build --strict`` makes it."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     out = tmp_path_factory.mktemp("site")
-    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(out), strict=True)
-    before = set(sys.modules)
-    build(config)
-    yield out
-    for name in set(sys.modules) - before:  # the hooks' own modules, loaded by path
-        if name.startswith(("figures", "generate", "certification_pages", "search_ids")):
-            del sys.modules[name]
+    build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(out), strict=True))
+    return out
 
 
 def test_the_built_pages_hold_their_figures_and_fetch_nothing(site: Path) -> None:
