@@ -134,3 +134,11 @@ def test_certify_writes_the_html_report(tmp_path: Path) -> None:
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "certified</span>" in page
     assert "<svg" in page
+
+
+def test_a_report_of_several_runs_defines_each_id_once() -> None:
+    results = [_run("batch-drain"), _run("task-to-idle-sub-agent")]
+    page = render_html(Certification("my-router", "core", results))
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len([i for i in ids if "-head-" in i]) >= 2 * 7
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)

@@ -77,3 +77,36 @@ def test_clip_cuts_wide_characters_sooner() -> None:
     assert clip("abc", 100) == "abc"
     assert clip("任务发布" * 10, 50).endswith("…") and len(clip("任务发布" * 10, 50)) <= 6
     assert len(clip("a" * 100, 50)) > len(clip("任" * 100, 50))
+
+
+def _ids(svg: str) -> list[str]:
+    return [node.get("id", "") for node in _tree(svg).iter() if node.get("id")]
+
+
+def test_drawings_given_their_own_ids_share_no_id_and_point_at_their_own_heads() -> None:
+    lanes = [Lane("a", "A"), Lane("b", "B")]
+    arrows = [Arrow("a", "b", "go", kind="task"), Arrow("b", "a", "back", kind="answer")]
+    first, second = (render_svg(lanes, arrows, ids=ids) for ids in ("fig1", "fig2"))
+    assert not set(_ids(first)) & set(_ids(second))
+    for svg, ids in ((first, "fig1"), (second, "fig2")):
+        defined = set(_ids(svg))
+        used = {p.get("marker-end", "")[5:-1] for p in _tree(svg).iter()
+                if p.get("marker-end")}
+        assert used and used <= defined and all(i.startswith(f"{ids}-head-") for i in used)
+    # the view page's script names the heads tws-head-KEY: the default keeps them
+    assert "tws-head-task" in _ids(render_svg(lanes, arrows))
+
+
+@pytest.mark.parametrize("ids", ["", "1fig", 'x" onload="y', "a b"])
+def test_ids_that_cannot_begin_an_id_are_refused(ids: str) -> None:
+    with pytest.raises(ValueError, match="cannot begin an id"):
+        render_svg([Lane("a", "A")], [], ids=ids)
+
+
+def test_a_card_cut_to_fit_keeps_its_whole_text_in_its_title() -> None:
+    text = "2 new messages; never answered (killed) " * 3
+    root = _tree(render_svg([Lane("a", "A")], [], cards=[Card("a", 0, "model call 1", text)]))
+    shown = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert any(s.endswith("…") for s in shown) and text.strip() not in shown
+    titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+    assert f"model call 1 · {' '.join(text.split())}" in [" ".join((t or "").split()) for t in titles]

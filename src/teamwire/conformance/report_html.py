@@ -187,7 +187,8 @@ def _failed_calls(result: ScenarioResult) -> set[tuple[str, int]]:
     return out
 
 
-def _scenario(result: ScenarioResult) -> str:
+def _scenario(result: ScenarioResult, number: int) -> str:
+    """One scenario's section; ``number`` keeps the ids of its drawing its own."""
     run = result.run
     scenario = run.scenario
     if result.skipped:
@@ -230,7 +231,7 @@ def _scenario(result: ScenarioResult) -> str:
             parts.append(f"<h4>{title}</h4><ul>"
                          + "".join(f"<li>{escape(item)}</li>" for item in items) + "</ul>")
     if run.calls:
-        svg = render_svg(run_diagram(run, _failed_calls(result)))
+        svg = render_svg(run_diagram(run, _failed_calls(result)), ids=f"tws{number}")
         parts.append(f'<div class="seq">{svg}</div>')
     if run.output.strip():
         parts.append("<h4>The end of the router's output</h4>"
@@ -271,7 +272,7 @@ def render_html(certification: Certification) -> str:
         + "</p></header><main>",
         "<table><tr><th>scenario</th><th>status</th><th>checks</th><th>failed</th>"
         "<th>seconds</th></tr>" + "".join(summary) + "</table>",
-        *(_scenario(result) for result in certification.results),
+        *(_scenario(result, k) for k, result in enumerate(certification.results)),
         f"</main><footer>teamwire {escape(__version__)}</footer></body></html>\n",
     ])
 

@@ -16,6 +16,7 @@ Every text is escaped: labels and names are data, never markup.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
@@ -190,10 +191,19 @@ def stylesheet() -> str:
     return "\n".join(rules)
 
 
-def marker_defs() -> str:
-    """SVG ``<defs>`` with one arrowhead per kind (``url(#tws-head-KEY)``)."""
+IDS = "tws"
+"""The prefix of the ids a drawing defines, unless it is given its own."""
+
+_IDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def marker_defs(ids: str = IDS) -> str:
+    """SVG ``<defs>`` with one arrowhead per kind (``url(#IDS-head-KEY)``). Drawings that
+    share a page each take their own ``ids``, so that no id is defined twice."""
+    if not _IDS.fullmatch(ids):
+        raise ValueError(f"{ids!r} cannot begin an id: a letter, then letters, digits, - or _")
     heads = "".join(
-        f'<marker id="tws-head-{k.key}" viewBox="0 0 10 10" refX="9" refY="5" '
+        f'<marker id="{ids}-head-{k.key}" viewBox="0 0 10 10" refX="9" refY="5" '
         f'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
         f'<path d="M0,0L10,5L0,10z" fill="{k.colour}"/></marker>' for k in KINDS.values())
     return f"<defs>{heads}</defs>"
@@ -272,11 +282,14 @@ def _bracket(g: Geometry, first: int, last: int) -> str:
 def render_svg(lanes: Sequence[Lane] | Diagram, arrows: Iterable[Arrow] = (), *,
                cards: Iterable[Card] = (), spans: Iterable[Span] = (),
                gaps: Iterable[Gap] = (), title: str = "",
-               geometry: Geometry | None = None) -> str:
+               geometry: Geometry | None = None, ids: str = IDS) -> str:
     """One self-contained SVG of lanes and arrows (or of a whole ``Diagram``).
 
     Arrows without rows take one row each, in the order given; a certification report
-    draws a run by passing its participants as lanes and its messages as arrows.
+    draws a run by passing its participants as lanes and its messages as arrows. The only
+    ids it defines are its arrowheads', prefixed ``ids``: several drawings on one page each
+    need their own. Their ``<style>`` is the same ``stylesheet()`` every time, all of it
+    under ``tws-`` classes, so repeating it on one page changes nothing.
     """
     if isinstance(lanes, Diagram):
         diagram = lanes
@@ -303,7 +316,7 @@ def render_svg(lanes: Sequence[Lane] | Diagram, arrows: Iterable[Arrow] = (), *,
            f'aria-label={quoteattr(diagram.title or "message sequence")}>']
     if diagram.title:
         out.append(f"<title>{escape(diagram.title)}</title>")
-    out.append(f"<style>{stylesheet()}</style>{marker_defs()}")
+    out.append(f"<style>{stylesheet()}</style>{marker_defs(ids)}")
     for k, lane in enumerate(diagram.lanes):
         x = g.centre(k)
         out.append(f'<line class="tws-life" x1="{x}" y1="{g.header}" x2="{x}" y2="{height - 6:.0f}"/>')
@@ -328,7 +341,10 @@ def render_svg(lanes: Sequence[Lane] | Diagram, arrows: Iterable[Arrow] = (), *,
         key = kind_key(card.kind)
         x = g.centre(where[card.lane]) - g.card_width / 2
         y = g.middle(card.row) - g.card / 2
-        out.append(f'<g class="tws-k-{key}"><rect class="tws-card" x="{x:.1f}" y="{y:.1f}" '
+        # the card's lines may be cut to fit: its title keeps them whole
+        whole = escape(" · ".join(t for t in (card.title, card.text) if t))
+        out.append(f'<g class="tws-k-{key}"><title>{whole}</title>'
+                   f'<rect class="tws-card" x="{x:.1f}" y="{y:.1f}" '
                    f'width="{g.card_width:.1f}" height="{g.card}" rx="7"/>'
                    f'<rect class="tws-card-bar" x="{x:.1f}" y="{y:.1f}" width="4" '
                    f'height="{g.card}" rx="2"/>'
@@ -349,7 +365,7 @@ def render_svg(lanes: Sequence[Lane] | Diagram, arrows: Iterable[Arrow] = (), *,
                                        "tws-against" if arrow.against else "") if c)
         tip = " · ".join(p for p in (KINDS[key].label, KINDS[key].gloss, arrow.how,
                                      arrow.label) if p)
-        out.append(f'<path class="{classes}" d="{path}" marker-end="url(#tws-head-{key})">'
+        out.append(f'<path class="{classes}" d="{path}" marker-end="url(#{ids}-head-{key})">'
                    f"<title>{escape(tip)}</title></path>")
         if arrow.label and (source, start) not in card_at and (target, end) not in card_at:
             x = (g.centre(source) + g.centre(target)) / 2
@@ -362,6 +378,6 @@ def render_svg(lanes: Sequence[Lane] | Diagram, arrows: Iterable[Arrow] = (), *,
     return "".join(out)
 
 
-__all__ = ["HOWS", "KINDS", "Arrow", "Card", "Diagram", "Gap", "Geometry", "Kind", "Lane",
+__all__ = ["HOWS", "IDS", "KINDS", "Arrow", "Card", "Diagram", "Gap", "Geometry", "Kind", "Lane",
            "Span", "arrow_path", "clip", "how_class", "kind_key", "kind_of", "marker_defs",
            "render_svg", "stylesheet"]
