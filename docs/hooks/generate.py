@@ -68,13 +68,6 @@ def _traceability_page() -> str:
                                   ROOT / "spec" / "certification" / "exclusions.json"))
 
 
-def _grammar_page() -> str:
-    grammar = (ROOT / "grammar" / "envelope.lark").read_text(encoding="utf-8")
-    return ("# Envelope grammar\n\nThe normative grammar of one envelope, `grammar/envelope.lark`, "
-            "shipped inside the wheel. Parse it with Lark's LALR parser and contextual lexer.\n\n"
-            f"```text\n{grammar}```\n")
-
-
 def _schemas_pages() -> dict[str, str]:
     pages: dict[str, str] = {}
     index = ["# JSON Schemas", "",
@@ -134,7 +127,6 @@ def on_files(files: Files, config: Any) -> Files:
         files.append(_page(config, f"spec/{path.name}", path.read_text(encoding="utf-8")))
     files.append(_page(config, "requirements.md", _requirements_page()))
     files.append(_page(config, "traceability.md", _traceability_page()))
-    files.append(_page(config, "grammar.md", _grammar_page()))
     for uri, content in _schemas_pages().items():
         files.append(_page(config, uri, content))
     from teamwire.view.page import render_page
