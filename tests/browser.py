@@ -30,8 +30,10 @@ if not os.environ.get("CI"):
 
 
 @contextmanager
-def chromium(width: int = 1440, height: int = 900) -> Iterator[Any]:
-    """A headless Chromium with a fresh profile, quit and removed on the way out."""
+def chromium(width: int = 1440, height: int = 900, extra: tuple[str, ...] = (),
+             performance_log: bool = False) -> Iterator[Any]:
+    """A headless Chromium with a fresh profile, quit and removed on the way out; ``extra``
+    flags are added, and ``performance_log`` records the network events for ``get_log``."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -41,8 +43,10 @@ def chromium(width: int = 1440, height: int = 900) -> Iterator[Any]:
     for flag in ("--headless", "--no-sandbox", "--disable-gpu",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-                 f"--window-size={width},{height}"):
+                 f"--window-size={width},{height}", *extra):
         options.add_argument(flag)
+    if performance_log:
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     try:
         yield driver

@@ -1,0 +1,185 @@
+"""The published site as a reader sees it: built, served on 127.0.0.1, opened in headless
+Chromium with every other host unreachable. Nothing may be fetched from elsewhere, the
+pictures render as SVG, searching a requirement id lands on it, every internal link leads to
+a page and an anchor that exist, and screenshots of the main pages are kept."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urljoin, urlsplit
+
+import pytest
+
+from tests.browser import chromium, keep_screenshot
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = {"home": "", "spec-routing": "spec/07-routing/", "quick-reference": "quick-reference/",
+         "rule-catalog": "rules/", "sample-report": "certify-sample-report.html"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    directory = tmp_path_factory.mktemp("site")
+    build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(directory), strict=True))
+    return directory
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    # Every name but the loopback address resolves to nothing: a request that leaves the
+    # site fails, and the performance log still records that it was attempted.
+    with chromium(1280, 900, extra=("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",),
+                  performance_log=True) as driver:
+        yield driver
+
+
+def _requested(driver: Any) -> list[str]:
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def _open(driver: Any, url: str) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(url)
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def test_no_page_requests_anything_but_the_site(browser: Any, served: str) -> None:
+    pages = [*SHOTS.values(), "concepts/", "router/", "grammar/", "glossary/", "view/"]
+    browser.get_log("performance")
+    for page in pages:
+        _open(browser, served + page)
+    outside = [url for url in _requested(browser)
+               if not url.startswith((served, "data:", "about:", "blob:"))]
+    assert outside == []
+
+
+@pytest.mark.parametrize(("page", "selector"), [
+    ("router/", "svg#tw-states, .tw-figure svg"),
+    ("concepts/", ".tw-figure svg"),
+    ("grammar/", "svg.railroad-diagram"),
+])
+def test_pictures_render_as_svg(browser: Any, served: str, page: str, selector: str,
+                                tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    _open(browser, served + page)
+    drawn = browser.find_elements(By.CSS_SELECTOR, selector)
+    assert drawn, f"no SVG matching {selector} on {page}"
+    box = drawn[0].rect
+    assert box["width"] > 100 and box["height"] > 50
+    shot = tmp_path / f"site-figure-{page.strip('/')}.png"
+    drawn[0].screenshot(str(shot))
+    keep_screenshot(shot)
+
+
+@pytest.mark.xfail(strict=True, reason="the theme's search splits the query TW-ROUTE-014 at its "
+                   "hyphens (h=tw, h=route), whatever the configured separator: not solved yet")
+def test_searching_a_requirement_id_lands_on_its_statement(browser: Any, served: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    _open(browser, served)
+    browser.execute_script("document.querySelector('[data-md-toggle=search]').click()")
+    field = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    field.send_keys("TW-ROUTE-014")
+    # The results list is filled as the index answers: wait for the answer to this query.
+    first = WebDriverWait(browser, 20).until(
+        lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, ".md-search-result__item a")
+                   if "h=TW" in (a.get_attribute("href") or "")])[0]
+    assert first.get_attribute("href").split("?")[0] == served + "spec/07-routing/"
+    assert first.get_attribute("href").endswith("#TW-ROUTE-014")
+    _open(browser, first.get_attribute("href"))
+    target = browser.find_element(By.ID, "TW-ROUTE-014")
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top", target)
+    assert 0 <= top < 400
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if values.get("id"):
+            self.ids.add(str(values["id"]))
+        if tag == "a" and values.get("href"):
+            self.links.append(str(values["href"]))
+
+
+def _parse(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_every_internal_link_leads_to_a_page_and_anchor_that_exist(site: Path) -> None:
+    base = "http://site/"
+    pages = {path: _parse(path) for path in site.rglob("*.html")}
+    broken = []
+    for path, parsed in pages.items():
+        here = base + path.relative_to(site).as_posix()
+        for href in parsed.links:
+            url = urlsplit(urljoin(here, href))
+            if url.scheme != "http" or url.netloc != "site":
+                continue
+            target = site / unquote(url.path).lstrip("/")
+            if target.is_dir() or url.path.endswith("/"):
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{path.relative_to(site)}: {href}")
+            elif url.fragment and target.suffix == ".html":
+                ids = pages[target].ids if target in pages else _parse(target).ids
+                if unquote(url.fragment) not in ids:
+                    broken.append(f"{path.relative_to(site)}: {href} (no such anchor)")
+    assert broken == []
+
+
+@pytest.mark.parametrize("name", sorted(SHOTS))
+def test_screenshots_of_the_main_pages(browser: Any, served: str, name: str,
+                                       tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    _open(browser, served + SHOTS[name])
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 1280, f"{name} is wider than the window"
+    assert browser.find_elements(By.CSS_SELECTOR, "h1")
+    shot = tmp_path / f"site-{name}.png"
+    browser.save_screenshot(str(shot))
+    keep_screenshot(shot)
