@@ -127,3 +127,40 @@ def test_a_failed_model_call_is_made_again_as_many_times_as_the_retries_say(
     with pytest.raises(DriverError):
         asyncio.run(chat.complete("Team Leader", [], []))
     assert len(made) == 1
+
+
+@pytest.mark.parametrize(("args", "env", "message"), [
+    (["--ask-timeout", "0"], {}, "the ask timeout must be a positive number of seconds, not '0'"),
+    ([], {"TEAMWIRE_ASK_TIMEOUT": "0"},
+     "the ask timeout must be a positive number of seconds, not '0'"),
+    ([], {"TEAMWIRE_ASK_TIMEOUT": "-0.0"},
+     "the ask timeout must be a positive number of seconds, not '-0.0'"),
+    (["--ask-timeout", "nan"], {},
+     "the ask timeout must be a positive number of seconds, not 'nan'"),
+    (["--ask-timeout", "inf"], {},
+     "the ask timeout must be a positive number of seconds, not 'inf'"),
+    (["--turn-timeout", "0"], {},
+     "the turn timeout must be a positive number of seconds, not '0'"),
+    ([], {"TEAMWIRE_TURN_TIMEOUT": "0.0"},
+     "the turn timeout must be a positive number of seconds, not '0.0'"),
+    ([], {"TEAMWIRE_ROUND_LIMIT": "0"},
+     "the round limit must be a whole number of at least 1, not '0'"),
+], ids=["ask-option-0", "ask-variable-0", "ask-minus-0", "ask-nan", "ask-inf", "turn-option-0",
+        "turn-variable-0", "rounds-variable-0"])
+def test_a_knob_out_of_range_is_refused_before_anything_runs(
+        args: list[str], env: dict[str, str], message: str) -> None:
+    """TW-ROUTE-032 at the command line, in this process (CliRunner): a zero, negative or
+    infinite timeout and a zero round limit are refused with exit 2 (the documented code of
+    bad usage) and the reason, no traceback, and no model call is tried (the endpoint would
+    refuse the connection and the error would be another)."""
+    from click.testing import CliRunner
+
+    from teamwire.cli import main
+
+    clean = {k: None for k in os.environ if k.startswith(("OPENAI_", "TEAMWIRE_"))}
+    result = CliRunner().invoke(main, ["run", "hi", *args],
+                                env={**clean, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", **env})
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {message}\n"
+    assert result.stdout == ""

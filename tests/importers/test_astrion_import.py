@@ -221,3 +221,25 @@ def test_plain_bundles_hold_only_what_the_bundle_format_defines(tmp_path: Path) 
         for message in agent["messages"]:
             assert set(message) <= {"role", "content", "tool_calls", "tool_call_id", "name",
                                     "reasoning_content"}
+
+
+def test_a_conversation_saved_under_another_file_name_keeps_its_sub_agents(
+        tmp_path: Path) -> None:
+    """Sub-agents are recorded against the conversation's id, not its file name: a leader
+    conversation saved as ``renamed.json`` is imported with both sub-agents and the session
+    named by its id, and the import says that the id and the file name differ."""
+    data = astrion_dir(tmp_path)
+    renamed = data / CONVERSATION.parent / "renamed.json"
+    (data / CONVERSATION).rename(renamed)
+    out = tmp_path / "bundles"
+    result = run_import(data, out)
+    no_traceback(result)
+    assert sorted(p.name for p in out.iterdir()) == ["default.renamed.json"]
+    bundle = read_json(out / "default.renamed.json")
+    assert schemas.validate("bundle", bundle) == []
+    assert bundle["session"] == "default/conv_20261201_101500_ab12"
+    assert list(bundle["agents"]) == ["Team Leader", "UI Operator_1", "Full-Stack Engineer_1"]
+    assert bundle["agents"]["UI Operator_1"]["astrion"]["task_id"] == "sub_1_1764583000"
+    assert result.stderr.splitlines()[0] == (
+        f"{renamed}:2:9: warning: the conversation's id 'conv_20261201_101500_ab12' differs "
+        "from its file name; sub-agents are looked up by the id (at /id)")

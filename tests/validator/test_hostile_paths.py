@@ -136,3 +136,28 @@ def test_a_device_too_long_to_read_is_reported_under_its_name() -> None:
     assert [(f.rule, f.file) for f in report.findings] == [("TW010", "/dev/zero")]
     assert report.error == ("cannot read /dev/zero: it is not a regular file and holds more "
                             "than 256 MiB")
+
+
+def test_a_link_into_a_sibling_whose_name_begins_with_the_searched_directorys_is_outside(
+        tmp_path: Path) -> None:
+    """``runs-secret/`` is next to ``runs/``, not inside it, though its path begins with the
+    same characters: a link from ``runs/`` into it leaves the searched directory and is not
+    linted; a link that stays inside still is, and so is the tree searched through a link to
+    it."""
+    runs, secret = tmp_path / "runs", tmp_path / "runs-secret"
+    runs.mkdir()
+    secret.mkdir()
+    (secret / "passwd.jsonl").write_text(SECRET + "\n", encoding="utf-8")
+    (runs / "ok.json").write_text(json.dumps(CLEAN), encoding="utf-8")
+    (runs / "leak.jsonl").symlink_to(secret / "passwd.jsonl")
+    (runs / "sub").mkdir()
+    (runs / "sub" / "inner.json").write_text(json.dumps(CLEAN), encoding="utf-8")
+    (runs / "link.json").symlink_to(runs / "sub" / "inner.json")
+    (runs / "linked-secret").symlink_to(secret)  # a directory link: os.walk does not follow it
+    (tmp_path / "alias").symlink_to(runs)
+    for searched in (runs, tmp_path / "alias"):
+        files, missing = runner.discover([str(searched)])
+        assert missing == []
+        assert sorted(os.path.basename(f) for f in files) == ["link.json", "ok.json"]
+        assert {os.path.realpath(f) for f in files} == {
+            str((runs / "ok.json").resolve()), str((runs / "sub" / "inner.json").resolve())}

@@ -210,6 +210,21 @@ def numbered_after_highest() -> dict[str, Any]:
     return b.bundle()
 
 
+def numbered_after_highest_not_last() -> dict[str, Any]:
+    """A UI Operator created with agent_id 2, then one with agent_id 1, then one without
+    agent_id: profile astrion numbers it 3, one more than the highest its role has had, not
+    one more than the last (TW-PROF-015)."""
+    b = SessionBuilder()
+    second = b.create("ui-operator", "UI Operator", 2, "Design the header.")
+    first = b.create("ui-operator", "UI Operator", 1, "Design the footer.")
+    third = b.create("ui-operator", "UI Operator", 3, "Design the sidebar.")
+    without_agent_id(b, 3)
+    b.say(second, "The header is designed.")
+    b.say(first, "The footer is designed.")
+    b.say(third, "The sidebar is designed.")
+    return b.bundle()
+
+
 def without_agent_id(b: SessionBuilder, agent_id: int) -> None:
     """Drop agent_id from the leader's create_sub_agent call that gives ``agent_id``."""
     for message in b.leader.messages:

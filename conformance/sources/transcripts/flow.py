@@ -35,6 +35,7 @@ from conformance.sources.transcripts.blocks import (
     messages,
     numbered_after_failed_create,
     numbered_after_highest,
+    numbered_after_highest_not_last,
     numbered_after_preexisting,
     reports,
     result,
@@ -624,6 +625,13 @@ def flow_cases() -> list[dict[str, Any]]:
             "TW511 near miss: astrion numbers a sub-agent created without agent_id after the "
             "highest agent_id of its role",
             numbered_after_highest(),
+            [],
+            profile="astrion",
+        ),
+        case(
+            "TW511 near miss: astrion numbers a sub-agent created without agent_id after the "
+            "highest agent_id of its role, not the last one given (2, then 1: it is 3)",
+            numbered_after_highest_not_last(),
             [],
             profile="astrion",
         ),
