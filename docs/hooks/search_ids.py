@@ -6,8 +6,8 @@ mentions it, in no useful order. This hook adds one entry per requirement to the
 index the theme wrote, titled with the id and pointing at the statement's anchor
 (``spec/07-routing/#TW-ROUTE-014``), so it ranks first. Lint rules (``rules/#tw402``), tools
 (``spec/06-tools/#ask_master``), scenarios and run checks (``scenarios/#batch-drain``) are
-section titles already. The theme's search separator keeps a requirement id one word
-(mkdocs.yml).
+section titles already. The theme's query parser splits a query at hyphens, so the index
+splits ids the same way (mkdocs.yml) and the entry titled with the id holds all its words.
 """
 
 from __future__ import annotations

@@ -107,24 +107,29 @@ def test_pictures_render_as_svg(browser: Any, served: str, page: str, selector: 
     keep_screenshot(shot)
 
 
-@pytest.mark.xfail(strict=True, reason="the theme's search splits the query TW-ROUTE-014 at its "
-                   "hyphens (h=tw, h=route), whatever the configured separator: not solved yet")
-def test_searching_a_requirement_id_lands_on_its_statement(browser: Any, served: str) -> None:
+@pytest.mark.parametrize(("query", "page", "anchor"), [
+    ("TW-ROUTE-014", "spec/07-routing/", "TW-ROUTE-014"),
+    ("TW402", "rules/", "tw402"),
+    ("create_sub_agent", "spec/06-tools/", "create_sub_agent"),
+])
+def test_searching_an_id_lands_on_its_definition(browser: Any, served: str, query: str,
+                                                 page: str, anchor: str) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     _open(browser, served)
     browser.execute_script("document.querySelector('[data-md-toggle=search]').click()")
     field = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
-    field.send_keys("TW-ROUTE-014")
+    field.send_keys(query)
     # The results list is filled as the index answers: wait for the answer to this query.
+    # Results are grouped by page; the first section result is the definition itself.
     first = WebDriverWait(browser, 20).until(
         lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, ".md-search-result__item a")
-                   if "h=TW" in (a.get_attribute("href") or "")])[0]
-    assert first.get_attribute("href").split("?")[0] == served + "spec/07-routing/"
-    assert first.get_attribute("href").endswith("#TW-ROUTE-014")
-    _open(browser, first.get_attribute("href"))
-    target = browser.find_element(By.ID, "TW-ROUTE-014")
+                   if "#" in (a.get_attribute("href") or "")])[0]
+    href = first.get_attribute("href")
+    assert href.split("?")[0] == served + page and href.endswith("#" + anchor)
+    _open(browser, href)
+    target = browser.find_element(By.ID, anchor)
     top = browser.execute_script("return arguments[0].getBoundingClientRect().top", target)
     assert 0 <= top < 400
 
