@@ -105,9 +105,10 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
     reason, and not counted as passed, as is the scenario that answers a call at a timer's
     instant, which a router run as a process cannot be given; the scenario of
     unanswered_asks' default runs."""
-    code, report, stderr = certify(router)
+    code, report, stderr = certify(router, "--level", "core")
     assert code == 0, what_failed(report) + "\n" + stderr
     assert report["certified"] is True
+    assert [v["level"] for v in report["levels"]] == ["core"]
     names = {s["scenario"] for s in report["scenarios"]}
     assert names == {p.stem for p in SCENARIOS.glob("*.json")
                      if json.loads(p.read_text(encoding="utf-8"))["level"] == "core"}
@@ -128,14 +129,21 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
     assert all(c["status"] == "pass" for s in report["scenarios"] for c in s["checks"])
 
 
-def test_a_router_without_state_is_not_certified_durable() -> None:
-    """Level durable adds crash and restart: the router written from the specification
-    keeps nothing, comes back from the request after each crash, and fails every durable
-    scenario."""
+def test_a_router_that_keeps_nothing_is_not_certified_by_default() -> None:
+    """Without --level, level durable (crash and restart) is judged too: the router written
+    from the specification keeps nothing, comes back from the request after each crash, and
+    fails every durable scenario, so it is certified at level core only and exits 1
+    (TW-CERT-024)."""
     durable = {p.stem for p in SCENARIOS.glob("*.json")
                if json.loads(p.read_text(encoding="utf-8"))["level"] == "durable"}
-    code, report, stderr = certify(MINI, "--level", "durable", "--wait", "3")
+    code, report, stderr = certify(MINI, "--wait", "3")
     assert code == 1, stderr
+    assert report["certified"] is False and report["level_requested"] is False
+    assert (report["level"], report["certified_level"]) == ("durable", "core")
+    core, durable_level = report["levels"]
+    assert core["certified"] is True and core["judged"] is True
+    assert durable_level["certified"] is False
+    assert durable_level["scenarios_failed"] == durable_level["scenarios_run"] == len(durable)
     failed = failed_requirements(report)
     assert set(failed) == durable
     assert all("TW-DUR-004" in found for found in failed.values())
@@ -183,7 +191,8 @@ def test_the_text_report_shows_expected_and_received(tmp_path: Path) -> None:
     # the expected order is the order sent; the router appended them the other way round
     assert expected.index("msg_tl_001") < expected.index("msg_tl_002")
     assert received.index("msg_tl_002") < received.index("msg_tl_001")
-    assert lines[-1] == "not certified at level core: 0 of 1 scenarios passed"
+    assert lines[-3:] == ["level core: not certified, 1 check failed in 1 scenario of 1", "",
+                          "not certified at level core: 1 check failed in 1 scenario of 1"]
 
 
 def test_a_scenario_that_cannot_be_read_is_exit_2(tmp_path: Path) -> None:
@@ -252,14 +261,15 @@ def test_a_baseline_accepts_the_failures_it_lists_and_fails_on_a_stale_entry(
      "knobs/round_limit"),
     ("not json", "Expecting value"),
     ('{"teamwire": "1.0", "profile": "astrion"}',
-     "no scenario of level core can be run against the router as declared: the scenario is "
-     "written for profile strict; the router declares profile astrion"),
+     "no scenario of level durable can be run against the router as declared: the scenario "
+     "is written for profile strict; the router declares profile astrion"),
 ], ids=["no-profile", "bad-variable-name", "not-json", "no-scenario-of-the-profile"])
 def test_a_declaration_that_cannot_be_used_is_exit_2_with_the_reason(
         tmp_path: Path, declaration: str, message: str) -> None:
     path = tmp_path / "caps.json"
     path.write_text(declaration, encoding="utf-8")
-    code, _, stderr = certify(MINI, "--describe", str(path))
+    # asked for durable: without --level, a router of profile astrion is judged at astrion
+    code, _, stderr = certify(MINI, "--describe", str(path), "--level", "durable")
     assert code == 2
     assert stderr.startswith("error: ") and message in stderr
     assert "Traceback" not in stderr

@@ -51,7 +51,7 @@ def failed_requirements(report: dict[str, Any]) -> set[str]:
 def test_the_fuzzer_catches_a_router_that_drops_inline_messages_and_the_vector_replays(
         tmp_path: Path) -> None:
     broken = f"{BROKEN}:drop_inline"
-    result = certify("--in-process", broken, "--fuzz", "200", "--seed", "2",
+    result = certify("--in-process", broken, "--level", "core", "--fuzz", "200", "--seed", "2",
                      "--fuzz-out", str(tmp_path), "-f", "json")
     assert result.returncode == 1, result.stderr
     [vector] = tmp_path.glob("fuzz-*.json")
@@ -76,7 +76,7 @@ def test_the_fuzzer_catches_a_router_that_drops_inline_messages_and_the_vector_r
 
 
 def test_a_fuzzed_router_that_agrees_is_certified_and_says_how_many_scenarios_ran() -> None:
-    result = certify("--in-process", "--fuzz", "20", "--seed", "1")
+    result = certify("--in-process", "--level", "core", "--fuzz", "20", "--seed", "1")
     assert result.returncode == 0, result.stdout
     assert re.search(r"fuzz: 20 generated scenarios \(level core, seed 1\): the router showed "
                      r"every model what the reference router shows", result.stderr)

@@ -130,11 +130,18 @@ def certify(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300, check=False)
 
 
-def test_the_command_certifies_the_reference_router_in_process_at_level_durable() -> None:
-    result = certify("--in-process", "--level", "durable", "-f", "json")
+def test_the_command_certifies_the_reference_router_in_process_at_every_level_by_default(
+        ) -> None:
+    """No --level: every level with a scenario of profile strict is judged, core and
+    durable, and each is certified (TW-CERT-024)."""
+    result = certify("--in-process", "-f", "json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["certified"] is True
+    assert report["level"] == report["certified_level"] == "durable"
+    assert report["level_requested"] is False
+    assert [(v["level"], v["certified"], v["judged"]) for v in report["levels"]] == [
+        ("core", True, True), ("durable", True, True)]
     assert report["router"] == "in-process teamwire.conformance.inprocess:reference_router"
     assert {s["scenario"] for s in report["scenarios"]} == {p.stem for p in SCENARIOS}
 

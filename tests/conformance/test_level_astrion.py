@@ -66,6 +66,10 @@ def test_a_router_of_profile_astrion_is_certified_at_level_astrion(declaration: 
     assert code == 0, what_failed(report) + "\n" + stderr
     assert report["certified"] is True and report["level"] == "astrion"
     assert schemas.validate("certification-report", report) == []
+    # the scenarios of core and durable are written for profile strict: those levels are
+    # reported, not judged, and not claimed
+    assert [(v["level"], v["certified"], v["judged"]) for v in report["levels"]] == [
+        ("core", False, False), ("durable", False, False), ("astrion", True, True)]
     ran = {s["scenario"]: s for s in report["scenarios"] if "skipped" not in s}
     assert sorted(ran) == ASTRION
     assert all(s["passed"] and c["status"] == "pass" for s in ran.values() for c in s["checks"])
@@ -75,11 +79,17 @@ def test_a_router_of_profile_astrion_is_certified_at_level_astrion(declaration: 
                for s in skipped)
 
 
-def test_a_router_of_profile_strict_has_the_astrion_scenarios_skipped_never_passed() -> None:
-    """The reference router declares profile strict: at level astrion it passes core and
-    durable, and each astrion scenario is reported skipped with the reason."""
+def test_a_router_of_profile_strict_is_not_certified_at_level_astrion() -> None:
+    """The reference router declares profile strict: asked for level astrion, it passes core
+    and durable, each astrion scenario is reported skipped with the reason, and level
+    astrion, none of whose scenarios ran, is not claimed (TW-CERT-023): exit 1."""
     code, report, stderr = teamwire("certify", "--in-process", "--level", "astrion", "-f", "json")
-    assert code == 0, what_failed(report) + "\n" + stderr
+    assert code == 1, what_failed(report) + "\n" + stderr
+    assert report["certified"] is False and report["certified_level"] == "durable"
+    astrion = report["levels"][-1]
+    assert astrion["level"] == "astrion" and astrion["judged"] is True
+    assert astrion["scenarios_run"] == 0 and astrion["scenarios_skipped"] == len(ASTRION)
+    assert "written for profile astrion" in astrion["reason"]
     skipped = {s["scenario"]: s for s in report["scenarios"] if "skipped" in s}
     assert sorted(skipped) == ASTRION
     for result in skipped.values():

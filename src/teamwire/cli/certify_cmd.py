@@ -42,11 +42,12 @@ def _shipped_scenarios() -> list[Path]:
               type=click.Path(dir_okay=False),
               help="Run this scenario vector only (repeatable); default: every shipped one "
                    "of the level.")
-@click.option("--level", type=click.Choice(["core", "durable", "astrion"]), default="core",
-              show_default=True,
-              help="The certification level: core, durable (core and crash-restart), or "
-                   "astrion (both, and the scenarios of profile astrion; each scenario runs "
-                   "only against a router that declares its profile).")
+@click.option("--level", type=click.Choice(["core", "durable", "astrion"]), default=None,
+              help="Judge the router up to this level only: core, durable (core and "
+                   "crash-restart), or astrion (both, and the scenarios of profile astrion; "
+                   "each scenario runs only against a router that declares its profile). "
+                   "Default: every level with a scenario for the router's profile (core and "
+                   "durable for profile strict).")
 @click.option("-f", "--format", "output_format",
               type=click.Choice(["text", "json", "junit", "markdown", "html"]), default="text",
               show_default=True, help="Report format.")
@@ -71,7 +72,7 @@ def _shipped_scenarios() -> list[Path]:
               show_default=True, type=click.Path(file_okay=False),
               help="Where the minimal failing generated scenario is written.")
 def certify(router: str | None, in_process: str | None, scenario_files: tuple[str, ...],
-            level: str, output_format: str, badge: str | None, baseline: str | None,
+            level: str | None, output_format: str, badge: str | None, baseline: str | None,
             describe: str | None, output_file: str | None, wait: float, fuzz_count: int | None, seed: int,
             fuzz_out: str) -> None:
     """Certify the router COMMAND: serve a scripted OpenAI-compatible endpoint on
@@ -81,11 +82,17 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
     rules out is skipped and says why, as is, black-box, a scenario that answers a call at
     a timer's instant (only an in-process run keeps the router's clock).
 
+    Each level is judged on its own and reported ("certified at level core; level
+    durable: not certified, ..."): a level is certified when a scenario of it ran and every
+    scenario up to it passed. Without --level, every level with a scenario for the router's
+    profile is judged (core and durable for profile strict).
+
     With --in-process, the router runs in this process on virtual time (no process, no
     socket); with --fuzz N, N generated scenarios follow the scenario set.
 
-    Exit codes: 0 certified; 1 not certified (a check failed); 2 usage error, a scenario
-    that cannot be read, or a router that cannot be started or breaks the harness contract.
+    Exit codes: 0 certified at every level judged; 1 not certified (a check failed, or no
+    scenario of a judged level ran); 2 usage error, a scenario that cannot be read, or a
+    router that cannot be started or breaks the harness contract.
     """
     from teamwire.conformance.capabilities import (
         Capabilities,
@@ -113,6 +120,24 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
         scenarios = [load_scenario(path) for path in paths]
     except ScenarioError as exc:
         fail(f"error: {exc}")
+    requested = level is not None
+    capabilities = Capabilities()
+    if describe is None and in_process == REFERENCE_IN_PROCESS:
+        from teamwire.cli.run_cmd import CAPABILITIES
+
+        capabilities = capabilities_from_json(CAPABILITIES)  # the reference router's own
+    if describe is not None:
+        try:
+            capabilities = load_capabilities(Path(describe))
+        except CapabilitiesError as exc:
+            fail(f"error: {exc}")
+        if capabilities.unknown_features:
+            click.echo(f"warning: {describe}: features the harness does not know, not checked: "
+                       f"{', '.join(capabilities.unknown_features)}", err=True)
+    if level is None:
+        # Every level a scenario is written for the router's profile at (TW-CERT-024).
+        own = [s.level for s in scenarios if s.profile == capabilities.profile]
+        level = max(own or [s.level for s in scenarios], key=LEVELS.index, default="core")
     allowed = LEVELS[:LEVELS.index(level) + 1]
     scenarios = [s for s in scenarios if s.level in allowed]
     if not scenarios:
@@ -127,19 +152,6 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
         if unknown:
             fail(f"error: {baseline}: no scenario of level {level} is called "
                  f"{', '.join(unknown)}")
-    capabilities = Capabilities()
-    if describe is None and in_process == REFERENCE_IN_PROCESS:
-        from teamwire.cli.run_cmd import CAPABILITIES
-
-        capabilities = capabilities_from_json(CAPABILITIES)  # the reference router's own
-    if describe is not None:
-        try:
-            capabilities = load_capabilities(Path(describe))
-        except CapabilitiesError as exc:
-            fail(f"error: {exc}")
-        if capabilities.unknown_features:
-            click.echo(f"warning: {describe}: features the harness does not know, not checked: "
-                       f"{', '.join(capabilities.unknown_features)}", err=True)
     run_target, label = _target(router, in_process, wait, capabilities)
     from teamwire.conformance.runner import clock_skip_reason
 
@@ -152,7 +164,8 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
     if all(skip_reason(s) for s in scenarios):
         fail(f"error: no scenario of level {level} can be run against the router as declared: "
              f"{skip_reason(scenarios[0])}")
-    certification = Certification(label, level, baseline=baseline, describe=describe)
+    certification = Certification(label, level, baseline=baseline, describe=describe,
+                                  profile=capabilities.profile, requested=requested)
     try:
         for scenario in scenarios:
             skipped = skip_reason(scenario)

@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape, quoteattr
 from teamwire._version import __version__
 from teamwire.conformance.checks import Status, Verdict
 from teamwire.conformance.runner import Run
-from teamwire.conformance.scenario import Scenario
+from teamwire.conformance.scenario import LEVELS, Scenario
 
 CONTRACT_CHECK = "contract"
 
@@ -61,9 +61,47 @@ class ScenarioResult:
         return "expected-fail" if self._excused(verdict) else verdict.status.value
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class LevelVerdict:
+    """What one level of a certification run adds up to (TW-CERT-023)."""
+
+    level: str
+    certified: bool
+    judged: bool
+    """Whether the level decides the verdict: it was asked for, or it has a scenario written
+    for the router's profile (TW-CERT-024)."""
+    ran: int
+    """Scenarios of this level that ran."""
+    skipped: int
+    """Scenarios of this level that were skipped."""
+    failed_scenarios: int
+    """Scenarios of this level in which a check failed."""
+    failed_checks: int
+    reason: str
+    """Why the level is not certified; empty when it is."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The level's entry of the JSON report."""
+        return {"level": self.level, "certified": self.certified, "judged": self.judged,
+                "scenarios_run": self.ran, "scenarios_skipped": self.skipped,
+                "scenarios_failed": self.failed_scenarios, "checks_failed": self.failed_checks,
+                **({"reason": self.reason} if self.reason else {})}
+
+
 @dataclass
 class Certification:
-    """A router's certification at one level: every scenario's result."""
+    """A router's certification up to one level: every scenario's result, and the verdict of
+    each level.
+
+    ``level`` is the highest level judged; ``profile`` the profile the router declares. A
+    level is judged when it was asked for (``level`` itself) or when a scenario of it is
+    written for ``profile``: without ``--level``, the command asks for the highest level with
+    such a scenario, so that every level of the protocol the router can be judged at is
+    (TW-CERT-024)."""
 
     router: str
     level: str
@@ -72,6 +110,9 @@ class Certification:
     """The expected-failures file the run is judged with."""
     describe: str | None = None
     """The router's capability declaration, if it gave one."""
+    profile: str = "strict"
+    requested: bool = True
+    """Whether the level was asked for (``--level``) rather than chosen by default."""
 
     @property
     def ran(self) -> list[ScenarioResult]:
@@ -79,9 +120,68 @@ class Certification:
         return [r for r in self.results if not r.skipped]
 
     @property
+    def levels(self) -> list[LevelVerdict]:
+        """The verdict of every level up to ``level``, lowest first (TW-CERT-023)."""
+        verdicts: list[LevelVerdict] = []
+        lower_failed = ""
+        for level in LEVELS[:LEVELS.index(self.level) + 1]:
+            own = [r for r in self.results if r.run.scenario.level == level]
+            ran = [r for r in own if not r.skipped]
+            failed = [r for r in ran if not r.passed]
+            checks = sum(v.status is Status.FAIL for r in failed for v in r.verdicts)
+            judged = level == self.level or any(
+                r.run.scenario.profile == self.profile for r in own)
+            if failed:
+                reason = (f"{_plural(checks, 'check')} failed in "
+                          f"{_plural(len(failed), 'scenario')} of {len(ran)}")
+            elif lower_failed:
+                reason = f"a scenario of level {lower_failed} failed"
+            elif not own:
+                reason = "no scenario of this level was given"
+            elif not ran:
+                written = {r.run.scenario.profile for r in own}
+                reason = (f"none of its {_plural(len(own), 'scenario')} ran: "
+                          + (f"they are written for profile {', '.join(sorted(written))}"
+                             if self.profile not in written else "every one was skipped"))
+            else:
+                reason = ""
+            verdicts.append(LevelVerdict(level, not reason, judged, len(ran),
+                                         len(own) - len(ran), len(failed), checks, reason))
+            if failed and not lower_failed:
+                lower_failed = level
+        return verdicts
+
+    @property
+    def certified_level(self) -> str | None:
+        """The highest level certified, or None."""
+        certified = [v.level for v in self.levels if v.certified]
+        return certified[-1] if certified else None
+
+    @property
     def certified(self) -> bool:
-        """Every scenario that could be run passed, and at least one was."""
-        return bool(self.ran) and all(r.passed for r in self.ran)
+        """Every judged level is certified: each had a scenario of its own run, and every
+        scenario that ran up to it passed."""
+        return all(v.certified for v in self.levels if v.judged)
+
+    def verdict_line(self) -> str:
+        """The verdict in one line: what is certified, and each judged level that is not
+        with the reason ("certified at level core; level durable: not certified, ...")."""
+        levels = [v for v in self.levels if v.judged]
+        if all(v.certified for v in levels):
+            passed = len(self.ran)
+            return (f"certified at level {self.level}: "
+                    f"{passed} of {_plural(passed, 'scenario')} passed")
+        parts = []
+        certified = [v for v in levels if v.certified]
+        if certified:
+            parts.append(f"certified at level {certified[-1].level}")
+        for verdict in levels:
+            if not verdict.certified and not (parts and verdict.reason.startswith("a scenario "
+                                                                                   "of level")):
+                head = "not certified at level" if not parts else "level"
+                sep = ": " if not parts else ": not certified, "
+                parts.append(f"{head} {verdict.level}{sep}{verdict.reason}")
+        return "; ".join(parts)
 
     @property
     def regressed(self) -> bool:
@@ -96,12 +196,14 @@ class Certification:
                    for r in self.results for v in r.verdicts)
 
     def exit_code(self) -> int:
-        """0 certified (or, with a baseline, nothing but the failures it expects), 2 the
-        contract was broken, 1 otherwise."""
+        """0 certified at every judged level (or, with a baseline, nothing but the failures
+        it expects, and a scenario of every judged level run), 2 the contract was broken, 1
+        otherwise (TW-CERT-012)."""
         if self.broke_contract:
             return 2
         if self.baseline is not None:
-            return 1 if self.regressed else 0
+            unrun = any(v.judged and not v.ran for v in self.levels)
+            return 1 if self.regressed or unrun else 0
         return 0 if self.certified else 1
 
     def to_json(self) -> dict[str, Any]:
@@ -111,6 +213,10 @@ class Certification:
             "router": self.router,
             "level": self.level,
             "certified": self.certified,
+            "certified_level": self.certified_level,
+            "level_requested": self.requested,
+            "profile": self.profile,
+            "levels": [v.to_json() for v in self.levels],
             **({"baseline": self.baseline} if self.baseline is not None else {}),
             **({"describe": self.describe} if self.describe is not None else {}),
             "scenarios": [{
@@ -167,27 +273,26 @@ def write_text(certification: Certification, stream: TextIO) -> None:
             tail = run.output.strip().splitlines()[-5:]
             stream.write("  router output (last lines):\n")
             stream.writelines(f"    {line}\n" for line in tail)
-    passed = sum(r.passed for r in certification.results)
     total = len(certification.ran)
     skipped = len(certification.results) - total
     if skipped:
         stream.write(f"\n{skipped} scenario{'s' if skipped > 1 else ''} skipped: not run, "
                      "not passed (see SKIP above)\n")
-    if certification.baseline is not None and not certification.certified \
-            and not certification.broke_contract:
-        against = "no new failure" if not certification.regressed else "regressed"
-        stream.write(f"\nnot certified at level {certification.level}: {passed} of {total} "
-                     f"scenarios passed; against the baseline {certification.baseline}: "
-                     f"{against}\n")
-    elif certification.certified:
-        stream.write(f"\ncertified at level {certification.level}: {passed} of {total} "
-                     "scenarios passed\n")
-    elif certification.broke_contract:
+    stream.write("\n")
+    for level in certification.levels:
+        state = "certified" if level.certified else f"not certified, {level.reason}"
+        unjudged = "" if level.judged else " (not judged: no scenario for this profile)"
+        stream.write(f"level {level.level}: {state}{unjudged}\n")
+    if certification.broke_contract:
+        passed = sum(r.passed for r in certification.results)
         stream.write(f"\nnot certified: the router broke the harness contract ({passed} of "
                      f"{total} scenarios passed)\n")
-    else:
-        stream.write(f"\nnot certified at level {certification.level}: {passed} of {total} "
-                     "scenarios passed\n")
+        return
+    line = certification.verdict_line()
+    if certification.baseline is not None and not certification.certified:
+        against = "no new failure" if not certification.regressed else "regressed"
+        line += f"; against the baseline {certification.baseline}: {against}"
+    stream.write(f"\n{line}\n")
 
 
 def write_junit(certification: Certification, stream: TextIO) -> None:
@@ -228,9 +333,13 @@ def _xml_text(text: str) -> str:
 
 def write_markdown(certification: Certification, stream: TextIO) -> None:
     """A Markdown summary, for a pull request or a job summary."""
-    word = "certified" if certification.certified else "not certified"
-    stream.write(f"## teamwire certify: {word} at level {certification.level}\n\n")
+    stream.write(f"## teamwire certify: {certification.verdict_line()}\n\n")
     stream.write(f"Router: `{certification.router}`\n\n")
+    stream.write("| level | verdict |\n| --- | --- |\n")
+    for level in certification.levels:
+        state = "certified" if level.certified else f"not certified: {level.reason}"
+        stream.write(f"| {level.level} | {state}{'' if level.judged else ' (not judged)'} |\n")
+    stream.write("\n")
     stream.write("| scenario | result | failed requirements |\n| --- | --- | --- |\n")
     for result in certification.results:
         failed = sorted({r for v in result.verdicts if v.status is Status.FAIL
@@ -242,8 +351,8 @@ def write_markdown(certification: Certification, stream: TextIO) -> None:
 
 def badge_svg(certification: Certification) -> str:
     """A badge for a README: the level and whether the router was certified at it."""
-    right = f"{certification.level} ✓" if certification.certified else \
-        f"{certification.level} ✗"
+    right = " ".join(f"{v.level} {'✓' if v.certified else '✗'}"
+                     for v in certification.levels if v.judged)
     colour = "#2e7d32" if certification.certified else "#c62828"
     left = "teamwire certify"
     left_width, right_width = 7 * len(left) + 12, 7 * len(right) + 14

@@ -269,7 +269,14 @@ def render_html(certification: Certification) -> str:
         f"</h1><p>{escape(certification.router)} · level {escape(certification.level)} · "
         f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped"
         + (f" · baseline {escape(certification.baseline)}" if certification.baseline else "")
-        + "</p></header><main>",
+        + f'</p><p class="verdict-line">{escape(certification.verdict_line())}</p>'
+        "</header><main>",
+        "<table><tr><th>level</th><th>verdict</th></tr>" + "".join(
+            f'<tr><td>{escape(v.level)}</td><td class="s s-'
+            f'{"pass" if v.certified else "fail" if v.judged else "skip"}">'
+            + escape("certified" if v.certified else f"not certified: {v.reason}")
+            + ("" if v.judged else " (not judged)") + "</td></tr>"
+            for v in certification.levels) + "</table>",
         "<table><tr><th>scenario</th><th>status</th><th>checks</th><th>failed</th>"
         "<th>seconds</th></tr>" + "".join(summary) + "</table>",
         *(_scenario(result, k) for k, result in enumerate(certification.results)),
