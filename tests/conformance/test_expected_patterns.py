@@ -146,3 +146,38 @@ def test_append_only_takes_the_id_the_router_must_give_a_call_without_one(
     verdicts = _verdicts("list_agents", "{}", {"success": True, "roles": []},
                          {"success": True, "roles": []}, reply_id=None, recorded_id=recorded)
     assert (verdicts["append-only"].status is Status.PASS) is passes
+
+
+@pytest.mark.parametrize(("status", "passes"), [
+    pytest.param(None, True, id="left-out"), pytest.param("running", True, id="running"),
+    pytest.param("idle", False, id="a-wrong-state")])
+def test_create_sub_agent_may_leave_status_out_and_says_running_when_it_sends_it(
+        monkeypatch: pytest.MonkeyPatch, status: str | None, passes: bool) -> None:
+    """TW-TOOL-047 on the shipped vector: a router written from TW-TOOL-007 alone, which
+    sends no ``status``, passes; one that sends it must say ``running``."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from teamwire.conformance.inprocess import InProcessRouter, reference_router
+    from teamwire.conformance.runner import play
+    from teamwire.conformance.scenario import load_scenario
+    from teamwire.router.runtime.tools import ToolRunner
+
+    original = ToolRunner._create_sub_agent
+
+    async def create(self: ToolRunner, agent: str, call_id: str,
+                     args: dict[str, Any]) -> Any:
+        result = await original(self, agent, call_id, args)
+        value = json.loads(result.text)
+        value.pop("status")
+        if status is not None:
+            value["status"] = status
+        return replace(result, text=json.dumps(value))
+
+    monkeypatch.setattr(ToolRunner, "_create_sub_agent", create)
+    path = Path(__file__).resolve().parents[2] / "conformance" / "scenarios" \
+        / "task-to-idle-sub-agent.json"
+    scenario = load_scenario(path)
+    run = play(scenario, InProcessRouter(scenario, reference_router))
+    failed = {v.check for v in check_run(run) if v.status is Status.FAIL}
+    assert failed == (set() if passes else {"Team Leader call 2"})

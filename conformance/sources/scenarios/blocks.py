@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from teamwire.conformance.checks import IF_PRESENT
 from teamwire.envelope import Envelope, render
 
 TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"
@@ -68,9 +69,10 @@ def tool(call_id: str, result: dict[str, Any] | str) -> dict[str, Any]:
 
 
 def created(agent_id: int, role_id: str, name: str, task_id: str) -> dict[str, Any]:
-    """create_sub_agent's success result (TW-TOOL-011)."""
+    """create_sub_agent's success result (TW-TOOL-007), with the ``status`` a router may
+    leave out (TW-TOOL-047)."""
     return {"success": True, "agent_id": agent_id, "role_id": role_id, "display_name": name,
-            "status": "running", "task_id": task_id}
+            "status": {IF_PRESENT: "running"}, "task_id": task_id}
 
 
 def scenario(name: str, title: str, requirements: list[str], agents: list[dict[str, Any]],

@@ -63,7 +63,7 @@ def task_to_idle_sub_agent() -> dict[str, Any]:
         "A Task starts the new sub-agent's turn; its natural output reaches the idle Team "
         "Leader as a new turn",
         ["TW-ROUTE-007", "TW-ROUTE-009", "TW-ROUTE-023", "TW-TOOL-007", "TW-TOOL-009",
-         "TW-TOOL-042"],
+         "TW-TOOL-042", "TW-TOOL-047"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                says("Waiting for the operator."), says("The page is done.")),
          agent(UIO, says("The form is designed."))],

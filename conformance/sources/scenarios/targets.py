@@ -24,7 +24,7 @@ from conformance.sources.scenarios.blocks import (
     tool,
 )
 
-from teamwire.conformance.checks import ANY_ORDER, FURTHER_MEMBERS
+from teamwire.conformance.checks import ANY_ORDER, FURTHER_MEMBERS, IF_PRESENT
 
 
 def unknown_agent() -> dict[str, Any]:
@@ -96,7 +96,8 @@ def custom_roles_and_creation_errors() -> dict[str, Any]:
                 tool("call_tl_3", failed("invalid-name")),
                 tool("call_tl_4", failed("unknown-role")),
                 tool("call_tl_5", {"success": True, "agent_id": 1, "role_id": "coder",
-                                   "display_name": "Coder_1", "status": "running",
+                                   "display_name": "Coder_1",
+                                   "status": {IF_PRESENT: "running"},
                                    "task_id": "task_001"}),
                 tool("call_tl_6", failed("duplicate-id"))),
          expect("Coder_1", 1, envelope(TL, "任务发布", "task_001", "Task", CODER_TASK)),
