@@ -158,3 +158,25 @@ def test_validate_accepts_a_byte_order_mark(tmp_path: Path) -> None:
 def test_missing_arguments_are_usage_errors() -> None:
     assert run("validate", "bundle").exit_code == 2
     assert run("show").exit_code == 2
+
+
+def test_validate_reads_json_lines_record_by_record(tmp_path: Path) -> None:
+    """event-log describes one line of the log: each record is validated, an error names its
+    line, and a malformed record is exit 2 with the file's line and column."""
+    good = {"seq": 1, "time": 0.0, "event": "AgentCreated",
+            "data": {"agent": "Team Leader", "role_id": "team-leader"}, "actions": []}
+    path = tmp_path / "events.jsonl"
+    path.write_text(json.dumps(good) + "\n\n" + json.dumps({"seq": 2}) + "\n", encoding="utf-8")
+    result = run("validate", "event-log", str(path))
+    assert result.exit_code == 1
+    assert f"{path}:3: (root): error[required]: 'event' is a required property" in result.stdout
+    assert not any(line.startswith(f"{path}:1:") for line in result.stdout.splitlines())
+    report = json.loads(run("validate", "event-log", str(path), "--format", "json").stdout)
+    assert report["records"] == 2 and {e["line"] for e in report["errors"]} == {3}
+    path.write_text(json.dumps(good) + "\n", encoding="utf-8")
+    assert run("validate", "event-log", str(path)).stdout.endswith("(1 records)\n")
+    path.write_text(json.dumps(good) + "\n{\"seq\": x}\n", encoding="utf-8")
+    broken = run("validate", "event-log", str(path))
+    assert broken.exit_code == 2 and f"{path}:2:9: error: invalid JSON" in broken.stderr
+    # --document reads the file as one document, which JSON Lines of two records is not
+    assert run("validate", "event-log", "--document", str(path)).exit_code == 2

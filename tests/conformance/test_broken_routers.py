@@ -41,8 +41,7 @@ def requirements_of(scenario: str) -> tuple[str, ...]:
 def certify(router: str, scenario: str, env: dict[str, str], *args: str) -> tuple[int, Any]:
     result = subprocess.run(
         [sys.executable, "-m", "teamwire", "certify", "--router", router, "--scenario",
-         str(SCENARIOS / f"{scenario}.json"), "--level", "durable", "--wait", "2", "-f", "json",
-         *args],
+         str(SCENARIOS / f"{scenario}.json"), "--wait", "2", "-f", "json", *args],
         capture_output=True, text=True, timeout=120, env={**os.environ, **env}, check=False)
     assert "Traceback" not in result.stderr, result.stderr
     return result.returncode, json.loads(result.stdout)

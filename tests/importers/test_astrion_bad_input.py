@@ -204,7 +204,7 @@ def test_a_leader_tool_message_without_payload_keeps_the_text_with_a_warning(tmp
     del conversation["messages"][7]["metadata"]
     write_json(data / CONVERSATION, conversation)
     result = run_import(data, tmp_path / "out")
-    assert result.exit_code == 1
+    assert result.exit_code == 0  # imported, with warnings
     assert any(line.startswith(f"{data / CONVERSATION}:") and
                line.endswith("warning: tool message without metadata.tool_payload: the raw result "
                              "is not stored, the content is astrion's formatted text "
@@ -218,7 +218,7 @@ def test_a_missing_sub_agent_conversation_leaves_that_sub_agent_out(tmp_path: Pa
     data = astrion_dir(tmp_path)
     (data / FSE_TASK).unlink()
     result = run_import(data, tmp_path / "out")
-    assert result.exit_code == 1
+    assert result.exit_code == 0  # imported, with warnings
     assert any("warning: Full-Stack Engineer_1: its conversation" in line and "is missing; left out"
                in line and "(at /tasks/sub_2_1764583010)" in line for line in warnings(result.stderr))
     assert any("the leader created Full-Stack Engineer_1, but sub_agents.json holds no usable "
@@ -267,7 +267,7 @@ def test_an_unusable_task_index_imports_the_leader_alone(tmp_path: Path) -> None
     (data / "sub_agents.json").write_text('{"tasks": ', encoding="utf-8")
     result = run_import(data, tmp_path / "out")
     no_traceback(result)
-    assert result.exit_code == 1
+    assert result.exit_code == 0  # imported, with warnings
     assert warnings(result.stderr)[0].startswith(f"{data / 'sub_agents.json'}:1:11: warning: "
                                                  "invalid JSON")
     assert list(read_json(tmp_path / "out" / BUNDLE)["agents"]) == ["Team Leader"]

@@ -58,10 +58,12 @@ def test_the_example_files_are_what_the_sources_write() -> None:
 def test_the_documented_commands_give_the_documented_output(in_example: Path) -> None:
     commands = _documented()
     assert [args[:2] for args, _ in commands] == [["import", "astrion"], ["lint", "--profile"]]
+    codes = []
     for args, output in commands:
         result = CliRunner().invoke(main, args)
         assert result.output == output, " ".join(args)
-        assert result.exit_code == 1  # the page says: warnings, and the four breaches
+        codes.append(result.exit_code)
+    assert codes == [0, 1]  # the page says: imported with warnings, then the four breaches
 
 
 def test_the_import_keeps_display_name_targets_that_name_the_entries(in_example: Path) -> None:

@@ -45,11 +45,32 @@ def test_open_hands_the_page_to_the_browser(bundle_file: Path,
     assert opened == [bundle_file.with_suffix(".html").resolve().as_uri()]
 
 
+def test_open_without_a_browser_says_so_and_exits_1(bundle_file: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(webbrowser, "open", lambda url: False)
+    result = CliRunner().invoke(main, ["view", str(bundle_file), "--open"])
+    assert result.exit_code == 1
+    assert "no web browser could be started" in result.stderr
+    assert bundle_file.with_suffix(".html").exists()  # the page is written all the same
+
+
+def test_an_event_log_is_refused_with_what_to_view_instead(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    path.write_text('{"seq": 1, "time": 0, "event": "AgentCreated", "data": {}, '
+                    '"actions": []}\n{"seq": 2, "time": 0, "event": "TurnStarted", '
+                    '"data": {}, "actions": []}\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["view", str(path)])
+    assert result.exit_code == 2
+    assert "is a teamwire event log" in result.stderr and "bundle.json" in result.stderr
+    assert not path.with_suffix(".html").exists()
+
+
 @pytest.mark.parametrize(("content", "message"), [
+    ("[{\"name\": \"x\"}, {\"size\": 3}]", "a JSON array with no message in it"),
     ("{\"agents\": {", "bad.json:1:13: invalid JSON"),
     ("[1, 2", "bad.json:1:6: invalid JSON"),
     ("\"text\"", "the top level is a string"),
-], ids=["truncated-bundle", "truncated-array", "string"])
+], ids=["no-message-in-the-array", "truncated-bundle", "truncated-array", "string"])
 def test_input_that_is_no_session_exits_2_with_a_position(tmp_path: Path, content: str,
                                                            message: str) -> None:
     path = tmp_path / "bad.json"

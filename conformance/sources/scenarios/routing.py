@@ -74,6 +74,25 @@ def task_to_idle_sub_agent() -> dict[str, Any]:
          expect(TL, 3, output(UIO, "out_uio_001", "The form is designed."))])
 
 
+def first_call_after_the_reply() -> dict[str, Any]:
+    return scenario(
+        "first-call-after-the-reply",
+        "A sub-agent created by a reply that goes on to send it a message makes its first "
+        "model call once the whole reply has run: that call holds the Task and the message "
+        "together",
+        ["TW-ROUTE-033", "TW-ROUTE-008", "TW-ROUTE-009"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
+                         call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                              message=GUIDANCE)),
+               says("Waiting for the operator."), says("The page is done.")),
+         agent(UIO, says("The form is designed."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3)),
+        [expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001")),
+                tool("call_tl_2", sent("msg_tl_001", "inline"))),
+         expect(UIO, 1, TASK_UIO, message("msg_tl_001", GUIDANCE)),
+         expect(TL, 3, output(UIO, "out_uio_001", "The form is designed."))])
+
+
 def message_to_running_sub_agent() -> dict[str, Any]:
     return scenario(
         "message-to-running-sub-agent",
@@ -253,7 +272,7 @@ def counters_skip_chosen_ids() -> dict[str, Any]:
                                 "Using port 8080."))])
 
 
-SCENARIOS = [task_to_idle_sub_agent, message_to_running_sub_agent, answer_to_waiting_sub_agent,
-             message_to_completed_sub_agent, message_during_final_reply, batch_drain,
+SCENARIOS = [task_to_idle_sub_agent, first_call_after_the_reply, message_to_running_sub_agent,
+             answer_to_waiting_sub_agent, message_to_completed_sub_agent, message_during_final_reply, batch_drain,
              progress_before_tool_calls, instances_share_id_counters,
              counters_skip_chosen_ids]

@@ -63,6 +63,11 @@ def _shipped_scenarios() -> list[Path]:
               metavar="SECONDS",
               help="How long to wait for an expected model call, or for the router to exit "
                    "(virtual seconds in process).")
+@click.option("--list", "list_only", is_flag=True,
+              help="List the scenarios the options select (name, level, profile, knobs, "
+                   "title) and exit; no router is started.")
+@click.option("-x", "--exitfirst", is_flag=True,
+              help="Stop after the first scenario that fails; the report covers what ran.")
 @click.option("--fuzz", "fuzz_count", type=click.IntRange(min=1), metavar="N",
               help="Also run N generated scenarios, whose expectations are what the reference "
                    "router shows; the first one the router fails is shrunk and written out.")
@@ -73,8 +78,8 @@ def _shipped_scenarios() -> list[Path]:
               help="Where the minimal failing generated scenario is written.")
 def certify(router: str | None, in_process: str | None, scenario_files: tuple[str, ...],
             level: str | None, output_format: str, badge: str | None, baseline: str | None,
-            describe: str | None, output_file: str | None, wait: float, fuzz_count: int | None, seed: int,
-            fuzz_out: str) -> None:
+            describe: str | None, output_file: str | None, wait: float, list_only: bool,
+            exitfirst: bool, fuzz_count: int | None, seed: int, fuzz_out: str) -> None:
     """Certify the router COMMAND: serve a scripted OpenAI-compatible endpoint on
     127.0.0.1, start the router with OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_STATE_DIR,
     TEAMWIRE_REQUEST and TEAMWIRE_ROLES set (and the knobs it declares), and check, scenario
@@ -110,10 +115,12 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
         write_junit,
         write_markdown,
         write_text,
+        write_text_result,
+        write_text_verdict,
     )
     from teamwire.conformance.scenario import LEVELS, ScenarioError, load_scenario
 
-    if (router is None) == (in_process is None):
+    if (router is None) == (in_process is None) and not list_only:
         raise click.UsageError("give either --router COMMAND or --in-process [MODULE:FACTORY]")
     paths = [Path(f) for f in scenario_files] or _shipped_scenarios()
     try:
@@ -142,6 +149,9 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
     scenarios = [s for s in scenarios if s.level in allowed]
     if not scenarios:
         fail(f"error: no scenario of level {level} to run")
+    if list_only:
+        _list(scenarios, capabilities)
+        return
     expected: dict[str, dict[str, str]] = {}
     if baseline is not None:
         try:
@@ -166,17 +176,28 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
              f"{skip_reason(scenarios[0])}")
     certification = Certification(label, level, baseline=baseline, describe=describe,
                                   profile=capabilities.profile, requested=requested)
+    # The text report to standard output is written as each scenario ends; any other
+    # report is written at the end, with one line per scenario on standard error meanwhile.
+    streamed = output_format == "text" and output_file is None
+    progress = _Progress(len(scenarios), streamed)
     try:
         for scenario in scenarios:
             skipped = skip_reason(scenario)
             if skipped is not None:
                 certification.results.append(ScenarioResult.skip(scenario, skipped))
+                progress.show(certification.results[-1])
                 continue
             run = run_target(scenario)
             certification.results.append(ScenarioResult(run, check_run(run, capabilities),
                                                          expected.get(scenario.name, {})))
+            progress.show(certification.results[-1])
             if not run.started:
                 break  # the command cannot be started: every other scenario would say the same
+            if exitfirst and certification.results[-1].new_failures:
+                left = len(scenarios) - len(certification.results)
+                click.echo(f"stopped after the first failure (-x): {left} scenarios not run",
+                           err=True)
+                break
         if fuzz_count is not None and all(r.run.started for r in certification.results):
             found = _fuzz(run_target, fuzz_count, seed, level, Path(fuzz_out),
                           f"--router {shlex.quote(router)}" if router is not None
@@ -202,9 +223,49 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
                 write(certification, handle)
         except OSError as exc:
             fail(f"error: cannot write {output_file}: {exc.strerror or exc}")
+        click.echo(certification.verdict_line(), err=True)
+    elif streamed:
+        if len(certification.results) > progress.shown:  # the fuzz result, found at the end
+            for result in certification.results[progress.shown:]:
+                write_text_result(result, sys.stdout)
+        write_text_verdict(certification, sys.stdout)
     else:
         write(certification, sys.stdout)
     sys.exit(certification.exit_code())
+
+
+class _Progress:
+    """Say each scenario's result as it ends: its whole text report on standard output when
+    that is the report, else one line on standard error."""
+
+    def __init__(self, total: int, streamed: bool) -> None:
+        self.total = total
+        self.streamed = streamed
+        self.shown = 0
+
+    def show(self, result: ScenarioResult) -> None:
+        from teamwire.conformance.report import write_text_result
+
+        self.shown += 1
+        if self.streamed:
+            write_text_result(result, sys.stdout)
+            sys.stdout.flush()
+            return
+        mark = "SKIP" if result.skipped else "PASS" if result.passed else \
+            "FAIL" if result.new_failures else "XFAIL"
+        click.echo(f"[{self.shown}/{self.total}] {mark} {result.run.scenario.name}", err=True)
+
+
+def _list(scenarios: list[Scenario], capabilities: Capabilities) -> None:
+    """One line per scenario: name, level, profile, the knobs it sets, its title; and, for a
+    scenario the declaration rules out, why it would be skipped."""
+    for scenario in scenarios:
+        knobs = ",".join(f"{k}={v}" for k, v in scenario.knobs.items()) or "-"
+        click.echo(f"{scenario.name}\t{scenario.level}\t{scenario.profile}\t{knobs}\t"
+                   f"{scenario.title}")
+        skipped = capabilities.skip_reason(scenario)
+        if skipped:
+            click.echo(f"  would be skipped: {skipped}")
 
 
 def _target(router: str | None, in_process: str | None, wait: float,

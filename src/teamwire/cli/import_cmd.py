@@ -1,9 +1,10 @@
 """``teamwire import``: turn other systems' stored sessions into session bundles.
 
-Exit codes of ``teamwire import astrion``: 0 every conversation imported in full, 1
-imported with warnings (something could not be recovered or was passed over; each is on
-standard error with its file and position), 2 unusable input or output (DIR is not an
-astrion data directory, OUTDIR cannot be written) or a usage error.
+Exit codes of ``teamwire import astrion``: 0 every conversation imported (what could not
+be recovered, such as the raw tool results astrion never keeps, is a warning on standard
+error with its file and position), 1 a conversation could not be imported, or with
+``--strict`` any warning, 2 unusable input or output (DIR is not an astrion data directory,
+OUTDIR cannot be written) or a usage error.
 """
 
 from __future__ import annotations
@@ -46,8 +47,11 @@ def import_group() -> None:
                    "(astrion's message ids and times, the tool text its model saw).")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print no summary line (warnings are still printed).")
+@click.option("--strict", is_flag=True,
+              help="Exit 1 on any warning, not only when a conversation could not be "
+                   "imported.")
 def astrion(directory: str, out_dir: str, workspace: str | None, force: bool, max_bytes: int,
-            plain: bool, quiet: bool) -> None:
+            plain: bool, quiet: bool, strict: bool) -> None:
     """Import an astrion data directory (astrion's DATA_DIR) into OUTDIR: one session
     bundle per conversation, named <workspace>.<conversation>.json, holding the Team
     Leader and every sub-agent of that conversation. Check them with
@@ -58,9 +62,9 @@ def astrion(directory: str, out_dir: str, workspace: str | None, force: bool, ma
     role, an unreadable file) is a warning on standard error with its file, line and
     column. Bundles are written whole or not at all.
 
-    Exit codes: 0 every conversation imported in full, 1 imported with warnings,
-    2 unusable input or output (DIR is not an astrion data directory, OUTDIR cannot be
-    written) or a usage error.
+    Exit codes: 0 every conversation imported (warnings printed), 1 a conversation could
+    not be imported, or with --strict any warning, 2 unusable input or output (DIR is not
+    an astrion data directory, OUTDIR cannot be written) or a usage error.
     """
 
     def report(problem: Problem) -> None:
@@ -87,4 +91,5 @@ def astrion(directory: str, out_dir: str, workspace: str | None, force: bool, ma
         if summary.problems:
             parts.append(f"{summary.problems} warning{'s' * (summary.problems != 1)}")
         click.echo(terminal_safe(", ".join(parts)), err=True)
-    raise SystemExit(1 if summary.problems else 0)
+    not_imported = summary.skipped + len(summary.kept)
+    raise SystemExit(1 if not_imported or (strict and summary.problems) else 0)

@@ -150,12 +150,30 @@ def load_json(name: str, data: bytes) -> Any:
     text = decode_input(name, data.removeprefix(codecs.BOM_UTF8))
     if not text.strip(" \t\r\n"):
         fail(f"{name}:1:1: error: invalid JSON: the input is empty")
+    return _parse(name, text)
+
+
+def load_json_lines(name: str, data: bytes) -> list[tuple[int, Any]]:
+    """Each record of the JSON Lines in ``data`` with its line number, blank lines left out;
+    each record read as strictly as ``load_json`` reads a document, and the first problem
+    reported with its line and column in the file (exit 2)."""
+    text = decode_input(name, data.removeprefix(codecs.BOM_UTF8))
+    records = [(number, _parse(name, line, number - 1))
+               for number, line in enumerate(text.split("\n"), 1) if line.strip(" \t\r")]
+    if not records:
+        fail(f"{name}:1:1: error: invalid JSON Lines: the input holds no record")
+    return records
+
+
+def _parse(name: str, text: str, lines_before: int = 0) -> Any:
+    """The one JSON document ``text`` holds; ``lines_before``: the lines of the file above
+    it, so that a position is the file's."""
     try:
         orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         constant = _CONSTANT.match(text, exc.pos)
         reason = f"{constant.group()} is not a JSON value" if constant else exc.msg
-        fail(f"{name}:{exc.lineno}:{exc.colno}: error: invalid JSON: {reason}")
+        fail(f"{name}:{exc.lineno + lines_before}:{exc.colno}: error: invalid JSON: {reason}")
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
@@ -165,7 +183,7 @@ def load_json(name: str, data: bytes) -> Any:
         assert found is not None
         key, offset = found
         line, column = position(text, offset)
-        fail(f"{name}:{line}:{column}: error: invalid JSON: duplicate key "
+        fail(f"{name}:{line + lines_before}:{column}: error: invalid JSON: duplicate key "
              f"{json.dumps(key, ensure_ascii=False)} (an object's keys must be unique)")
     except (ValueError, RecursionError) as exc:  # e.g. an integer of more than 4300 digits
         fail(f"{name}: error: invalid JSON: {exc}")

@@ -17,7 +17,14 @@ from typing import NoReturn
 import click
 
 from teamwire import schemas
-from teamwire.cli.inputs import fail, load_json, read_input, reader_may_leave, terminal_safe
+from teamwire.cli.inputs import (
+    fail,
+    load_json,
+    load_json_lines,
+    read_input,
+    reader_may_leave,
+    terminal_safe,
+)
 from teamwire.schemas import SchemaError, UnknownSchemaError
 
 
@@ -44,8 +51,13 @@ def _known(name: str) -> str:
     return name
 
 
-def _error_json(error: SchemaError) -> dict[str, str]:
-    return {"path": error.path, "message": error.message, "keyword": error.keyword}
+PER_LINE = {"event-log"}
+"""The schemas that describe one record of a JSON Lines file, not a whole document."""
+
+
+def _error_json(error: SchemaError, line: int | None) -> dict[str, object]:
+    return {**({"line": line} if line is not None else {}), "path": error.path,
+            "message": error.message, "keyword": error.keyword}
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -95,32 +107,48 @@ def path_cmd(name: str) -> None:
     type=click.Choice(["text", "json"]),
     default="text",
     show_default=True,
-    help="text: one line per error; json: {valid, errors: [{path, message, keyword}]}.",
+    help="text: one line per error; json: {valid, errors: [{line?, path, message, keyword}]}.",
 )
-def validate_cmd(name: str, source: str, output_format: str) -> None:
-    """Check the JSON document in FILE (or standard input) against schema NAME.
+@click.option("--lines/--document", "per_line", default=None,
+              help="Validate each line of FILE as one record (JSON Lines), or FILE as one "
+                   "document. Default: by line for a schema of one record (event-log) or a "
+                   "FILE ending in .jsonl, else the whole document.")
+def validate_cmd(name: str, source: str, output_format: str, per_line: bool | None) -> None:
+    """Check the JSON document in FILE (or standard input) against schema NAME; or, for
+    JSON Lines, each record.
 
-    Each error is reported with the JSON pointer of the offending value.
+    Each error is reported with the JSON pointer of the offending value (and, by line, the
+    line it is on).
     """
     _known(name)
     label = "<stdin>" if source == "-" else source
-    document = load_json(label, read_input(source))
+    if per_line is None:
+        per_line = name.partition("#")[0] in PER_LINE or source.endswith(".jsonl")
+    data = read_input(source)
+    records: list[tuple[int | None, object]] = (
+        list(load_json_lines(label, data)) if per_line else [(None, load_json(label, data))])
+    errors: list[tuple[int | None, SchemaError]] = []
     try:
-        errors = schemas.validate(name, document)
+        for line, document in records:
+            errors += [(line, error) for error in schemas.validate(name, document)]
     except RecursionError:
         fail(f"{label}: error: the document is nested too deeply to be validated")
     with reader_may_leave():  # a reader that stops early leaves the verdict alone
         if output_format == "json":
-            report = {"valid": not errors, "errors": [_error_json(e) for e in errors]}
+            report = {"valid": not errors,
+                      **({"records": len(records)} if per_line else {}),
+                      "errors": [_error_json(e, line) for line, e in errors]}
             click.echo(json.dumps(report, ensure_ascii=False, indent=2))
         elif errors:
-            for error in errors:
+            for line, error in errors:
                 where = error.path or "(root)"
-                click.echo(terminal_safe(f"{label}: {where}: error[{error.keyword}]: "
+                at = f"{label}:{line}" if line is not None else label
+                click.echo(terminal_safe(f"{at}: {where}: error[{error.keyword}]: "
                                          f"{error.message}"))
             count = len(errors)
             click.echo(terminal_safe(f"{label}: {count} error{'s' if count != 1 else ''} "
                                      f"against {name}"))
         else:
-            click.echo(terminal_safe(f"{label}: valid against {name}"))
+            what = f" ({len(records)} records)" if per_line else ""
+            click.echo(terminal_safe(f"{label}: valid against {name}{what}"))
     sys.exit(1 if errors else 0)

@@ -1,9 +1,10 @@
 """``teamwire view``: a session drawn as one self-contained HTML page, or as chat bubbles in
 the terminal.
 
-Exit codes: 0 the page was written (or the session printed), whatever the findings; 2 a
-usage error, an input that cannot be read or is no session bundle or conversation (not
-UTF-8, not JSON, another shape), or an output that cannot be written.
+Exit codes: 0 the page was written (or the session printed), whatever the findings; 1 the
+page was written but --open found no browser to show it in; 2 a usage error, an input that
+cannot be read or is no session bundle or conversation (not UTF-8, not JSON, another shape,
+an event log), or an output that cannot be written.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def view(path: str, output: str | None, open_page: bool, terminal: bool, profile
     one lane per agent, every protocol message from where it was sent to where it arrived,
     with the findings of `teamwire lint`.
 
-    Exit codes: 0 drawn, 2 usage error or an input that is no bundle or conversation.
+    Exit codes: 0 drawn, 1 drawn but --open found no browser, 2 usage error or an input
+    that is no bundle or conversation (an event log is not one: view the bundle).
     """
     if terminal and (output is not None or open_page):
         raise click.UsageError("--terminal prints the session; it writes no page to "
@@ -96,8 +98,9 @@ def view(path: str, output: str | None, open_page: bool, terminal: bool, profile
     click.echo(f"wrote {output} ({session.messages} messages, {len(session.lanes)} "
                f"lane{'s' * (len(session.lanes) != 1)}, {len(session.findings)} "
                f"finding{'s' * (len(session.findings) != 1)})", err=True)
-    if open_page:
-        webbrowser.open(target.resolve().as_uri())
+    if open_page and not webbrowser.open(target.resolve().as_uri()):
+        fail(f"error: no web browser could be started to open the page (set BROWSER to "
+             f"one); the page is written: {output}", code=1)
 
 
 def _print(session: Session) -> None:

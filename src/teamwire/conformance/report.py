@@ -253,26 +253,37 @@ def write_text(certification: Certification, stream: TextIO) -> None:
     """One line per scenario, the failed checks under it with expected and received, and
     the verdict."""
     for result in certification.results:
-        run = result.run
-        if result.skipped:
-            stream.write(f"SKIP {run.scenario.name}: {result.skipped}\n")
+        write_text_result(result, stream)
+    write_text_verdict(certification, stream)
+
+
+def write_text_result(result: ScenarioResult, stream: TextIO) -> None:
+    """The text report's lines of one scenario: PASS, FAIL, XFAIL or SKIP, and under a
+    failure each failed check with what was expected and received."""
+    run = result.run
+    if result.skipped:
+        stream.write(f"SKIP {run.scenario.name}: {result.skipped}\n")
+        return
+    mark = "PASS" if result.passed else "FAIL" if result.new_failures else "XFAIL"
+    stream.write(f"{mark} {run.scenario.name} ({run.seconds:.1f} s)\n")
+    for name in result.stale:
+        stream.write(f"  stale baseline entry: {name} passes now; remove it\n")
+    for verdict in result.verdicts:
+        if verdict.status is Status.PASS:
             continue
-        mark = "PASS" if result.passed else "FAIL" if result.new_failures else "XFAIL"
-        stream.write(f"{mark} {run.scenario.name} ({run.seconds:.1f} s)\n")
-        for name in result.stale:
-            stream.write(f"  stale baseline entry: {name} passes now; remove it\n")
-        for verdict in result.verdicts:
-            if verdict.status is Status.PASS:
-                continue
-            stream.write(f"  {result.status(verdict)}: {verdict.check} "
-                         f"[{', '.join(verdict.requirements)}]: {verdict.reason}\n")
-            if verdict.expected is not None:
-                stream.write(f"    expected: {_shown(verdict.expected)}\n")
-                stream.write(f"    received: {_shown(verdict.received)}\n")
-        if not result.passed and run.output.strip():
-            tail = run.output.strip().splitlines()[-5:]
-            stream.write("  router output (last lines):\n")
-            stream.writelines(f"    {line}\n" for line in tail)
+        stream.write(f"  {result.status(verdict)}: {verdict.check} "
+                     f"[{', '.join(verdict.requirements)}]: {verdict.reason}\n")
+        if verdict.expected is not None:
+            stream.write(f"    expected: {_shown(verdict.expected)}\n")
+            stream.write(f"    received: {_shown(verdict.received)}\n")
+    if not result.passed and run.output.strip():
+        tail = run.output.strip().splitlines()[-5:]
+        stream.write("  router output (last lines):\n")
+        stream.writelines(f"    {line}\n" for line in tail)
+
+
+def write_text_verdict(certification: Certification, stream: TextIO) -> None:
+    """The end of the text report: what was skipped, each level, and the verdict."""
     total = len(certification.ran)
     skipped = len(certification.results) - total
     if skipped:

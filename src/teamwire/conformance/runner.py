@@ -69,6 +69,8 @@ class Run:
     seconds: float = 0.0
     restarts: int = 0
     """How many times the scenario killed the router and started it again."""
+    lingered: bool = False
+    """The router did not exit once the session had ended (TW-CERT-004)."""
     refusal: str = ""
     """How the router refused to start, in a scenario that expects it to (``refused``): it
     exited by itself, or an in-process router's factory raised; empty if it did not."""
@@ -380,6 +382,7 @@ def _play(steps: Sequence[Step | Crash], router: RouterUnderTest, run: Run,
             run.refusal = run.refusal or str(router.ended())
         return True
     if (not steps or not isinstance(steps[-1], Crash)) and not router.wait_for_end(wait):
+        run.lingered = True
         run.problems.append(f"the router did not exit within {wait:g} s of the last "
                             "scripted reply (the session should have ended)")
     return True

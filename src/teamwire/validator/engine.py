@@ -93,14 +93,14 @@ def _not_transcript_lines(first: Any) -> str | None:
     which the pass over the records reports)."""
     if first is None or (type(first) is dict and "role" in first):
         return None
-    if _is_event_log(first):
+    if is_event_log(first):
         return "a teamwire event log; lint the session bundle instead"
     if type(first) is dict:
         return "JSON Lines whose first record has no 'role'"
     return f"JSON Lines whose first record is {value_kind(first)}"
 
 
-def _is_event_log(first: Any) -> bool:
+def is_event_log(first: Any) -> bool:
     """Whether the first record of JSON Lines is a router event log's (seq and event, no role)."""
     return type(first) is dict and "seq" in first and "event" in first and "role" not in first
 
@@ -369,7 +369,7 @@ def _lint_jsonl(stream: IO[bytes], emitter: Emitter, options: LintOptions, memo:
     reason = _not_transcript_lines(first) if searched else None
     if reason is not None:
         raise _NotTranscript(reason)
-    if _is_event_log(first):
+    if is_event_log(first):
         _check(TopLevel(Place(line=1, column=1), first, True), emitter)
         return 0
     scan.seek(0)

@@ -18,6 +18,7 @@ from teamwire.envelope import LEADER_NAME, MessageType, ParseError, Profile, is_
 from teamwire.envelope.errors import position
 from teamwire.json_text import value_kind
 from teamwire.validator import Finding, Link, Linter, LintOptions, infer_agent
+from teamwire.validator.engine import is_event_log, not_transcript
 from teamwire.validator.model import AgentKind
 from teamwire.validator.tooling import tool_catalog
 
@@ -140,6 +141,14 @@ def load_session(data: bytes, name: str, options: LintOptions | None = None) -> 
         title = str(value["session"]) if type(value.get("session")) is str else name
         bundle = True
     elif type(value) is list:
+        if value and is_event_log(value[0]):
+            raise UnusableInput(f"{name}: this is a teamwire event log (records with 'seq' and "
+                                "'event'), not a conversation; view the session bundle the "
+                                "router wrote (bundle.json in its state directory)")
+        reason = not_transcript(value)
+        if reason is not None:
+            raise UnusableInput(f"{name}: {reason}; expected a session bundle (object with "
+                                "'agents') or a conversation (array of messages)")
         owner = infer_agent(value, tool_catalog(options.profile), options.profile)
         unnamed = "sub-agent" if owner.kind is AgentKind.SUB_AGENT else "conversation"
         lanes = [Lane(options.agent or owner.name or unnamed)]

@@ -202,6 +202,20 @@ function drain(agent) {
   agent.pending = [];
 }
 
+// How many agents are running the tool calls of a reply (not waiting in an ask): a turn those
+// calls start makes its first model call only once they are done, so that it holds every
+// message the reply sent it (TW-ROUTE-033).
+let executing = 0;
+let quietWaiters = [];
+function executingBy(delta) {
+  executing += delta;
+  if (executing === 0) {
+    const waiters = quietWaiters;
+    quietWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
 function startTurn(agent) {
   agent.state = "running";
   agent.generation += 1;
@@ -226,6 +240,7 @@ function startTurn(agent) {
 }
 
 async function turn(agent, generation) {
+  if (executing > 0) await new Promise((resolve) => quietWaiters.push(resolve));
   for (;;) {
     drain(agent);
     const reply = await complete(agent);
@@ -239,15 +254,20 @@ async function turn(agent, generation) {
       const id = nextId("out", agent.abbreviation, agent.name);
       deliver(agents.get(LEADER), envelope(agent.name, "任务进度输出", id, "Output", reply.content));
     }
-    for (const call of calls) {
-      currentArguments = call.function.arguments || "{}";
-      const args = readArguments(currentArguments);
-      // a call the turn timeout came before does nothing
-      const result = agent.generation !== generation ? error("turn-ended", "the turn ended before this call ran")
-        : typeof args === "string" ? error("invalid-arguments", args)
-        : await execute(agent, call.function.name, args);
-      if (agent.state === "terminated") return; // its conversation ends where it was terminated
-      agent.messages.push({ role: "tool", tool_call_id: call.id, content: result });
+    executingBy(1);
+    try {
+      for (const call of calls) {
+        currentArguments = call.function.arguments || "{}";
+        const args = readArguments(currentArguments);
+        // a call the turn timeout came before does nothing
+        const result = agent.generation !== generation ? error("turn-ended", "the turn ended before this call ran")
+          : typeof args === "string" ? error("invalid-arguments", args)
+          : await execute(agent, call.function.name, args);
+        if (agent.state === "terminated") return; // its conversation ends where it was terminated
+        agent.messages.push({ role: "tool", tool_call_id: call.id, content: result });
+      }
+    } finally {
+      executingBy(-1);
     }
     if (agent.generation !== generation) return; // ended by its timeout: no further model call
   }
@@ -349,9 +369,15 @@ function ask(agent, target, questionId, text) {
   agent.state = "waiting";
   agent.waitingOn = target.name;
   agent.askedId = questionId;
+  executingBy(-1); // waiting in the ask: the turns this reply started may begin
   return new Promise((done) => {
     let timer = null;
-    agent.resolveAsk = (answer) => { if (timer) clearTimeout(timer); agent.resolveAsk = null; done(answer); };
+    agent.resolveAsk = (answer) => {
+      if (timer) clearTimeout(timer);
+      agent.resolveAsk = null;
+      executingBy(1);
+      done(answer);
+    };
     if (ASK_TIMEOUT !== null) {
       timer = setTimeout(() => agent.resolveAsk(error("timeout", `${target.name} did not answer in time`)),
         ASK_TIMEOUT * 1000);

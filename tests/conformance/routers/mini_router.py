@@ -242,6 +242,9 @@ class Router:
         self.agents: dict[str, Agent] = {LEADER: Agent(LEADER, "team-leader", 0, "tl")}
         self.tasks = 0
         self.busy = 0
+        # agents running the tool calls of a reply (not waiting in an ask): a turn those calls
+        # start makes its first model call only once they are done (TW-ROUTE-033)
+        self.executing = 0
         self.rounds: dict[tuple[str, str], int] = {}
         self.counters: dict[tuple[str, str], int] = {}  # (prefix, abbreviation) → last number
         self.used: set[str] = set()  # ids agents chose, which no counter may give (TW-ID-008)
@@ -313,6 +316,9 @@ class Router:
         if serial:  # one turn at a time: a stopped turn's late reply lands before the next
             agent.turning.acquire()
         try:
+            with self.lock:
+                while self.executing:
+                    self.done.wait()
             first = True
             while True:
                 with self.lock:
@@ -350,28 +356,16 @@ class Router:
                 if not calls:
                     self.end_turn(agent, reply.get("content") or "", answered)
                     return
-                for call in calls:
+                with self.lock:
+                    self.executing += 1
+                try:
+                    stop = self.run_calls(agent, generation, calls)
+                finally:
                     with self.lock:
-                        ended = agent.generation != generation
-                    if ended:  # the turn timeout came first: the call does nothing
-                        result = error("turn-ended", "the turn ended before this call ran")
-                    else:
-                        try:
-                            result = self.execute(agent, call["function"]["name"],
-                                                  read_arguments(call["function"]["arguments"]))
-                        except BadArguments as exc:
-                            result = error("invalid-arguments", str(exc))
-                    with self.lock:
-                        if agent.state == "terminated":
-                            return  # its conversation ends where it was terminated
-                        if agent.stopped == generation:
-                            if FAULT == "stop-answers-ask":
-                                agent.messages.append({
-                                    "role": "tool", "tool_call_id": call["id"],
-                                    "content": error("cancelled", "the turn was stopped")})
-                            return  # stopped (TW-PROF-025): the open calls keep no result
-                        agent.messages.append({"role": "tool", "tool_call_id": call["id"],
-                                               "content": result})
+                        self.executing -= 1
+                        self.done.notify_all()
+                if stop:
+                    return
                 with self.lock:
                     if agent.generation != generation:
                         return  # ended by its timeout: every call has its result, no more calls
@@ -381,6 +375,33 @@ class Router:
             with self.lock:
                 self.busy -= 1
                 self.done.notify_all()
+
+    def run_calls(self, agent: Agent, generation: int, calls: list[dict[str, Any]]) -> bool:
+        """Run the tool calls of one reply in order; whether the turn ends here (the agent
+        was terminated or stopped)."""
+        for call in calls:
+            with self.lock:
+                ended = agent.generation != generation
+            if ended:  # the turn timeout came first: the call does nothing
+                result = error("turn-ended", "the turn ended before this call ran")
+            else:
+                try:
+                    result = self.execute(agent, call["function"]["name"],
+                                          read_arguments(call["function"]["arguments"]))
+                except BadArguments as exc:
+                    result = error("invalid-arguments", str(exc))
+            with self.lock:
+                if agent.state == "terminated":
+                    return True  # its conversation ends where it was terminated
+                if agent.stopped == generation:
+                    if FAULT == "stop-answers-ask":
+                        agent.messages.append({
+                            "role": "tool", "tool_call_id": call["id"],
+                            "content": error("cancelled", "the turn was stopped")})
+                    return True  # stopped (TW-PROF-025): the open calls keep no result
+                agent.messages.append({"role": "tool", "tool_call_id": call["id"],
+                                       "content": result})
+        return False
 
     def answer_heard(self, agent: Agent, text: str) -> bool:
         """Natural output answers the Messages of ask_other_agent the agent has heard whose
@@ -526,7 +547,14 @@ class Router:
                     agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text)
                 turn = agent.generation
                 self.deliver(target, agent.asked_text)
-            answered = agent.answered.wait(self.ask_timeout)
+            with self.lock:  # waiting in the ask: the turns this reply started may begin
+                self.executing -= 1
+                self.done.notify_all()
+            try:
+                answered = agent.answered.wait(self.ask_timeout)
+            finally:
+                with self.lock:
+                    self.executing += 1
             with self.lock:
                 if agent.stopped == turn:
                     return ""  # its turn was stopped: the caller appends nothing
