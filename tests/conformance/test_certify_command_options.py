@@ -73,3 +73,14 @@ def test_the_text_report_is_the_results_in_order_then_the_verdict(tmp_path: Path
                                         "-o", str(out)])
     assert out.read_text(encoding="utf-8").splitlines() == lines
     assert written.stderr.splitlines()[-1] == lines[-1]  # the verdict, said where it is seen
+
+
+def test_a_router_that_cannot_be_started_gets_one_error_with_a_hint() -> None:
+    """Not a cascade of missing model calls: the contract check alone, saying where to look."""
+    result = CliRunner().invoke(main, ["certify", "--router", "no-such-router-anywhere --fast",
+                                       *scenario_args("batch-drain"), "-f", "json"])
+    assert result.exit_code == 2
+    [scenario] = json.loads(result.stdout)["scenarios"]
+    [contract] = scenario["checks"]
+    assert contract["check"] == "contract" and contract["status"] == "fail"
+    assert "'no-such-router-anywhere' is not on PATH: give its full path" in contract["reason"]

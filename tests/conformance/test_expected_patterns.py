@@ -181,3 +181,28 @@ def test_create_sub_agent_may_leave_status_out_and_says_running_when_it_sends_it
     run = play(scenario, InProcessRouter(scenario, reference_router))
     failed = {v.check for v in check_run(run) if v.status is Status.FAIL}
     assert failed == (set() if passes else {"Team Leader call 2"})
+
+
+@pytest.mark.parametrize(("expected", "received", "found"), [
+    pytest.param({"a": 1, "b": {"c": [1, 2]}}, {"a": 1, "b": {"c": [1, 3]}},
+                 "/b/c/1: expected 2, received 3", id="a-nested-item"),
+    pytest.param({"a": 1, "b": 2}, {"a": 1}, "/b: expected 2, received nothing",
+                 id="a-missing-member"),
+    pytest.param({"a": 1}, {"a": 1, "z": True}, "/z: expected nothing, received true",
+                 id="a-member-too-many"),
+    pytest.param({"a": 1, FURTHER_MEMBERS: True}, {"a": 2, "z": True},
+                 "/a: expected 1, received 2", id="further-members-allowed"),
+    pytest.param({"s": {IF_PRESENT: "running"}}, {"s": "idle"},
+                 '/s: expected "running", received "idle"', id="a-member-if-present"),
+    pytest.param([1, 2], [1, 2, 3], "/: expected 2 items, received 3", id="one-item-more"),
+    pytest.param({"a/b": 1, "m~": 0}, {"a/b": 2, "m~": 0}, "/a~1b: expected 1, received 2",
+                 id="pointer-escapes"),
+    pytest.param({"a": True}, {"a": 1}, "/a: expected true, received 1", id="true-is-not-1"),
+])
+def test_a_failed_expectation_names_its_first_difference(expected: Any, received: Any,
+                                                        found: str) -> None:
+    from teamwire.conformance.checks import first_difference
+
+    assert first_difference(expected, received) == found
+    assert first_difference(expected, expected if not isinstance(expected, dict) or
+                            IF_PRESENT not in str(expected) else {"s": "running"}) is None

@@ -149,6 +149,8 @@ def check_run(run: Run, capabilities: Capabilities | None = None) -> list[Verdic
     capabilities = capabilities or Capabilities()
     if run.scenario.refused:
         return [_contract(run), _refusal(run)]
+    if not run.started:
+        return [_contract(run)]  # nothing ran: every other check would only say so again
     verdicts = [_contract(run), _schedule(run)]
     numbered = answered_calls(run)
     by_agent = {agent: [calls[n] for n in sorted(calls)] for agent, calls in numbered.items()}
@@ -559,9 +561,11 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
         if _matches(wanted, got):  # markers are resolved by now; true is not 1
             verdicts.append(Verdict(name, Status.PASS, run.scenario.requirements))
         else:
+            found = first_difference(wanted, got)
+            where = "" if found is None else f"; first difference at {found}"
             verdicts.append(Verdict(name, Status.FAIL, run.scenario.requirements,
                                     "the messages appended before this call differ from the "
-                                    "expected ones", wanted, got))
+                                    f"expected ones{where}", wanted, got))
     return verdicts
 
 
@@ -649,6 +653,53 @@ def _matches(expected: Any, received: Any) -> bool:
     if isinstance(expected, bool) or isinstance(received, bool):
         return expected is received  # JSON's true is not 1
     return bool(expected == received)
+
+
+def _pointer(path: tuple[str | int, ...]) -> str:
+    """The JSON pointer (RFC 6901) of ``path``; the root is ``""``, shown as ``/``."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path) or "/"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 120 else f"{text[:117]}..."
+
+
+def first_difference(expected: Any, received: Any,
+                     path: tuple[str | int, ...] = ()) -> str | None:
+    """Where ``received`` first departs from the pattern ``expected``, as a JSON pointer
+    with what each side holds there (members in the expected order, items by index); None
+    when they match. A marker the harness reads (any order, if present) is shown whole."""
+    if _matches(expected, received):
+        return None
+    if isinstance(expected, dict) and ANY_ORDER not in expected and IF_PRESENT not in expected \
+            and isinstance(received, dict):
+        further = expected.get(FURTHER_MEMBERS) is True
+        for key, value in expected.items():
+            if key == FURTHER_MEMBERS:
+                continue
+            optional = isinstance(value, dict) and IF_PRESENT in value
+            if key not in received:
+                if optional:
+                    continue
+                return f"{_pointer((*path, key))}: expected {_short(value)}, received nothing"
+            found = first_difference(value[IF_PRESENT] if optional else value, received[key],
+                                     (*path, key))
+            if found is not None:
+                return found
+        extra = [k for k in received if k not in expected]
+        if extra and not further:
+            return (f"{_pointer((*path, extra[0]))}: expected nothing, received "
+                    f"{_short(received[extra[0]])}")
+    if isinstance(expected, list) and isinstance(received, list):
+        for index, (want, got) in enumerate(zip(expected, received, strict=False)):
+            found = first_difference(want, got, (*path, index))
+            if found is not None:
+                return found
+        if len(expected) != len(received):
+            return (f"{_pointer(path)}: expected {len(expected)} items, received "
+                    f"{len(received)}")
+    return f"{_pointer(path)}: expected {_short(expected)}, received {_short(received)}"
 
 
 def _plain(value: Any) -> Any:

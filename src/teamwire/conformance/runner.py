@@ -238,8 +238,14 @@ class ProcessRouter:
                                             start_new_session=True)
         except OSError as exc:
             self.process = None
+            hint = ""
+            if isinstance(exc, FileNotFoundError) and os.sep not in self.command[0]:
+                hint = (f"; {self.command[0]!r} is not on PATH: give its full path, or run "
+                        "certify where it is installed (a virtual environment activated)")
+            elif isinstance(exc, (FileNotFoundError, PermissionError)):
+                hint = f"; check that {self.command[0]!r} exists and is executable"
             run.problems.append(f"cannot start the router {' '.join(self.command)!r}: "
-                                f"{exc.strerror or exc}")
+                                f"{exc.strerror or exc}{hint}")
             return False
         return True
 
