@@ -169,11 +169,15 @@ def check_run(run: Run, capabilities: Capabilities | None = None) -> list[Verdic
 
 
 def _contract(run: Run) -> Verdict:
-    """TW-CERT-001: the router can be run as the contract says; else nothing else counts."""
+    """TW-CERT-001, TW-CERT-004: the router can be run as the contract says, and exits with
+    status 0 once the session has ended; else nothing else counts."""
     problems = [*run.problems, *(f"{b.reason} (received: {b.request[:200]!r})" for b in run.breaches)]
-    if problems:
-        return Verdict("contract", Status.FAIL, ("TW-CERT-001",), "; ".join(problems))
-    return Verdict("contract", Status.PASS, ("TW-CERT-001",))
+    broken = (("TW-CERT-001",) if problems else ()) + (("TW-CERT-004",) if run.exit_problem
+                                                      else ())
+    if broken:
+        return Verdict("contract", Status.FAIL, broken,
+                       "; ".join([*problems, *([run.exit_problem] if run.exit_problem else [])]))
+    return Verdict("contract", Status.PASS, ("TW-CERT-001", "TW-CERT-004"))
 
 
 REFUSAL = "TW-CERT-020"
