@@ -180,3 +180,12 @@ def test_validate_reads_json_lines_record_by_record(tmp_path: Path) -> None:
     assert broken.exit_code == 2 and f"{path}:2:9: error: invalid JSON" in broken.stderr
     # --document reads the file as one document, which JSON Lines of two records is not
     assert run("validate", "event-log", "--document", str(path)).exit_code == 2
+
+
+@pytest.mark.parametrize(("given", "hint"), [
+    ("session-bundle", "(did you mean 'bundle'?)"), ("bundel", "(did you mean 'bundle'?)"),
+    ("tool_result", "(did you mean 'tool-results'?)"), ("zzz", None)])
+def test_an_unknown_name_suggests_the_nearest_known_one(given: str, hint: str | None) -> None:
+    result = run("show", given)
+    assert result.exit_code == 2
+    assert (hint in result.stderr) if hint else "did you mean" not in result.stderr

@@ -86,3 +86,33 @@ def test_parse_never_crashes_on_bytes(data: bytes) -> None:
 def test_render_never_crashes_on_json(value: object) -> None:
     code, _, _ = run("envelope", "render", "-", stdin=json.dumps(value))
     assert code in (0, 1, 2)
+
+
+def _text(label: str, id_: str, tag: str, sender: str = "Team Leader") -> str:
+    return f"来自 {sender} 的{label}\nid: {id_}\n\n<{sender}>\n<{tag}>\nDo it.\n</{tag}>\n</{sender}>"
+
+
+def test_parse_refuses_a_tag_of_another_type_than_the_label() -> None:
+    """The grammar accepts 提问 with <Task>; the message type does not (TW105): exit 1 with
+    the line of the tag, the JSON printed all the same; --grammar-only accepts it."""
+    text = _text("提问", "ask_tl_001", "Task")
+    code, out, err = run("envelope", "parse", "-", stdin=text)
+    assert code == 1 and json.loads(out)["tag"] == "Task"
+    assert err == "<stdin>:5: error: the inner tag <Task> is not <Ask>, the tag of 提问 (ask) " \
+                  "(TW105)\n"
+    assert run("envelope", "parse", "--grammar-only", "-", stdin=text)[0] == 0
+
+
+def test_parse_refuses_a_router_id_of_another_type_and_warns_of_a_chosen_one() -> None:
+    code, _, err = run("envelope", "parse", "-", stdin=_text("任务发布", "msg_tl_001", "Task"))
+    assert code == 1 and "<stdin>:2: error: the id 'msg_tl_001' does not start with task_" in err
+    # an ask's id is the asker's choice, whose prefix is a SHOULD (TW-ID-012): a warning
+    code, _, err = run("envelope", "parse", "-", stdin=_text("提问", "task_001", "Ask"))
+    assert code == 0 and "<stdin>:2: warning: the id 'task_001' does not start with ask_" in err
+
+
+def test_render_names_what_is_missing() -> None:
+    data = {"sender": "Team Leader", "label": "任务发布", "tag": "Task", "content": "x"}
+    code, _, err = run("envelope", "render", "-", stdin=json.dumps(data))
+    assert code == 1
+    assert "missing 'id': an envelope needs 'sender', 'label', 'id', 'tag' and 'content'" in err

@@ -90,11 +90,11 @@ def _valid() -> dict[str, Any]:
 
 @pytest.mark.parametrize(("change", "message"), [
     ({"attributes": ["question_id"]}, "'attributes' must be an object"),
-    ({"sender": None}, "'sender' must be a string"),
-    ({"label": 1}, "'label' must be a string"),
-    ({"id": None}, "'id' must be a string"),
-    ({"tag": ["Ask"]}, "'tag' must be a string"),
-    ({"content": None}, "'content' must be a string"),
+    ({"sender": None}, "'sender' must be a string, not null"),
+    ({"label": 1}, "'label' must be a string, not int"),
+    ({"id": None}, "'id' must be a string, not null"),
+    ({"tag": ["Ask"]}, "'tag' must be a string, not list"),
+    ({"content": None}, "'content' must be a string, not null"),
     ({"receiver": 7}, "'receiver' must be a string"),
     ({"attributes": {"question_id": 1}}, "attribute 'question_id' must be a string"),
 ])
@@ -102,6 +102,15 @@ def test_from_json_names_the_bad_member(change: dict[str, Any], message: str) ->
     with pytest.raises(ValueError) as caught:
         Envelope.from_json({**_valid(), **change})
     assert str(caught.value) == message
+
+
+def test_from_json_names_every_missing_member() -> None:
+    data = _valid()
+    del data["id"], data["tag"]
+    with pytest.raises(ValueError) as caught:
+        Envelope.from_json(data)
+    assert str(caught.value) == ("missing 'id', 'tag': an envelope needs 'sender', 'label', "
+                                 "'id', 'tag' and 'content'")
 
 
 def test_from_json_defaults() -> None:

@@ -273,6 +273,6 @@ def counters_skip_chosen_ids() -> dict[str, Any]:
 
 
 SCENARIOS = [task_to_idle_sub_agent, first_call_after_the_reply, message_to_running_sub_agent,
-             answer_to_waiting_sub_agent, message_to_completed_sub_agent, message_during_final_reply, batch_drain,
-             progress_before_tool_calls, instances_share_id_counters,
-             counters_skip_chosen_ids]
+             answer_to_waiting_sub_agent, message_to_completed_sub_agent,
+             message_during_final_reply, batch_drain, progress_before_tool_calls,
+             instances_share_id_counters, counters_skip_chosen_ids]

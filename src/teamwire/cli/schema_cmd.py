@@ -10,6 +10,7 @@ error: unknown schema, unreadable file, invalid UTF-8 or malformed JSON.
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
 from typing import NoReturn
@@ -39,6 +40,15 @@ def _unknown(name: str, exc: UnknownSchemaError) -> NoReturn:
     if pointer and not pointer.startswith("/") and base in exc.known:
         hint = (" (a pointer is '#' followed by /-separated keys, as in "
                 "'tools#/$defs/ask_master.arguments')")
+    elif base not in exc.known:
+        # the known names are short words: match the words of what was given too, so that
+        # 'session-bundle' finds 'bundle'
+        words = [base, *base.replace("_", "-").split("-")]
+        close = next((found for word in words
+                      for found in difflib.get_close_matches(word, exc.known, n=1, cutoff=0.75)),
+                     None)
+        if close is not None:
+            hint = f" (did you mean {close!r}?)"
     _fail(f"unknown schema {name!r}; known: {', '.join(exc.known)}{hint}")
 
 

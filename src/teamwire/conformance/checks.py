@@ -171,14 +171,14 @@ def check_run(run: Run, capabilities: Capabilities | None = None) -> list[Verdic
 
 
 def _contract(run: Run) -> Verdict:
-    """TW-CERT-001 and TW-CERT-004: the router can be run as the contract says, and exits
-    once the session has ended; else nothing else counts. A failure names the requirement
-    each problem breaks: a router that only lingers broke TW-CERT-004 alone."""
+    """TW-CERT-001, TW-CERT-004: the router can be run as the contract says, and exits with
+    status 0 once the session has ended; else nothing else counts."""
     problems = [*run.problems, *(f"{b.reason} (received: {b.request[:200]!r})" for b in run.breaches)]
-    if problems:
-        broken = (*(("TW-CERT-001",) if len(problems) > run.lingered else ()),
-                  *(("TW-CERT-004",) if run.lingered else ()))
-        return Verdict("contract", Status.FAIL, broken, "; ".join(problems))
+    broken = (("TW-CERT-001",) if problems else ()) + (("TW-CERT-004",) if run.exit_problem
+                                                      else ())
+    if broken:
+        return Verdict("contract", Status.FAIL, broken,
+                       "; ".join([*problems, *([run.exit_problem] if run.exit_problem else [])]))
     return Verdict("contract", Status.PASS, ("TW-CERT-001", "TW-CERT-004"))
 
 

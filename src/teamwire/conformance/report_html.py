@@ -226,7 +226,8 @@ def _scenario(result: ScenarioResult, number: int) -> str:
                 parts.append(f"<h4>{escape(verdict.check)}</h4>{comparison}")
     for title, items in (("Contract breaches", [f"{b.reason}: {b.request}"
                                                 for b in run.breaches]),
-                         ("Problems", run.problems), ("Missing model calls", run.missing)):
+                         ("Problems", [*run.problems, *([run.exit_problem] if run.exit_problem else [])]),
+                         ("Missing model calls", run.missing)):
         if items:
             parts.append(f"<h4>{title}</h4><ul>"
                          + "".join(f"<li>{escape(item)}</li>" for item in items) + "</ul>")

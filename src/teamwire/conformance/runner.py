@@ -59,8 +59,14 @@ class Run:
     unexpected: list[ModelCall]
     repeats: list[ModelCall] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    """Breaches of the contract by the run itself: a router that could not be started,
-    that never called its model, or that did not exit once the session had ended."""
+    """Breaches of the contract by the run itself: a router that could not be started, or
+    that never called its model."""
+    exit_problem: str = ""
+    """How the router broke TW-CERT-004, if it did: it did not exit once the session had
+    ended, or it exited with a non-zero status."""
+    exited: bool = False
+    """Whether the router ended by itself once its last life's steps had all taken place
+    (then ``exit_code`` is the status it chose)."""
     missing: list[str] = field(default_factory=list)
     """Scheduled model calls that never came (the router exited, or went quiet, first)."""
     exit_code: int | None = None
@@ -69,8 +75,6 @@ class Run:
     seconds: float = 0.0
     restarts: int = 0
     """How many times the scenario killed the router and started it again."""
-    lingered: bool = False
-    """The router did not exit once the session had ended (TW-CERT-004)."""
     refusal: str = ""
     """How the router refused to start, in a scenario that expects it to (``refused``): it
     exited by itself, or an in-process router's factory raised; empty if it did not."""
@@ -337,6 +341,9 @@ def play(scenario: Scenario, router: RouterUnderTest, *, wait: float = DEFAULT_W
     finally:
         router.stop(run)
         run.seconds = time.monotonic() - started
+    if run.exited and run.exit_code:
+        run.exit_problem = (f"the router exited with status {run.exit_code} once the session "
+                            "had ended, not 0")
     return run
 
 
@@ -387,8 +394,9 @@ def _play(steps: Sequence[Step | Crash], router: RouterUnderTest, run: Run,
         if router.wait_for_end(wait) and not endpoint.calls:
             run.refusal = run.refusal or str(router.ended())
         return True
-    if (not steps or not isinstance(steps[-1], Crash)) and not router.wait_for_end(wait):
-        run.lingered = True
-        run.problems.append(f"the router did not exit within {wait:g} s of the last "
-                            "scripted reply (the session should have ended)")
+    if not steps or not isinstance(steps[-1], Crash):
+        run.exited = router.wait_for_end(wait)
+        if not run.exited:
+            run.exit_problem = (f"the router did not exit within {wait:g} s of the last "
+                                "scripted reply (the session should have ended)")
     return True

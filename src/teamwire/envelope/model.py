@@ -62,10 +62,15 @@ class Envelope:
         if not isinstance(attributes, dict):
             raise ValueError("'attributes' must be an object")
         fields = {}
+        missing = [k for k in ("sender", "label", "id", "tag", "content") if k not in data]
+        if missing:
+            raise ValueError(f"missing {', '.join(repr(k) for k in missing)}: an envelope needs "
+                             "'sender', 'label', 'id', 'tag' and 'content'")
         for key in ("sender", "label", "id", "tag", "content"):
-            value = data.get(key)
+            value = data[key]
             if not isinstance(value, str):
-                raise ValueError(f"{key!r} must be a string")
+                raise ValueError(f"{key!r} must be a string, not "
+                                 f"{'null' if value is None else type(value).__name__}")
             fields[key] = value
         receiver = data.get("receiver")
         if receiver is not None and not isinstance(receiver, str):

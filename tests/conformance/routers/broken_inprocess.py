@@ -9,15 +9,35 @@
   arrived, so that an answer observed at its ask's timer loses to the timer (TW-ROUTE-028
   broken);
 - ``timers_reversed``: timers due at one instant run newest first (TW-ROUTE-028 broken).
+
+Each of the next faults is made in what the router sends its model (its model client
+rewrites the request), so that it breaks what exactly one run check of every scenario run
+judges (``tests/conformance/test_run_checks_have_teeth.py``):
+
+- ``never_exits``: a housekeeping timer keeps the session from ever ending (TW-CERT-004);
+- ``two_system_messages``: every conversation opens with two system messages (TW-TOOL-043);
+- ``rewrites_history``: the system message is reworded once the model has replied, so a
+  later call no longer begins with what an earlier one held (TW-CERT-007);
+- ``drops_tool_results``: no tool result is sent to the model (TW-CERT-008);
+- ``leader_tool_for_sub_agents``: sub-agents are offered ``create_sub_agent`` too, and
+  ``sub_agent_tool_left_out``: sub-agents are not offered ``ask_master`` (TW-CERT-009);
+- ``duplicates_envelopes``: every envelope in a user message is sent twice (TW-DEL-002);
+- ``forgets_after_restart``: after a restart, the last message each conversation held is
+  gone (TW-DUR-004);
+- ``drops_delivery``: send_message_to_sub_agent results lose ``delivery``, which the
+  reference router declares (TW-TOOL-012 as TW-CERT-016 holds a declared feature to).
 """
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from teamwire.conformance.inprocess import HarnessClock, InProcessSetup, reference_factory
+from teamwire.envelope.header import HEADER_MARK
 from teamwire.router.actions import Action, AppendInline, StartTurn
 from teamwire.router.runtime import Session
 from teamwire.router.runtime.clock import Timer
@@ -117,3 +137,143 @@ async def timers_reversed(setup: InProcessSetup) -> object:
     assert isinstance(setup.clock, HarnessClock)
     return await reference_factory()(
         replace(setup, clock=_NewestFirstClock(setup.clock)))  # type: ignore[arg-type]
+
+
+async def never_exits(setup: InProcessSetup) -> object:
+    def tick() -> None:
+        setup.clock.call_later(1.0, tick)
+
+    tick()
+    return await reference_factory()(setup)
+
+
+Rewrite = Callable[[list[dict[str, Any]], list[dict[str, Any]]],
+                   tuple[list[dict[str, Any]], list[dict[str, Any]]]]
+
+
+class _Rewrites:
+    """A model client that sends the model the request ``rewrite`` makes of the router's,
+    a copy: the router's own conversation stays as it was."""
+
+    def __init__(self, model: AgentDriver, rewrite: Rewrite) -> None:
+        self._model = model
+        self._rewrite = rewrite
+
+    async def complete(self, agent: str, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]]) -> Reply:
+        sent, offered = self._rewrite(copy.deepcopy(messages), copy.deepcopy(tools))
+        return await self._model.complete(agent, sent, offered)
+
+
+def _rewriting(make: Callable[[InProcessSetup], Rewrite]) -> Callable[[InProcessSetup],
+                                                                      Any]:
+    async def start(setup: InProcessSetup) -> object:
+        return await reference_factory()(replace(setup, model=_Rewrites(setup.model,
+                                                                         make(setup))))
+
+    return start
+
+
+def _names(tools: list[dict[str, Any]]) -> set[str]:
+    return {t.get("function", {}).get("name") for t in tools}
+
+
+def _is_sub_agent(tools: list[dict[str, Any]]) -> bool:
+    return "ask_master" in _names(tools)
+
+
+def _two_system_messages(setup: InProcessSetup) -> Rewrite:
+    def rewrite(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        return [messages[0], *messages], tools
+    return rewrite
+
+
+def _rewrites_history(setup: InProcessSetup) -> Rewrite:
+    def rewrite(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        if any(m.get("role") == "assistant" for m in messages):
+            messages[0]["content"] += "\nBe brief."
+        return messages, tools
+    return rewrite
+
+
+def _drops_tool_results(setup: InProcessSetup) -> Rewrite:
+    def rewrite(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        return [m for m in messages if m.get("role") != "tool"], tools
+    return rewrite
+
+
+LEADER_TOOL = {"type": "function", "function": {
+    "name": "create_sub_agent", "description": "Create a sub-agent.",
+    "parameters": {"type": "object", "properties": {}}}}
+
+
+def _leader_tool_for_sub_agents(setup: InProcessSetup) -> Rewrite:
+    def rewrite(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        return messages, [*tools, LEADER_TOOL] if _is_sub_agent(tools) else tools
+    return rewrite
+
+
+def _sub_agent_tool_left_out(setup: InProcessSetup) -> Rewrite:
+    def rewrite(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        if _is_sub_agent(tools):
+            tools = [t for t in tools if t.get("function", {}).get("name") != "ask_master"]
+        return messages, tools
+    return rewrite
+
+
+def _is_envelope(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return message.get("role") == "user" and isinstance(content, str) \
+        and content.startswith(HEADER_MARK)
+
+
+def _duplicates_envelopes(setup: InProcessSetup) -> Rewrite:
+    def rewrite(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        return [each for m in messages for each in ([m, m] if _is_envelope(m) else [m])], tools
+    return rewrite
+
+
+def _forgets_after_restart(setup: InProcessSetup) -> Rewrite:
+    """From the second life on, each conversation loses the user message it ended with when
+    the life began (a message that reached the store, but not the restored conversation)."""
+    lost: dict[str, tuple[int, dict[str, Any]] | None] = {}
+
+    def rewrite(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        if setup.life == 0:
+            return messages, tools
+        key = json.dumps(messages[:2], sort_keys=True)
+        if key not in lost:
+            last = len(messages) - 1
+            lost[key] = (last, messages[last]) \
+                if last >= 2 and messages[last].get("role") == "user" else None
+        found = lost[key]
+        if found is not None and len(messages) > found[0] and messages[found[0]] == found[1]:
+            messages = messages[:found[0]] + messages[found[0] + 1:]
+        return messages, tools
+    return rewrite
+
+
+def _drops_delivery(setup: InProcessSetup) -> Rewrite:
+    def rewrite(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        for message in messages:
+            if message.get("role") != "tool":
+                continue
+            try:
+                value = json.loads(message.get("content") or "")
+            except ValueError:
+                continue
+            if isinstance(value, dict) and "delivery" in value:
+                del value["delivery"]
+                message["content"] = json.dumps(value, ensure_ascii=False)
+        return messages, tools
+    return rewrite
+
+
+two_system_messages = _rewriting(_two_system_messages)
+rewrites_history = _rewriting(_rewrites_history)
+drops_tool_results = _rewriting(_drops_tool_results)
+leader_tool_for_sub_agents = _rewriting(_leader_tool_for_sub_agents)
+sub_agent_tool_left_out = _rewriting(_sub_agent_tool_left_out)
+duplicates_envelopes = _rewriting(_duplicates_envelopes)
+forgets_after_restart = _rewriting(_forgets_after_restart)
+drops_delivery = _rewriting(_drops_delivery)
