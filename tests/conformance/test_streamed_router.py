@@ -24,8 +24,8 @@ def test_a_streaming_reference_router_is_certified(scenario: str, tmp_path: Path
         [sys.executable, "-m", "teamwire", "run", "--describe"], capture_output=True,
         text=True, timeout=60, check=True).stdout, encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "teamwire", "certify", "--router", STREAMING, "--level",
-         "durable", "--describe", str(declaration), "--scenario",
+        [sys.executable, "-m", "teamwire", "certify", "--router", STREAMING,
+         "--describe", str(declaration), "--scenario",
          str(SCENARIOS / f"{scenario}.json"), "-f", "json"],
         capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
