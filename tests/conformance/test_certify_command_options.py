@@ -84,3 +84,22 @@ def test_a_router_that_cannot_be_started_gets_one_error_with_a_hint() -> None:
     [contract] = scenario["checks"]
     assert contract["check"] == "contract" and contract["status"] == "fail"
     assert "'no-such-router-anywhere' is not on PATH: give its full path" in contract["reason"]
+
+
+RETRYING = ROOT / "tests" / "conformance" / "routers" / "retrying_inprocess.py"
+
+
+def test_a_reply_that_fails_every_try_needs_no_knob_and_allows_three_tries() -> None:
+    """TW-CERT-025: whatever number of tries up to three the router makes, each fails and the
+    router gives up; a fourth try of the same request is a call too many (TW-ROUTE-031)."""
+    args = scenario_args("sub-agent-model-call-given-up")
+    for factory in ("teamwire.conformance.inprocess:reference_router",
+                    f"{RETRYING}:three_tries"):
+        result = CliRunner().invoke(main, ["certify", "--in-process", factory, *args])
+        assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["certify", "--in-process", f"{RETRYING}:four_tries",
+                                       *args, "-f", "json"])
+    assert result.exit_code == 1
+    checks = json.loads(result.stdout)["scenarios"][0]["checks"]
+    [calls] = [c for c in checks if c["check"] == "model-calls"]
+    assert calls["status"] == "fail" and "UI Operator_1" in calls["reason"]

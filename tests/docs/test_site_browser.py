@@ -121,12 +121,21 @@ def test_searching_an_id_lands_on_its_definition(browser: Any, served: str, quer
     browser.execute_script("document.querySelector('[data-md-toggle=search]').click()")
     field = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
     field.send_keys(query)
-    # The results list is filled as the index answers: wait for the answer to this query.
-    # Results are grouped by page; the first section result is the definition itself.
-    first = WebDriverWait(browser, 20).until(
-        lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, ".md-search-result__item a")
-                   if "#" in (a.get_attribute("href") or "")])[0]
-    href = first.get_attribute("href")
+    # The results list is filled, and filled again, as the index answers each keystroke:
+    # read it in one script (an element may be replaced between two WebDriver calls) and
+    # take the first section result once two polls in a row agree. Results are grouped by
+    # page; the first section result is the definition itself.
+    seen: list[str | None] = [None]
+
+    def settled(driver: Any) -> str | None:
+        href = driver.execute_script(
+            "const a = [...document.querySelectorAll('.md-search-result__item a')]"
+            ".map(e => e.href).filter(h => h.includes('#')); return a.length ? a[0] : null;")
+        stable = href if href is not None and href == seen[0] else None
+        seen[0] = href
+        return stable
+
+    href = WebDriverWait(browser, 20, poll_frequency=0.3).until(settled)
     assert href.split("?")[0] == served + page and href.endswith("#" + anchor)
     _open(browser, href)
     target = browser.find_element(By.ID, anchor)

@@ -75,6 +75,28 @@ def sub_agent_model_call_fails() -> dict[str, Any]:
         knobs={"model_retries": 1})
 
 
+def sub_agent_model_call_given_up() -> dict[str, Any]:
+    return scenario(
+        "sub-agent-model-call-given-up",
+        "A sub-agent's model call that fails on every try, however many tries the router makes "
+        "(a response with no assistant message, then HTTP 500, in turn), ends its turn: the "
+        "Team Leader gets a completion whose content is a run result of state error, and the "
+        "sub-agent's next turn asks for the reply again; no knob is needed",
+        ["TW-ROUTE-019", "TW-ROUTE-031", "TW-RES-009", "TW-CERT-025"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)), says("Waiting."),
+               calls(call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                          message="Please try again.")),
+               says("Asked again."), says("Good.")),
+         agent(UIO, {**failing(says("The form is designed."), "malformed", "status-500"),
+                     "fail_every_try": True})],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (TL, 4), (UIO, 1), (TL, 5)),
+        [expect(TL, 3, output(UIO, "out_uio_001", render_run_result(
+            UIO, "error", "the model call failed"))),
+         expect(UIO, 1, envelope(TL, "任务发布", "task_001", "Task", UIO_TASK),
+                message("msg_tl_001", "Please try again.")),
+         expect(TL, 5, output(UIO, "out_uio_002", "The form is designed."))])
+
+
 def leader_model_call_fails() -> dict[str, Any]:
     question = "Which port?"
     return scenario(
@@ -96,4 +118,5 @@ def leader_model_call_fails() -> dict[str, Any]:
         knobs={"model_retries": 0, "unanswered_asks": "fail"})
 
 
-SCENARIOS = [model_call_retried, sub_agent_model_call_fails, leader_model_call_fails]
+SCENARIOS = [model_call_retried, sub_agent_model_call_fails, sub_agent_model_call_given_up,
+             leader_model_call_fails]

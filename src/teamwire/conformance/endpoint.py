@@ -47,6 +47,9 @@ FAILURES: dict[str, str] = {
 }
 """The ways a scripted model call can fail, each a failed model call by TW-ROUTE-031."""
 
+MAX_TRIES = 3
+"""The most tries of one request a router makes before it gives up on it (TW-ROUTE-031)."""
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -60,6 +63,11 @@ class Reply:
     """How the tries of this reply fail before it is given, in order (keys of FAILURES):
     each failed try is a model call of its own; the try after the last failure gets the
     reply."""
+    fails_every_try: bool = False
+    """Every try of the request that first asks for this reply fails, in the forms of
+    ``failures`` in turn, however many tries the router makes (TW-CERT-025): the first try
+    is released by the schedule, each later try with the same messages at once. The reply
+    goes to the first call for it with other messages (the agent's next turn)."""
     dropped: bool = False
     """The router must drop the reply (TW-PROF-037): none of it enters the conversation.
     Once released it counts as consumed in the numbering of the agent's later calls."""
@@ -147,6 +155,9 @@ class ModelEndpoint:
         """(agent, reply) → the restart count when that reply was released."""
         self._failed: dict[tuple[str, int], int] = {}
         """(agent, reply) → how many tries for that reply were answered with a failure."""
+        self._failing: dict[tuple[str, int], list[Any]] = {}
+        """(agent, reply) → the messages of the request whose every try fails
+        (``Reply.fails_every_try``), once its first try was released."""
         self._dropped: dict[str, set[int]] = {}
         """agent → the dropped replies released to it, each consumed (TW-CERT-022)."""
         self._lock = threading.Condition()
@@ -206,7 +217,14 @@ class ModelEndpoint:
         key = (call.agent, call.number)
         with self._lock:
             failed = self._failed.get(key, 0)
-            if failed < len(reply.failures):
+            if reply.fails_every_try and reply.failures and key not in self._failing:
+                self._failing[key] = call.messages
+                self._failed[key] = 1
+                call.failure = reply.failures[0]
+            elif reply.fails_every_try:
+                call.reply = reply  # a call with other messages: the agent's next turn
+                self._released[key] = self.restarts
+            elif failed < len(reply.failures):
                 self._failed[key] = failed + 1
                 call.failure = reply.failures[failed]
             else:
@@ -285,6 +303,16 @@ class ModelEndpoint:
                 call.released.set()
             elif self._closing:
                 call.reply = Reply("")
+                call.released.set()
+            elif self._failing.get((agent, number)) == messages:
+                # A try again of the request that fails on every try: answered at once with
+                # the next failure; more tries than TW-ROUTE-031 allows is a call too many.
+                tries = self._failed[(agent, number)] + 1
+                self._failed[(agent, number)] = tries
+                failures = script[number - 1].failures
+                call.failure = failures[(tries - 1) % len(failures)]
+                if tries > MAX_TRIES:
+                    self.unexpected.append(call)
                 call.released.set()
             self._lock.notify_all()
         return call

@@ -94,6 +94,7 @@ def _reply(data: dict[str, Any]) -> Reply:
                    else json.dumps(call["arguments"], ensure_ascii=False))
                   for call in data.get("tool_calls", ()))
     return Reply(data.get("content"), calls, tuple(data.get("failures", ())),
+                 fails_every_try=data.get("fail_every_try") is True,
                  dropped=data.get("dropped") is True)
 
 

@@ -175,14 +175,28 @@ function makeAgent(name, roleId, agentId, abbreviation) {
   return agent;
 }
 
+// A failed model call (an error status, no answer, no assistant message) is null.
 async function complete(agent) {
-  const response = await fetch(URL_, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${KEY}` },
-    body: JSON.stringify({ model: "any", messages: agent.messages,
-      tools: tools(agent.name === LEADER ? LEADER_TOOLS : SUB_TOOLS) }),
-  });
-  return (await response.json()).choices[0].message;
+  try {
+    const response = await fetch(URL_, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ model: "any", messages: agent.messages,
+        tools: tools(agent.name === LEADER ? LEADER_TOOLS : SUB_TOOLS) }),
+    });
+    if (!response.ok) return null;
+    const message = (await response.json()).choices[0].message;
+    return message && typeof message === "object" ? message : null;
+  } catch {
+    return null;
+  }
+}
+
+// One try, then the turn ends (TW-ROUTE-031): a sub-agent's with a run result of state
+// error (TW-ROUTE-019), the Team Leader's with no message (TW-ROUTE-025).
+function giveUp(agent) {
+  if (agent.name === LEADER) return endTurn(agent, "");
+  endTurn(agent, `<result agent="${agent.name}" state="error">\n<error>\nthe model call failed\n</error>\n</result>`);
 }
 
 function drain(agent) {
@@ -244,6 +258,10 @@ async function turn(agent, generation) {
   for (;;) {
     drain(agent);
     const reply = await complete(agent);
+    if (reply === null) {
+      if (agent.generation === generation && agent.state !== "terminated") giveUp(agent);
+      return;
+    }
     if (agent.generation !== generation || agent.state === "terminated") return;
     const calls = ownIds(reply.tool_calls || [], agent.messages);
     agent.messages.push({ role: "assistant", content: reply.content, ...(calls.length ? { tool_calls: calls } : {}) });

@@ -92,6 +92,10 @@ def load_roles() -> None:
         DESCRIPTIONS[role["role_id"]] = role["description"]
 
 
+class ModelFailed(Exception):
+    """A model call that failed: an error status, no answer, or no assistant message."""
+
+
 class BadArguments(ValueError):
     """Arguments a router must refuse with invalid-arguments."""
 
@@ -264,9 +268,24 @@ class Router:
                 "tools": tools(LEADER_TOOLS if agent.name == LEADER else SUB_TOOLS)}
         request = urllib.request.Request(self.url, json.dumps(body).encode(), {
             "Content-Type": "application/json", "Authorization": f"Bearer {self.key}"})
-        with urllib.request.urlopen(request, timeout=60) as response:
-            message: dict[str, Any] = json.loads(response.read())["choices"][0]["message"]
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                message = json.loads(response.read())["choices"][0]["message"]
+        except Exception as exc:  # an error status, no answer, or no assistant message
+            raise ModelFailed(f"the model call failed: {exc}") from None
+        if not isinstance(message, dict):
+            raise ModelFailed("the model call failed: the response holds no assistant message")
         return message
+
+    def give_up(self, agent: Agent, reason: str) -> None:
+        """One try, then the turn ends (TW-ROUTE-031): a sub-agent's with a run result of
+        state error (TW-ROUTE-019), the Team Leader's with no message (TW-ROUTE-025)."""
+        if agent.name == LEADER:
+            self.end_turn(agent, "")
+            return
+        self.end_turn(agent, f'<result agent="{agent.name}" state="error">\n<error>\n'
+                             f"{reason}\n</error>\n</result>")
+        agent.ended = {"agent": agent.name, "state": "error", "error": reason}
 
     # -- turns ------------------------------------------------------------------------------
 
@@ -325,7 +344,13 @@ class Router:
                     if first or FAULT != "no-inline":
                         self.drain(agent)
                 first = False
-                reply = self.complete(agent)
+                try:
+                    reply = self.complete(agent)
+                except ModelFailed as exc:
+                    with self.lock:
+                        if agent.generation == generation and agent.state != "terminated":
+                            self.give_up(agent, str(exc))
+                    return
                 with self.lock:
                     if FAULT == "stop-keeps-reply" and agent.stopped == generation:
                         agent.messages.append({"role": "assistant",
