@@ -1,7 +1,7 @@
 """mkdocs hook: build pages from the normative sources so the site never drifts from them.
 
-Spec chapters are taken from spec/*.md as they are; the grammar, the
-requirement index, the traceability matrix and every JSON Schema get a generated page, and
+Spec chapters are taken from spec/*.md as they are; the
+requirement index and the traceability matrix get a generated page, and
 the demo session is drawn by ``teamwire view`` (a figure and the interactive page).
 """
 
@@ -68,24 +68,6 @@ def _traceability_page() -> str:
                                   ROOT / "spec" / "certification" / "exclusions.json"))
 
 
-def _schemas_pages() -> dict[str, str]:
-    pages: dict[str, str] = {}
-    index = ["# JSON Schemas", "",
-             "JSON Schema 2020-12 documents shipped in `spec/schemas/`. "
-             "`teamwire schema list | show NAME | path NAME` reads the same files.", "",
-             "| schema | title | $id |", "|---|---|---|"]
-    for path in sorted((ROOT / "spec" / "schemas").glob("*.schema.json")):
-        name = path.name.removesuffix(".schema.json")
-        data = json.loads(path.read_text(encoding="utf-8"))
-        title = data.get("title", name)
-        index.append(f"| [{name}](schemas/{name}.md) | {title} | `{data.get('$id', '')}` |")
-        body = json.dumps(data, ensure_ascii=False, indent=2)
-        pages[f"schemas/{name}.md"] = (f"# {title}\n\n{data.get('description', '')}\n\n"
-                                       f"`$id`: `{data.get('$id', '')}`\n\n```json\n{body}\n```\n")
-    pages["schemas.md"] = "\n".join(index) + "\n"
-    return pages
-
-
 _FIGURE = "<!-- teamwire-view: demo sequence -->"
 
 
@@ -127,8 +109,6 @@ def on_files(files: Files, config: Any) -> Files:
         files.append(_page(config, f"spec/{path.name}", path.read_text(encoding="utf-8")))
     files.append(_page(config, "requirements.md", _requirements_page()))
     files.append(_page(config, "traceability.md", _traceability_page()))
-    for uri, content in _schemas_pages().items():
-        files.append(_page(config, uri, content))
     from teamwire.view.page import render_page
 
     files.append(_page(config, "view-demo.html", render_page(_demo_session())))

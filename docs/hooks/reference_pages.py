@@ -1,10 +1,9 @@
 """mkdocs hook: reference pages drawn from the normative sources when the site is built.
 
 The envelope grammar gets a railroad diagram for every rule and terminal, converted from the
-tree Lark's own grammar loader reads ``grammar/envelope.lark`` into. Every JSON Schema gets a
-page of property tables, its examples and its source, and is served at the address its
-``$id`` names. The command line reference is drawn from the click commands themselves.
-A construct a converter does not know stops the build: a diagram or a table that leaves
+tree Lark's own grammar loader reads ``grammar/envelope.lark`` into (the JSON Schemas have
+their own hook, ``schema_pages.py``). The command line reference is drawn from the click
+commands themselves. A construct a converter does not know stops the build: a diagram or a table that leaves
 something out would read as the whole truth.
 """
 
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
 import railroad
 from lark import Token, Tree
 from lark.exceptions import GrammarError
@@ -238,12 +238,93 @@ def grammar_page() -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- command line
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: one line, no markup of its own."""
+    text = html.escape(" ".join(text.split()), quote=False)
+    return re.sub(r"([\\`*_\[\]|])", r"\\\1", text)
+
+
+def _option_row(param: click.Parameter, ctx: click.Context) -> str:
+    names = ", ".join(f"`{name}`" for name in [*param.opts, *param.secondary_opts])
+    if isinstance(param, click.Option) and param.is_flag:
+        kind = "flag"
+    else:
+        kind = _cell(param.type.get_metavar(param, ctx) or param.type.name)
+        if param.nargs != 1 or getattr(param, "multiple", False):
+            kind += " (repeatable)" if getattr(param, "multiple", False) else \
+                f" × {param.nargs}"
+    help_ = _cell(getattr(param, "help", None) or "")
+    default = param.get_default(ctx, call=False) if isinstance(param, click.Option) else None
+    shown = "" if default in (None, False, (), "") or callable(default) or \
+        type(default).__name__ == "Sentinel" else f"`{default}`"
+    if isinstance(param, click.Option) and param.envvar:
+        help_ += f" Environment: `{param.envvar}`."
+    return f"| {names} | {kind} | {help_} | {shown} |"
+
+
+def _command_section(command: click.Command, path: list[str], ctx: click.Context) -> list[str]:
+    """The reference of one command, then of each of its subcommands."""
+    name = " ".join(path)
+    anchor = "-".join(path)
+    ctx = click.Context(command, info_name=path[-1], parent=ctx)
+    usage = " ".join([name, *command.collect_usage_pieces(ctx)])
+    lines = [f"{'#' * min(len(path), 4)} `{name}` {{#{anchor}}}", "",
+             "```text", usage, "```", ""]
+    for paragraph in (command.help or "").split("\n\n"):
+        text = " ".join(paragraph.split())
+        if text and text != "\b":
+            lines += [_cell(text.removeprefix("\b ")).replace("\\|", "|"), ""]
+    arguments = [p for p in command.params if isinstance(p, click.Argument)]
+    if arguments:
+        lines += ["Arguments: " + ", ".join(
+            f"`{p.human_readable_name}`" + (" (optional)" if not p.required else "") +
+            (" (repeatable)" if p.nargs == -1 else "") for p in arguments) + ".", ""]
+    options = [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
+    if options:
+        lines += ["| option | value | description | default |", "|---|---|---|---|",
+                  *(_option_row(p, ctx) for p in options),
+                  "| `-h`, `--help` | flag | Show the help and exit. | |", ""]
+    if isinstance(command, click.Group):
+        for sub in command.list_commands(ctx):
+            child = command.get_command(ctx, sub)
+            if child is None or child.hidden:
+                continue
+            lines += _command_section(child, [*path, sub], ctx)
+    return lines
+
+
+def cli_page() -> str:
+    """The Markdown of the command line reference, read from the click commands that parse
+    the command line, so an option cannot be documented other than it behaves."""
+    from teamwire.cli import _COMMANDS, main
+
+    root = click.Context(main, info_name="teamwire")
+    lines = ["# Command line reference", "",
+             "Every `teamwire` command with its arguments and options, read from the commands "
+             "themselves when this site is built; `teamwire COMMAND --help` prints the same. "
+             "Each command's description ends with its exit codes.", "",
+             "| command | what it does |", "|---|---|"]
+    lines += [f"| [`teamwire {name}`](#teamwire-{name}) | {help_} |"
+              for name, (_, _, help_) in sorted(_COMMANDS.items())]
+    lines.append("")
+    for name in sorted(_COMMANDS):
+        command = main.get_command(root, name)
+        if command is None:
+            raise PluginError(f"teamwire {name} is listed but cannot be loaded")
+        lines += _command_section(command, ["teamwire", name], root)
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- hook
 
 
 def on_files(files: Files, config: Any) -> Files:
     """Add the reference pages and the raw files they offer for download."""
     files.append(File.generated(config, "grammar.md", content=grammar_page()))
+    files.append(File.generated(config, "cli.md", content=cli_page()))
     for path in (GRAMMAR, ABNF):
         files.append(File.generated(config, f"grammar/{path.name}", abs_src_path=str(path)))
     return files

@@ -21,7 +21,8 @@ from tests.browser import chromium, keep_screenshot
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = {"home": "", "spec-routing": "spec/07-routing/", "quick-reference": "quick-reference/",
-         "rule-catalog": "rules/", "sample-report": "certify-sample-report.html"}
+         "rule-catalog": "rules/", "sample-report": "certify-sample-report.html",
+         "schema-message": "schemas/message/", "command-line": "cli/"}
 
 
 @pytest.fixture(scope="module")
@@ -197,3 +198,13 @@ def test_screenshots_of_the_main_pages(browser: Any, served: str, name: str,
     shot = tmp_path / f"site-{name}.png"
     browser.save_screenshot(str(shot))
     keep_screenshot(shot)
+
+
+def test_each_schema_is_served_at_its_id(served: str) -> None:
+    import urllib.request
+
+    for path in sorted((ROOT / "spec" / "schemas").glob("*.schema.json")):
+        schema_id = json.loads(path.read_text(encoding="utf-8"))["$id"]
+        url = served + urlsplit(schema_id).path.lstrip("/")
+        with urllib.request.urlopen(url) as response:
+            assert response.read() == path.read_bytes(), url
