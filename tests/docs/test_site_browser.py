@@ -208,3 +208,9 @@ def test_each_schema_is_served_at_its_id(served: str) -> None:
         url = served + urlsplit(schema_id).path.lstrip("/")
         with urllib.request.urlopen(url) as response:
             assert response.read() == path.read_bytes(), url
+
+
+def test_no_page_names_the_checkout_it_was_built_in(site: Path) -> None:
+    leaks = [p.relative_to(site).as_posix() for p in site.rglob("*.html")
+             if str(ROOT) in p.read_text(encoding="utf-8")]
+    assert leaks == []
