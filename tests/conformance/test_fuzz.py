@@ -18,7 +18,7 @@ from teamwire.conformance.checks import Status, check_run
 from teamwire.conformance.fuzz import scenarios
 from teamwire.conformance.inprocess import InProcessRouter, reference_router
 from teamwire.conformance.runner import play
-from teamwire.conformance.scenario import scenario_from_json
+from teamwire.conformance.scenario import Scenario, scenario_from_json
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = ROOT / "tests" / "conformance" / "routers" / "broken_inprocess.py"
@@ -31,11 +31,56 @@ def test_a_generated_scenario_fits_the_schema_and_the_reference_router_passes_it
     assert schemas.validate("scenario", data) == []
     scenario = scenario_from_json(data, data["scenario"])
     assert scenario.expectations
-    run = play(scenario, InProcessRouter(scenario, reference_router))
+    router = InProcessRouter(scenario, reference_router)
+    run = play(scenario, router)
     failed = [v for v in check_run(run) if v.status is not Status.PASS]
     assert failed == []
+    # Replayed with virtual seconds after each answer, as it was drawn: no two timers of
+    # the run fell due at one instant, an order a router on a real clock need not share.
+    assert router.timer_ties() == 0
     assert run.restarts == sum(1 for s in data["schedule"] if s.get("crash"))
     assert (data["level"] == "durable") == (run.restarts > 0)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(scenarios("core", knobs={}))
+def test_a_scenario_for_a_router_that_reads_no_ask_timeout_sets_none_and_passes(
+        data: dict[str, Any]) -> None:
+    assert "knobs" not in data
+    scenario = scenario_from_json(data, data["scenario"])
+    run = play(scenario, InProcessRouter(scenario, reference_router))
+    assert [v for v in check_run(run) if v.status is not Status.PASS] == []
+
+
+def test_the_fuzzer_sets_only_the_knobs_the_declaration_names() -> None:
+    from teamwire.conformance.capabilities import Capabilities
+    from teamwire.conformance.fuzz import fuzz
+
+    seen: list[Scenario] = []
+
+    def record(scenario: Scenario) -> Any:
+        seen.append(scenario)
+        return play(scenario, InProcessRouter(scenario, reference_router))
+
+    silent = Capabilities(knobs={})
+    assert fuzz(record, examples=3, capabilities=silent).failing is None
+    assert seen and all(s.knobs == {} for s in seen)
+    seen.clear()
+    assert fuzz(record, examples=3).failing is None  # no declaration: TW-CERT-014's knobs
+    assert seen and all(s.knobs == {"ask_timeout": 5.0} for s in seen)
+
+
+def test_a_settle_time_passes_on_the_virtual_clock_after_each_answer() -> None:
+    data = json.loads((ROOT / "conformance" / "scenarios" / "answers-out-of-order.json")
+                      .read_text(encoding="utf-8"))
+    scenario = scenario_from_json(data, data["scenario"])
+    assert scenario.settle > 0
+    router = InProcessRouter(scenario, reference_router)
+    run = play(scenario, router)
+    answered = sum(1 for step in data["schedule"]
+                   if not step.get("await") and not step.get("hold") and not step.get("crash"))
+    assert router.clock.now() >= answered * scenario.settle - 1e-9
+    assert [v for v in check_run(run) if v.status is not Status.PASS] == []
 
 
 def certify(*args: str) -> subprocess.CompletedProcess[str]:

@@ -199,7 +199,7 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
                            err=True)
                 break
         if fuzz_count is not None and all(r.run.started for r in certification.results):
-            found = _fuzz(run_target, fuzz_count, seed, level, Path(fuzz_out),
+            found = _fuzz(run_target, fuzz_count, seed, level, Path(fuzz_out), capabilities,
                           f"--router {shlex.quote(router)}" if router is not None
                           else f"--in-process {shlex.quote(in_process or '')}")
             if found is not None:
@@ -298,14 +298,15 @@ def _target(router: str | None, in_process: str | None, wait: float,
 
 
 def _fuzz(run_target: Callable[[Scenario], Run], count: int, seed: int, level: str,
-          out: Path, how: str) -> ScenarioResult | None:
+          out: Path, capabilities: Capabilities, how: str) -> ScenarioResult | None:
     """Fuzz the router; the result of the minimal failing scenario, or None if none failed.
     What was done goes to standard error, so that a report on standard output stays whole."""
     from teamwire.conformance.fuzz import FuzzUnavailable, fuzz
     from teamwire.conformance.report import ScenarioResult
 
     try:
-        outcome = fuzz(run_target, examples=count, seed=seed, level=level, out=out)
+        outcome = fuzz(run_target, examples=count, seed=seed, level=level, out=out,
+                       capabilities=capabilities)
     except FuzzUnavailable as exc:
         fail(f"error: {exc}")
     except OSError as exc:

@@ -26,6 +26,7 @@ from pathlib import Path
 from random import Random
 from typing import TYPE_CHECKING, Any
 
+from teamwire.conformance.capabilities import Capabilities
 from teamwire.conformance.checks import Status, Verdict, answered_calls, appended, check_run
 from teamwire.conformance.endpoint import ModelEndpoint, Reply
 from teamwire.conformance.inprocess import InProcessRouter, reference_router
@@ -213,19 +214,27 @@ class _Draft:
 
 
 def generate(draw: DrawFn, level: str = "core", *, actions: int = 10,
-             wait: float = DEFAULT_WAIT) -> dict[str, Any]:
+             wait: float = DEFAULT_WAIT, knobs: dict[str, float] | None = None
+             ) -> dict[str, Any]:
     """Draw one scenario by playing the reference router in process; its JSON form (schema
-    ``scenario``). Rejects (``hypothesis.reject``) the rare draw the reference router does
-    not end on its own within ``wait`` virtual seconds."""
+    ``scenario``). ``knobs`` are the knobs the scenario sets (default: ``ask_timeout``
+    ASK_TIMEOUT); a router that reads none is given a scenario that sets none.
+
+    Rejects (``hypothesis.reject``) a draw the reference router does not end on its own
+    within ``wait`` virtual seconds (with no ask timeout set, every draw in which an ask
+    would have to time out), and a draw in which two timers fell due at one virtual instant:
+    their order is the virtual clock's, and a router on a real clock need not share it."""
     from hypothesis import reject
     from hypothesis import strategies as st
 
     draft = _Draft(draw, actions)
     draft.agents[LEADER_NAME] = _Agent(LEADER_NAME, "tl", None, 0)
     scripts: dict[str, list[Reply]] = {}
+    knobs = {"ask_timeout": ASK_TIMEOUT} if knobs is None else dict(knobs)
+    # The schedule is drawn with SETTLE virtual seconds after each answer, as it is replayed.
     stub = Scenario(name="fuzz", title="", requirements=(), level=level, profile="strict",
                     request=REQUEST, tokens={}, scripts={}, schedule=(), expectations=(),
-                    knobs={"ask_timeout": ASK_TIMEOUT})
+                    knobs=knobs, settle=SETTLE)
     endpoint = ModelEndpoint({}, {})
     router = InProcessRouter(stub, reference_router, endpoint=endpoint)
     run = Run(stub, endpoint.calls, endpoint.breaches, endpoint.unexpected, endpoint.repeats)
@@ -270,7 +279,7 @@ def generate(draw: DrawFn, level: str = "core", *, actions: int = 10,
                     known(agent)
             schedule.append({"agent": call.agent, "call": call.number})
             router.release(call)
-        if router.ended() is None or run.unexpected or run.breaches:
+        if router.ended() is None or run.unexpected or run.breaches or router.timer_ties():
             reject()
     finally:
         router.stop(run)
@@ -282,11 +291,12 @@ def generate(draw: DrawFn, level: str = "core", *, actions: int = 10,
             if script[number] is _UNFILLED:
                 script[number] = _NEVER_GIVEN
     tokens = {name: token for token, name in endpoint.tokens.items()}
-    return _scenario_json(level if crashes else "core", scripts, tokens, schedule, run)
+    return _scenario_json(level if crashes else "core", scripts, tokens, schedule, run, knobs)
 
 
 def _scenario_json(level: str, scripts: dict[str, list[Reply]], tokens: dict[str, str],
-                   schedule: list[dict[str, Any]], run: Run) -> dict[str, Any]:
+                   schedule: list[dict[str, Any]], run: Run,
+                   knobs: dict[str, float]) -> dict[str, Any]:
     answered = answered_calls(run)
     agents = []
     for name, script in scripts.items():
@@ -299,8 +309,8 @@ def _scenario_json(level: str, scripts: dict[str, list[Reply]], tokens: dict[str
               for agent, calls in answered.items() for number in sorted(calls)]
     body: dict[str, Any] = {
         "level": level, "profile": "strict", "request": REQUEST,
-        "knobs": {"ask_timeout": ASK_TIMEOUT}, "settle": SETTLE, "agents": agents, "schedule": schedule,
-        "expect": expect}
+        **({"knobs": knobs} if knobs else {}), "settle": SETTLE, "agents": agents,
+        "schedule": schedule, "expect": expect}
     digest = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False)
                             .encode("utf-8")).hexdigest()[:10]
     steps = sum(1 for s in schedule if not s.get("await"))
@@ -319,14 +329,16 @@ def _reply_json(reply: Reply) -> dict[str, Any]:
     return out
 
 
-def scenarios(level: str = "core", *, actions: int = 10) -> SearchStrategy[dict[str, Any]]:
-    """The hypothesis strategy of generated scenarios (their JSON form)."""
+def scenarios(level: str = "core", *, actions: int = 10,
+              knobs: dict[str, float] | None = None) -> SearchStrategy[dict[str, Any]]:
+    """The hypothesis strategy of generated scenarios (their JSON form; ``knobs`` as for
+    ``generate``)."""
     _hypothesis()
     from hypothesis import strategies as st
 
     @st.composite
     def scenario(draw: DrawFn) -> dict[str, Any]:
-        return generate(draw, level, actions=actions)
+        return generate(draw, level, actions=actions, knobs=knobs)
 
     return scenario()
 
@@ -351,29 +363,34 @@ def failed(verdicts: list[Verdict]) -> bool:
 
 
 def fuzz(run_target: Callable[[Scenario], Run], *, examples: int, seed: int = 0,
-         level: str = "core", actions: int = 10, out: Path | None = None) -> FuzzOutcome:
+         level: str = "core", actions: int = 10, out: Path | None = None,
+         capabilities: Capabilities | None = None) -> FuzzOutcome:
     """Run ``examples`` generated scenarios against the router ``run_target`` runs; on the
     first it fails, shrink to a minimal failing scenario and write it into ``out`` (if
-    given) as ``<scenario>.json``."""
+    given) as ``<scenario>.json``. The scenarios set only knobs ``capabilities`` declares
+    (TW-CERT-015): without ``ask_timeout`` among them, none, and no ask times out."""
     hypothesis = _hypothesis()
     outcome = FuzzOutcome(0)
+    declared = (capabilities or Capabilities()).knobs
+    knobs = {"ask_timeout": ASK_TIMEOUT} if "ask_timeout" in declared else {}
 
     def fails(data: dict[str, Any]) -> bool:
         outcome.examples += 1
         run = run_target(scenario_from_json(data, data["scenario"]))
-        return failed(check_run(run))
+        return failed(check_run(run, capabilities))
 
     settings = hypothesis.settings(
         max_examples=examples, database=None, deadline=None, derandomize=False,
         suppress_health_check=list(hypothesis.HealthCheck), report_multiple_bugs=False)
     try:
-        found = hypothesis.find(scenarios(level, actions=actions), fails, settings=settings,
+        found = hypothesis.find(scenarios(level, actions=actions, knobs=knobs), fails,
+                                settings=settings,
                                 random=Random(seed))
     except hypothesis.errors.NoSuchExample:
         return outcome
     outcome.failing = found
     outcome.run = run_target(scenario_from_json(found, found["scenario"]))
-    outcome.verdicts = check_run(outcome.run)
+    outcome.verdicts = check_run(outcome.run, capabilities)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         outcome.written = out / f"{found['scenario']}.json"

@@ -140,6 +140,18 @@ class HarnessClock(VirtualClock):
             heapq.heappop(self._heap)
         return self._heap[0][0] if self._heap else None
 
+    ties = 0
+    """How often two timers or more came due at one instant and ran together: an order
+    between them that a router on a real clock need not share (a generated scenario with
+    one is not fair to a router run as a process)."""
+
+    def advance(self) -> bool:
+        due = self.next_timer()
+        if due is not None and sum(1 for when, _, timer, _ in self._heap
+                                   if when == due and not timer.cancelled) > 1:
+            self.ties += 1
+        return super().advance()
+
     def move_to(self, time: float) -> None:
         """Make ``now()`` ``time`` without running any timer, even one due by then: what the
         router is given next is observed at that instant before the timers due at it."""
@@ -215,16 +227,22 @@ class InProcessRouter:
         self.held: dict[int, tuple[ModelCall, asyncio.Future[None], VirtualClock]] = {}
         """id(call) → the call, the future its model client waits on, and its life's clock."""
         self.clock = HarnessClock()
+        self._past_ties = 0
         self.life = -1
         self._loop: asyncio.AbstractEventLoop | None = None
         self._dead: list[asyncio.AbstractEventLoop] = []
         self._kept: list[object] = []
         self._ended = False
 
+    def timer_ties(self) -> int:
+        """How often, over every life so far, timers came due together (``HarnessClock``)."""
+        return self._past_ties + self.clock.ties
+
     # -- RouterUnderTest ------------------------------------------------------------------
 
     def start(self, run: Run) -> bool:
         self.life += 1
+        self._past_ties += self.clock.ties
         self.clock = HarnessClock()
         self._loop = asyncio.new_event_loop()
         self._ended = False
@@ -267,6 +285,21 @@ class InProcessRouter:
             if not future.done():
                 clock.activity.start()
                 future.set_result(None)
+        if self.scenario.settle and self._loop is not None:
+            # As a process is given real seconds after each answer, this router is given
+            # virtual ones: timers set in different steps never fall due at one instant.
+            self._loop.run_until_complete(self._pass_time(self.scenario.settle))
+
+    async def _pass_time(self, seconds: float) -> None:
+        """Let ``seconds`` of virtual time pass, running each timer due meanwhile."""
+        target = self.clock.now() + seconds
+        while True:
+            await self._settle()
+            due = self.clock.next_timer()
+            if due is None or due > target:
+                break
+            self.clock.advance()
+        self.clock.move_to(target)
 
     def move_to_next_timer(self, wait: float) -> bool:
         assert self._loop is not None
