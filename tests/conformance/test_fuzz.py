@@ -125,3 +125,17 @@ def test_a_fuzzed_router_that_agrees_is_certified_and_says_how_many_scenarios_ra
     assert result.returncode == 0, result.stdout
     assert re.search(r"fuzz: 20 generated scenarios \(level core, seed 1\): the router showed "
                      r"every model what the reference router shows", result.stderr)
+
+
+def test_shrinking_out_of_time_reports_the_smallest_failure_found_so_far() -> None:
+    from teamwire.conformance.fuzz import fuzz, in_process
+    from teamwire.conformance.inprocess import load_factory
+
+    ticks = iter(range(0, 10**9, 1000))  # each reading of the clock, 1000 s later
+    target = in_process(load_factory(f"{BROKEN}:drop_inline"))
+    outcome = fuzz(target, examples=200, seed=2, shrink_budget=60.0,
+                   clock=lambda: float(next(ticks)))
+    assert outcome.failing is not None and outcome.shrunk is False
+    # the case reported is a real failure of the router, replayed as it stands
+    replay = target(scenario_from_json(outcome.failing, outcome.failing["scenario"]))
+    assert any(v.status is Status.FAIL for v in check_run(replay))

@@ -315,7 +315,9 @@ def _fuzz(run_target: Callable[[Scenario], Run], count: int, seed: int, level: s
         click.echo(f"fuzz: {outcome.examples} generated scenarios (level {level}, seed {seed}): "
                    "the router showed every model what the reference router shows", err=True)
         return None
-    click.echo(f"fuzz: the router differs from the reference router; the minimal scenario "
+    which = "minimal scenario" if outcome.shrunk else \
+        "smallest scenario found before shrinking ran out of time"
+    click.echo(f"fuzz: the router differs from the reference router; the {which} "
                f"({outcome.examples} run, shrinking included) is {outcome.written}\n"
                f"replay: teamwire certify {how} --level {level} --scenario {outcome.written}",
                err=True)

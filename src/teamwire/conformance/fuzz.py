@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,10 @@ if TYPE_CHECKING:
 ASK_TIMEOUT = 5.0
 """The ask timeout of generated scenarios: an ask nobody answers fails in five seconds, in
 virtual time in process and in real time when a vector is replayed against a process."""
+
+SHRINK_BUDGET = 60.0
+"""Seconds shrinking may take after the first failure; then the smallest failing scenario
+found so far is reported as it is."""
 
 SETTLE = 0.1
 """Seconds a router run as a process gets after each answer of a generated scenario: its
@@ -69,6 +74,11 @@ _NEVER_GIVEN = Reply("Never given.")
 
 class FuzzUnavailable(RuntimeError):
     """hypothesis is not installed."""
+
+
+class _OutOfTime(BaseException):
+    """Shrinking ran out of its budget. Not an Exception: hypothesis would take one raised
+    by the condition for a failure of its own and shrink that too."""
 
 
 def _hypothesis() -> Any:
@@ -355,6 +365,9 @@ class FuzzOutcome:
     verdicts: list[Verdict] = field(default_factory=list)
     """The router under test's run of the minimal scenario, and its verdicts."""
     written: Path | None = None
+    shrunk: bool = True
+    """False when shrinking ran out of its time budget: ``failing`` is the smallest failing
+    scenario found by then, not necessarily a minimal one."""
 
 
 def failed(verdicts: list[Verdict]) -> bool:
@@ -364,20 +377,34 @@ def failed(verdicts: list[Verdict]) -> bool:
 
 def fuzz(run_target: Callable[[Scenario], Run], *, examples: int, seed: int = 0,
          level: str = "core", actions: int = 10, out: Path | None = None,
-         capabilities: Capabilities | None = None) -> FuzzOutcome:
+         capabilities: Capabilities | None = None, shrink_budget: float = SHRINK_BUDGET,
+         clock: Callable[[], float] = time.monotonic) -> FuzzOutcome:
     """Run ``examples`` generated scenarios against the router ``run_target`` runs; on the
     first it fails, shrink to a minimal failing scenario and write it into ``out`` (if
     given) as ``<scenario>.json``. The scenarios set only knobs ``capabilities`` declares
-    (TW-CERT-015): without ``ask_timeout`` among them, none, and no ask times out."""
+    (TW-CERT-015): without ``ask_timeout`` among them, none, and no ask times out.
+
+    Shrinking stops ``shrink_budget`` seconds (of ``clock``) after the first failure: the
+    smallest failing scenario found by then is reported, with ``shrunk`` False."""
     hypothesis = _hypothesis()
     outcome = FuzzOutcome(0)
+    first_failure: list[float] = []
+    smallest: list[dict[str, Any]] = []
     declared = (capabilities or Capabilities()).knobs
     knobs = {"ask_timeout": ASK_TIMEOUT} if "ask_timeout" in declared else {}
 
     def fails(data: dict[str, Any]) -> bool:
+        if first_failure and clock() - first_failure[0] > shrink_budget:
+            raise _OutOfTime
         outcome.examples += 1
         run = run_target(scenario_from_json(data, data["scenario"]))
-        return failed(check_run(run, capabilities))
+        failing = failed(check_run(run, capabilities))
+        if failing:
+            # hypothesis only tries candidates smaller than the failing one it holds.
+            smallest[:] = [data]
+            if not first_failure:
+                first_failure.append(clock())
+        return failing
 
     settings = hypothesis.settings(
         max_examples=examples, database=None, deadline=None, derandomize=False,
@@ -388,6 +415,8 @@ def fuzz(run_target: Callable[[Scenario], Run], *, examples: int, seed: int = 0,
                                 random=Random(seed))
     except hypothesis.errors.NoSuchExample:
         return outcome
+    except _OutOfTime:
+        found, outcome.shrunk = smallest[0], False
     outcome.failing = found
     outcome.run = run_target(scenario_from_json(found, found["scenario"]))
     outcome.verdicts = check_run(outcome.run, capabilities)
