@@ -145,3 +145,12 @@ def test_the_checker_sees_imports() -> None:
     assert "teamwire.conformance.report_html" in lazy
     assert "teamwire.conformance.report_html" not in _imports(
         "teamwire.cli.certify_cmd", MODULES["teamwire.cli.certify_cmd"], loaded_only=True)
+
+
+def test_the_scenario_model_and_its_matching_language_import_no_harness() -> None:
+    """A scenario and its expected values are data: reading them needs no server, router or
+    check, so another harness can take the two modules as they are."""
+    for name in ("teamwire.conformance.scenario", "teamwire.conformance.matching"):
+        found = _imports(name, MODULES[name], loaded_only=False)
+        assert found <= {"teamwire.conformance.scenario", "teamwire.schemas", "teamwire"}, \
+            (name, found)

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from teamwire.conformance.checks import DROPPED, Status, Verdict, check_run
-from teamwire.conformance.endpoint import ModelCall, ModelEndpoint, Reply
+from teamwire.conformance.endpoint import ModelCall, ModelEndpoint
 from teamwire.conformance.inprocess import InProcessRouter, ScriptedModel
 from teamwire.conformance.runner import Run
-from teamwire.conformance.scenario import Expectation, Scenario
+from teamwire.conformance.scenario import Expectation, Reply, Scenario
 from teamwire.envelope import Envelope, render
 
 LEADER, OPERATOR = "Team Leader", "UI Operator_1"

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from teamwire.conformance.endpoint import ModelEndpoint, Reply
+from teamwire.conformance.endpoint import ModelEndpoint
+from teamwire.conformance.scenario import Reply
 
 REPLIES = {
     "Team Leader": [Reply(None, (("call_1", "create_sub_agent",

@@ -11,18 +11,11 @@ from typing import Any
 
 import pytest
 
-from teamwire.conformance.checks import (
-    ANY_ORDER,
-    FURTHER_MEMBERS,
-    IF_PRESENT,
-    UNLESS_OFFERED,
-    Status,
-    assigned_id,
-    check_run,
-)
-from teamwire.conformance.endpoint import ModelCall, Reply
+from teamwire.conformance.checks import Status, assigned_id, check_run
+from teamwire.conformance.endpoint import ModelCall
+from teamwire.conformance.matching import ANY_ORDER, FURTHER_MEMBERS, IF_PRESENT, UNLESS_OFFERED
 from teamwire.conformance.runner import Run
-from teamwire.conformance.scenario import Expectation, Scenario
+from teamwire.conformance.scenario import Expectation, Reply, Scenario
 
 REQUEST = "Go. [tw:leader]"
 LEADER = "Team Leader"
@@ -201,7 +194,7 @@ def test_create_sub_agent_may_leave_status_out_and_says_running_when_it_sends_it
 ])
 def test_a_failed_expectation_names_its_first_difference(expected: Any, received: Any,
                                                         found: str) -> None:
-    from teamwire.conformance.checks import first_difference
+    from teamwire.conformance.matching import first_difference
 
     assert first_difference(expected, received) == found
     assert first_difference(expected, expected if not isinstance(expected, dict) or

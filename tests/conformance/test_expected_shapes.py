@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from teamwire.conformance.checks import FURTHER_MEMBERS, Status, check_run
-from teamwire.conformance.endpoint import ModelCall, Reply
+from teamwire.conformance.checks import Status, check_run
+from teamwire.conformance.endpoint import ModelCall
+from teamwire.conformance.matching import FURTHER_MEMBERS
 from teamwire.conformance.runner import Run
-from teamwire.conformance.scenario import Expectation, Scenario
+from teamwire.conformance.scenario import Expectation, Reply, Scenario
 
 LEADER = "Team Leader"
 REQUEST = "Build it. [tw:leader]"

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from teamwire.conformance.checks import FURTHER_MEMBERS, Status, check_run
-from teamwire.conformance.endpoint import ModelCall, Reply
+from teamwire.conformance.checks import Status, check_run
+from teamwire.conformance.endpoint import ModelCall
+from teamwire.conformance.matching import FURTHER_MEMBERS
 from teamwire.conformance.runner import Run
-from teamwire.conformance.scenario import Expectation, Scenario
+from teamwire.conformance.scenario import Expectation, Reply, Scenario
 
 REQUEST = "Status? [tw:leader]"
 CALL = {"id": "c1", "type": "function",

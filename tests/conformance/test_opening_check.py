@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from teamwire.conformance.checks import Status, check_run
-from teamwire.conformance.endpoint import ModelCall, Reply
+from teamwire.conformance.endpoint import ModelCall
 from teamwire.conformance.runner import Run
-from teamwire.conformance.scenario import Scenario
+from teamwire.conformance.scenario import Reply, Scenario
 
 REQUEST = "Build it. [tw:leader]"
 TASK = ("来自 Team Leader 的任务发布\nid: task_001\n\n<Team Leader>\n<Task>\nDesign it. "

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from teamwire.conformance.endpoint import ModelEndpoint
-from teamwire.conformance.endpoint import Reply as ScriptedReply
+from teamwire.conformance.scenario import Reply as ScriptedReply
 from teamwire.router.runtime.driver import DriverError, Reply, ToolCall
 from teamwire.router.runtime.openai_chat import OpenAIChatDriver
 from teamwire.router.runtime.openai_stream import read_event_stream

@@ -29,7 +29,7 @@ from conformance.sources.scenarios.blocks import (
 )
 from conformance.sources.scenarios.routing import message, output
 
-from teamwire.conformance.checks import FURTHER_MEMBERS, IF_PRESENT, UNLESS_OFFERED
+from teamwire.conformance.matching import FURTHER_MEMBERS, IF_PRESENT, UNLESS_OFFERED
 from teamwire.envelope.run_result import render_run_result
 
 TASK_UIO = envelope(TL, "任务发布", "task_001", "Task", UIO_TASK)

@@ -31,7 +31,7 @@ from conformance.sources.scenarios.blocks import (
     user,
 )
 
-from teamwire.conformance.checks import FURTHER_MEMBERS
+from teamwire.conformance.matching import FURTHER_MEMBERS
 from teamwire.envelope import Envelope, render
 
 PROFILE = "astrion"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from teamwire.conformance.checks import IF_PRESENT
+from teamwire.conformance.matching import IF_PRESENT
 from teamwire.envelope import Envelope, render
 
 TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"

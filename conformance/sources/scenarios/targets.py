@@ -24,7 +24,7 @@ from conformance.sources.scenarios.blocks import (
     tool,
 )
 
-from teamwire.conformance.checks import ANY_ORDER, FURTHER_MEMBERS, IF_PRESENT
+from teamwire.conformance.matching import ANY_ORDER, FURTHER_MEMBERS, IF_PRESENT
 
 
 def unknown_agent() -> dict[str, Any]:

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from teamwire.conformance.scenario import Reply
+
 COMPLETIONS_PATH = "/v1/chat/completions"
 MAX_BODY_BYTES = 64 * 1024 * 1024
 """The largest request body the endpoint reads; a larger one is a breach."""
@@ -49,38 +51,6 @@ FAILURES: dict[str, str] = {
 
 MAX_TRIES = 3
 """The most tries of one request a router makes before it gives up on it (TW-ROUTE-031)."""
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A scripted model reply: text, tool calls, or both."""
-
-    content: str | None = None
-    tool_calls: tuple[tuple[str | None, str, str], ...] = ()
-    """(call id, tool name, arguments as JSON text); a call id of None is left out of the
-    reply, as a model that gives its call no id does (TW-DUR-008)."""
-    failures: tuple[str, ...] = ()
-    """How the tries of this reply fail before it is given, in order (keys of FAILURES):
-    each failed try is a model call of its own; the try after the last failure gets the
-    reply."""
-    fails_every_try: bool = False
-    """Every try of the request that first asks for this reply fails, in the forms of
-    ``failures`` in turn, however many tries the router makes (TW-CERT-025): the first try
-    is released by the schedule, each later try with the same messages at once. The reply
-    goes to the first call for it with other messages (the agent's next turn)."""
-    dropped: bool = False
-    """The router must drop the reply (TW-PROF-037): none of it enters the conversation.
-    Once released it counts as consumed in the numbering of the agent's later calls."""
-
-    def message(self) -> dict[str, Any]:
-        """The assistant message of a chat-completions response."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
-        if self.tool_calls:
-            message["tool_calls"] = [
-                {**({} if call_id is None else {"id": call_id}), "type": "function",
-                 "function": {"name": name, "arguments": arguments}}
-                for call_id, name, arguments in self.tool_calls]
-        return message
 
 
 @dataclass

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 from teamwire.conformance.capabilities import Capabilities
 from teamwire.conformance.checks import Status, Verdict, answered_calls, appended, check_run
-from teamwire.conformance.endpoint import ModelEndpoint, Reply
+from teamwire.conformance.endpoint import ModelEndpoint
 from teamwire.conformance.inprocess import InProcessRouter, reference_router
 from teamwire.conformance.runner import DEFAULT_WAIT, Run
-from teamwire.conformance.scenario import Scenario, scenario_from_json
+from teamwire.conformance.scenario import Reply, Scenario, scenario_from_json
 from teamwire.envelope import LEADER_NAME
 
 if TYPE_CHECKING:

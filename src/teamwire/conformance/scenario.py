@@ -14,14 +14,44 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from teamwire.conformance.endpoint import Reply
-
 LEVELS = ("core", "durable", "astrion")
 """Certification levels, each including the ones before it."""
 
 
 class ScenarioError(ValueError):
     """A scenario file that cannot be used, with the reason and where."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A scripted model reply: text, tool calls, or both."""
+
+    content: str | None = None
+    tool_calls: tuple[tuple[str | None, str, str], ...] = ()
+    """(call id, tool name, arguments as JSON text); a call id of None is left out of the
+    reply, as a model that gives its call no id does (TW-DUR-008)."""
+    failures: tuple[str, ...] = ()
+    """How the tries of this reply fail before it is given, in order (keys of ``endpoint.FAILURES``):
+    each failed try is a model call of its own; the try after the last failure gets the
+    reply."""
+    fails_every_try: bool = False
+    """Every try of the request that first asks for this reply fails, in the forms of
+    ``failures`` in turn, however many tries the router makes (TW-CERT-025): the first try
+    is released by the schedule, each later try with the same messages at once. The reply
+    goes to the first call for it with other messages (the agent's next turn)."""
+    dropped: bool = False
+    """The router must drop the reply (TW-PROF-037): none of it enters the conversation.
+    Once released it counts as consumed in the numbering of the agent's later calls."""
+
+    def message(self) -> dict[str, Any]:
+        """The assistant message of a chat-completions response."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {**({} if call_id is None else {"id": call_id}), "type": "function",
+                 "function": {"name": name, "arguments": arguments}}
+                for call_id, name, arguments in self.tool_calls]
+        return message
 
 
 @dataclass(frozen=True)
