@@ -269,7 +269,10 @@ def _command_section(command: click.Command, path: list[str], ctx: click.Context
     """The reference of one command, then of each of its subcommands."""
     name = " ".join(path)
     anchor = "-".join(path)
-    ctx = click.Context(command, info_name=path[-1], parent=ctx)
+    # The command's own context settings: click caches the help option on the command the
+    # first time a context asks for it, so a context built without them would change what
+    # `-h` means for the rest of the process.
+    ctx = click.Context(command, info_name=path[-1], parent=ctx, **command.context_settings)
     usage = " ".join([name, *command.collect_usage_pieces(ctx)])
     lines = [f"{'#' * min(len(path), 4)} `{name}` {{#{anchor}}}", "",
              "```text", usage, "```", ""]
@@ -301,7 +304,7 @@ def cli_page() -> str:
     the command line, so an option cannot be documented other than it behaves."""
     from teamwire.cli import _COMMANDS, main
 
-    root = click.Context(main, info_name="teamwire")
+    root = click.Context(main, info_name="teamwire", **main.context_settings)
     lines = ["# Command line reference", "",
              "Every `teamwire` command with its arguments and options, read from the commands "
              "themselves when this site is built; `teamwire COMMAND --help` prints the same. "

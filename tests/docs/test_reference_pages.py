@@ -171,3 +171,15 @@ def test_an_option_s_help_and_default_come_from_click() -> None:
     row = next(line for line in lint.splitlines() if line.startswith("| `-f`, `--format`"))
     assert "`text`" in row.split("|")[-2]
     assert "Exit codes" in lint
+
+
+def test_drawing_the_page_leaves_every_command_s_help_options_alone() -> None:
+    from click.testing import CliRunner
+
+    from teamwire.cli import main
+
+    reference_pages.cli_page()
+    for path, _ in _commands():
+        for flag in ("-h", "--help"):
+            result = CliRunner().invoke(main, [*path.split()[1:], flag])
+            assert result.exit_code == 0, (path, flag, result.output)
