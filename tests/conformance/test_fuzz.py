@@ -52,6 +52,17 @@ def test_a_scenario_for_a_router_that_reads_no_ask_timeout_sets_none_and_passes(
     assert [v for v in check_run(run) if v.status is not Status.PASS] == []
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(scenarios("durable", wait=8.0))
+def test_a_scenario_drawn_for_a_wait_needs_at_most_half_of_it_after_each_step(
+        data: dict[str, Any]) -> None:
+    # Replayed with half the wait it was drawn for, every expected call and the end still
+    # come in time: the other half is left to a router on a real clock.
+    scenario = scenario_from_json(data, data["scenario"])
+    run = play(scenario, InProcessRouter(scenario, reference_router), wait=4.0)
+    assert [v for v in check_run(run) if v.status is not Status.PASS] == []
+
+
 def test_the_fuzzer_sets_only_the_knobs_the_declaration_names() -> None:
     from teamwire.conformance.capabilities import Capabilities
     from teamwire.conformance.fuzz import fuzz

@@ -201,7 +201,7 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
         if fuzz_count is not None and all(r.run.started for r in certification.results):
             found = _fuzz(run_target, fuzz_count, seed, level, Path(fuzz_out), capabilities,
                           f"--router {shlex.quote(router)}" if router is not None
-                          else f"--in-process {shlex.quote(in_process or '')}")
+                          else f"--in-process {shlex.quote(in_process or '')}", wait)
             if found is not None:
                 certification.results.append(found)
     except KeyboardInterrupt:
@@ -298,7 +298,8 @@ def _target(router: str | None, in_process: str | None, wait: float,
 
 
 def _fuzz(run_target: Callable[[Scenario], Run], count: int, seed: int, level: str,
-          out: Path, capabilities: Capabilities, how: str) -> ScenarioResult | None:
+          out: Path, capabilities: Capabilities, how: str, wait: float
+          ) -> ScenarioResult | None:
     """Fuzz the router; the result of the minimal failing scenario, or None if none failed.
     What was done goes to standard error, so that a report on standard output stays whole."""
     from teamwire.conformance.fuzz import FuzzUnavailable, fuzz
@@ -306,7 +307,7 @@ def _fuzz(run_target: Callable[[Scenario], Run], count: int, seed: int, level: s
 
     try:
         outcome = fuzz(run_target, examples=count, seed=seed, level=level, out=out,
-                       capabilities=capabilities)
+                       capabilities=capabilities, wait=wait)
     except FuzzUnavailable as exc:
         fail(f"error: {exc}")
     except OSError as exc:

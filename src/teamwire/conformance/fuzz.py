@@ -231,9 +231,12 @@ def generate(draw: DrawFn, level: str = "core", *, actions: int = 10,
     ASK_TIMEOUT); a router that reads none is given a scenario that sets none.
 
     Rejects (``hypothesis.reject``) a draw the reference router does not end on its own
-    within ``wait`` virtual seconds (with no ask timeout set, every draw in which an ask
-    would have to time out), and a draw in which two timers fell due at one virtual instant:
-    their order is the virtual clock's, and a router on a real clock need not share it."""
+    within half of ``wait`` virtual seconds after each step (with no ask timeout set, every
+    draw in which an ask would have to time out), and a draw in which two timers fell due at
+    one virtual instant: their order is the virtual clock's, and a router on a real clock
+    need not share it. ``wait`` is how long the harness waits for each expected call, or for
+    the router to exit: a router run as a process needs the other half for its own work on a
+    real clock (two ask timeouts one after the other take the whole of it)."""
     from hypothesis import reject
     from hypothesis import strategies as st
 
@@ -260,11 +263,12 @@ def generate(draw: DrawFn, level: str = "core", *, actions: int = 10,
     schedule: list[dict[str, Any]] = []
     seen: set[int] = set()
     crashes = 0
+    horizon = wait / 2
     try:
         if not router.start(run):
             reject()
         while True:
-            held = router.held_calls(wait)
+            held = router.held_calls(horizon)
             if not held:
                 break
             if len(schedule) > MAX_STEPS:
@@ -339,16 +343,16 @@ def _reply_json(reply: Reply) -> dict[str, Any]:
     return out
 
 
-def scenarios(level: str = "core", *, actions: int = 10,
+def scenarios(level: str = "core", *, actions: int = 10, wait: float = DEFAULT_WAIT,
               knobs: dict[str, float] | None = None) -> SearchStrategy[dict[str, Any]]:
-    """The hypothesis strategy of generated scenarios (their JSON form; ``knobs`` as for
-    ``generate``)."""
+    """The hypothesis strategy of generated scenarios (their JSON form; ``wait`` and
+    ``knobs`` as for ``generate``)."""
     _hypothesis()
     from hypothesis import strategies as st
 
     @st.composite
     def scenario(draw: DrawFn) -> dict[str, Any]:
-        return generate(draw, level, actions=actions, knobs=knobs)
+        return generate(draw, level, actions=actions, wait=wait, knobs=knobs)
 
     return scenario()
 
@@ -377,12 +381,14 @@ def failed(verdicts: list[Verdict]) -> bool:
 
 def fuzz(run_target: Callable[[Scenario], Run], *, examples: int, seed: int = 0,
          level: str = "core", actions: int = 10, out: Path | None = None,
-         capabilities: Capabilities | None = None, shrink_budget: float = SHRINK_BUDGET,
+         capabilities: Capabilities | None = None, wait: float = DEFAULT_WAIT,
+         shrink_budget: float = SHRINK_BUDGET,
          clock: Callable[[], float] = time.monotonic) -> FuzzOutcome:
     """Run ``examples`` generated scenarios against the router ``run_target`` runs; on the
     first it fails, shrink to a minimal failing scenario and write it into ``out`` (if
     given) as ``<scenario>.json``. The scenarios set only knobs ``capabilities`` declares
-    (TW-CERT-015): without ``ask_timeout`` among them, none, and no ask times out.
+    (TW-CERT-015): without ``ask_timeout`` among them, none, and no ask times out; each is
+    drawn to fit the harness's ``wait`` (see ``generate``).
 
     Shrinking stops ``shrink_budget`` seconds (of ``clock``) after the first failure: the
     smallest failing scenario found by then is reported, with ``shrunk`` False."""
@@ -410,7 +416,8 @@ def fuzz(run_target: Callable[[Scenario], Run], *, examples: int, seed: int = 0,
         max_examples=examples, database=None, deadline=None, derandomize=False,
         suppress_health_check=list(hypothesis.HealthCheck), report_multiple_bugs=False)
     try:
-        found = hypothesis.find(scenarios(level, actions=actions, knobs=knobs), fails,
+        found = hypothesis.find(scenarios(level, actions=actions, wait=wait, knobs=knobs),
+                                fails,
                                 settings=settings,
                                 random=Random(seed))
     except hypothesis.errors.NoSuchExample:
