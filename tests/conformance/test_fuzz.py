@@ -5,7 +5,6 @@ is caught, the failure shrinks to a small scenario, and the vector written out r
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -119,6 +118,8 @@ def test_the_fuzzer_catches_a_router_that_drops_inline_messages_and_the_vector_r
     assert len([s for s in data["schedule"] if not s.get("await")]) <= 6
     report = json.loads(result.stdout)
     assert report["scenarios"][-1]["scenario"] == data["scenario"]
+    assert report["fuzz"]["failing"] == data["scenario"]
+    assert report["fuzz"]["written"] == str(vector) and report["fuzz"]["agreed"] is False
     assert "TW-ROUTE-008" in failed_requirements(report)
     # the vector replays the failure, and the reference router passes it, in process and
     # as a process
@@ -134,8 +135,10 @@ def test_the_fuzzer_catches_a_router_that_drops_inline_messages_and_the_vector_r
 def test_a_fuzzed_router_that_agrees_is_certified_and_says_how_many_scenarios_ran() -> None:
     result = certify("--in-process", "--level", "core", "--fuzz", "20", "--seed", "1")
     assert result.returncode == 0, result.stdout
-    assert re.search(r"fuzz: 20 generated scenarios \(level core, seed 1\): the router showed "
-                     r"every model what the reference router shows", result.stderr)
+    said = "fuzz: 20 generated scenarios (level core, seed 1), each shown as the reference " \
+           "router shows it"
+    assert said in result.stderr
+    assert result.stdout.rstrip().splitlines()[-1].endswith(f"; {said}")
 
 
 def test_shrinking_out_of_time_reports_the_smallest_failure_found_so_far() -> None:

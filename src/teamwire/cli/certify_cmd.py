@@ -16,7 +16,7 @@ from teamwire.cli.inputs import fail
 
 if TYPE_CHECKING:
     from teamwire.conformance.capabilities import Capabilities
-    from teamwire.conformance.report import ScenarioResult
+    from teamwire.conformance.report import FuzzSummary, ScenarioResult
     from teamwire.conformance.runner import Run
     from teamwire.conformance.scenario import Scenario
 
@@ -199,9 +199,10 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
                            err=True)
                 break
         if fuzz_count is not None and all(r.run.started for r in certification.results):
-            found = _fuzz(run_target, fuzz_count, seed, level, Path(fuzz_out), capabilities,
-                          f"--router {shlex.quote(router)}" if router is not None
-                          else f"--in-process {shlex.quote(in_process or '')}", wait)
+            how = f"--router {shlex.quote(router)}" if router is not None \
+                else f"--in-process {shlex.quote(in_process or '')}"
+            certification.fuzz, found = _fuzz(run_target, fuzz_count, seed, level,
+                                              Path(fuzz_out), capabilities, how, wait)
             if found is not None:
                 certification.results.append(found)
     except KeyboardInterrupt:
@@ -299,11 +300,12 @@ def _target(router: str | None, in_process: str | None, wait: float,
 
 def _fuzz(run_target: Callable[[Scenario], Run], count: int, seed: int, level: str,
           out: Path, capabilities: Capabilities, how: str, wait: float
-          ) -> ScenarioResult | None:
-    """Fuzz the router; the result of the minimal failing scenario, or None if none failed.
-    What was done goes to standard error, so that a report on standard output stays whole."""
+          ) -> tuple[FuzzSummary, ScenarioResult | None]:
+    """Fuzz the router: what was found, and the result of the failing scenario, if any.
+    What was done goes to standard error as well, so that a report on standard output stays
+    whole."""
     from teamwire.conformance.fuzz import FuzzUnavailable, fuzz
-    from teamwire.conformance.report import ScenarioResult
+    from teamwire.conformance.report import FuzzSummary, ScenarioResult
 
     try:
         outcome = fuzz(run_target, examples=count, seed=seed, level=level, out=out,
@@ -313,13 +315,12 @@ def _fuzz(run_target: Callable[[Scenario], Run], count: int, seed: int, level: s
     except OSError as exc:
         fail(f"error: cannot write into {out}: {exc.strerror or exc}")
     if outcome.failing is None or outcome.run is None:
-        click.echo(f"fuzz: {outcome.examples} generated scenarios (level {level}, seed {seed}): "
-                   "the router showed every model what the reference router shows", err=True)
-        return None
-    which = "minimal scenario" if outcome.shrunk else \
-        "smallest scenario found before shrinking ran out of time"
-    click.echo(f"fuzz: the router differs from the reference router; the {which} "
-               f"({outcome.examples} run, shrinking included) is {outcome.written}\n"
+        summary = FuzzSummary(outcome.examples, seed, level)
+        click.echo(summary.line(), err=True)
+        return summary, None
+    summary = FuzzSummary(outcome.examples, seed, level, outcome.failing["scenario"],
+                          str(outcome.written) if outcome.written else None, outcome.shrunk)
+    click.echo(f"{summary.line()}\n"
                f"replay: teamwire certify {how} --level {level} --scenario {outcome.written}",
                err=True)
-    return ScenarioResult(outcome.run, outcome.verdicts)
+    return summary, ScenarioResult(outcome.run, outcome.verdicts)

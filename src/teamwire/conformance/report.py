@@ -92,6 +92,40 @@ class LevelVerdict:
                 **({"reason": self.reason} if self.reason else {})}
 
 
+@dataclass(frozen=True)
+class FuzzSummary:
+    """What fuzzing found (``--fuzz``): how many generated scenarios ran, drawn how, and the
+    failing one, if any (its result is among the certification's results)."""
+
+    examples: int
+    """Generated scenarios run against the router, shrinking included."""
+    seed: int
+    level: str
+    failing: str | None = None
+    """The name of the failing generated scenario; None when the router agreed on all."""
+    written: str | None = None
+    """Where the failing scenario was written out as a vector."""
+    shrunk: bool = True
+    """False when shrinking ran out of time: the failing scenario is not a minimal one."""
+
+    def line(self) -> str:
+        """What fuzzing found, in one line."""
+        drawn = f"{_plural(self.examples, 'generated scenario')} (level {self.level}, " \
+                f"seed {self.seed})"
+        if self.failing is None:
+            return f"fuzz: {drawn}, each shown as the reference router shows it"
+        how = "minimal" if self.shrunk else "not shrunk to the end"
+        return (f"fuzz: {drawn}: the router differs from the reference router in "
+                f"{self.failing} ({how}{f', written to {self.written}' if self.written else ''})")
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``fuzz`` member of the JSON report."""
+        return {"examples": self.examples, "seed": self.seed, "level": self.level,
+                "agreed": self.failing is None,
+                **({"failing": self.failing, "shrunk": self.shrunk} if self.failing else {}),
+                **({"written": self.written} if self.written else {})}
+
+
 @dataclass
 class Certification:
     """A router's certification up to one level: every scenario's result, and the verdict of
@@ -113,6 +147,8 @@ class Certification:
     profile: str = "strict"
     requested: bool = True
     """Whether the level was asked for (``--level``) rather than chosen by default."""
+    fuzz: FuzzSummary | None = None
+    """What fuzzing found, when it ran."""
 
     @property
     def ran(self) -> list[ScenarioResult]:
@@ -165,7 +201,12 @@ class Certification:
 
     def verdict_line(self) -> str:
         """The verdict in one line: what is certified, and each judged level that is not
-        with the reason ("certified at level core; level durable: not certified, ...")."""
+        with the reason ("certified at level core; level durable: not certified, ..."),
+        then what fuzzing found when it ran."""
+        line = self._levels_line()
+        return line if self.fuzz is None else f"{line}; {self.fuzz.line()}"
+
+    def _levels_line(self) -> str:
         levels = [v for v in self.levels if v.judged]
         if all(v.certified for v in levels):
             passed = len(self.ran)
@@ -219,6 +260,7 @@ class Certification:
             "levels": [v.to_json() for v in self.levels],
             **({"baseline": self.baseline} if self.baseline is not None else {}),
             **({"describe": self.describe} if self.describe is not None else {}),
+            **({"fuzz": self.fuzz.to_json()} if self.fuzz is not None else {}),
             "scenarios": [{
                 "scenario": r.run.scenario.name,
                 "title": r.run.scenario.title,
@@ -316,6 +358,9 @@ def write_junit(certification: Certification, stream: TextIO) -> None:
                  f'failures="{failures}" time="{seconds:.3f}">\n')
     stream.write(f'  <testsuite name={quoteattr("level " + certification.level)} '
                  f'tests="{len(results)}" failures="{failures}" time="{seconds:.3f}">\n')
+    if certification.fuzz is not None:
+        stream.write(f'    <properties><property name="fuzz" '
+                     f'value={quoteattr(_xml_text(certification.fuzz.line()))}/></properties>\n')
     for result in results:
         run = result.run
         stream.write(f'    <testcase classname="teamwire.certify" '
