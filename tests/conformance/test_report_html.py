@@ -142,3 +142,49 @@ def test_a_report_of_several_runs_defines_each_id_once() -> None:
     ids = re.findall(r'\bid="([^"]+)"', page)
     assert len([i for i in ids if "-head-" in i]) >= 2 * 7
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+def test_failures_come_first_with_their_requirements_and_skips_say_why() -> None:
+    passing = _run("task-to-idle-sub-agent")
+    failing = _run("batch-drain", newest_first)
+    skipped = ScenarioResult.skip(_scenario("leader-asks-a-sub-agent"),
+                                  "the router declares no ask_timeout")
+    page = render_html(Certification("reorders", "core", [passing, skipped, failing]))
+    order = re.findall(r'<details id="([^"]+)"', page)
+    assert order == ["batch-drain", "task-to-idle-sub-agent", "leader-asks-a-sub-agent"]
+    rows = re.findall(r'<tr><td><a href="#([^"]+)">.*?</tr>', page)
+    assert rows == order
+    failed_row = re.search(r'<tr><td><a href="#batch-drain">.*?</tr>', page)
+    assert failed_row is not None
+    required = {r for v in failing.verdicts if v.status is Status.FAIL for r in v.requirements}
+    assert required and all(r in failed_row.group(0) for r in required)
+    skip_row = re.search(r'<tr><td><a href="#leader-asks-a-sub-agent">.*?</tr>', page)
+    assert skip_row is not None and "the router declares no ask_timeout" in skip_row.group(0)
+
+
+def test_every_arrow_has_its_head_with_all_sections_closed_but_one(tmp_path: Path) -> None:
+    from tests.browser import chromium, keep_screenshot
+
+    results = [_run("batch-drain", newest_first), _run("task-to-idle-sub-agent"),
+               _run("leader-asks-a-sub-agent")]
+    page = tmp_path / "certify-report-one-open.html"
+    page.write_text(render_html(Certification("reorders", "core", results)), encoding="utf-8")
+    with chromium(1400, 1800) as browser:
+        browser.get(page.as_uri())
+        # The last section open alone: its arrows must not lean on the definitions of a
+        # collapsed section before it, which the browser does not draw.
+        arrows = browser.execute_script("""
+            const all = [...document.querySelectorAll('details')];
+            all.forEach((d, i) => { d.open = i === all.length - 1; });
+            const open = all[all.length - 1];
+            return [...open.querySelectorAll('path.tws-arrow')].map(p => {
+              const id = (p.getAttribute('marker-end') || '').replace(/^url\\(#(.*)\\)$/, '$1');
+              const head = document.getElementById(id);
+              return [id, !!head && head.closest('details') === open,
+                      !!head && head.getBoundingClientRect !== undefined];
+            });""")
+        assert arrows, "the open section draws no arrow"
+        assert all(inside for _, inside, _ in arrows), arrows
+        shot = tmp_path / "certify-report-one-open.png"
+        assert browser.save_screenshot(str(shot))
+    keep_screenshot(shot)

@@ -241,6 +241,16 @@ def _scenario(result: ScenarioResult, number: int) -> str:
     return "".join(parts)
 
 
+def _failures_first(results: list[ScenarioResult]) -> list[ScenarioResult]:
+    """New failures first, then failures the baseline expects, passes, and what was skipped;
+    each group in the order it ran."""
+    def rank(result: ScenarioResult) -> int:
+        if result.skipped:
+            return 3
+        return 2 if result.passed else 0 if result.new_failures else 1
+    return sorted(results, key=rank)
+
+
 def render_html(certification: Certification) -> str:
     """The whole report as one HTML document."""
     verdict = "certified" if certification.certified else "not certified"
@@ -248,13 +258,17 @@ def render_html(certification: Certification) -> str:
     policy = (f"default-src 'none'; style-src {_hash(_CSS)} {_hash(stylesheet())}; "
               "img-src data:; base-uri 'none'; form-action 'none'")
     summary = []
-    for result in certification.results:
+    results = _failures_first(certification.results)
+    for result in results:
         status = "skip" if result.skipped else "pass" if result.passed else "fail"
-        failed = sum(v.status is Status.FAIL for v in result.verdicts)
+        failed = [v for v in result.verdicts if v.status is Status.FAIL]
+        requirements = sorted({r for v in failed for r in v.requirements})
         summary.append(f'<tr><td><a href="#{escape(result.run.scenario.name)}">'
                        f"{escape(result.run.scenario.name)}</a></td>"
                        f'<td class="s s-{status}">{status}</td>'
-                       f"<td>{len(result.verdicts)}</td><td>{failed}</td>"
+                       f"<td>{len(result.verdicts)}</td><td>{len(failed)}</td>"
+                       f'<td class="req">{escape(" ".join(requirements))}</td>'
+                       f'<td class="note">{escape(result.skipped)}</td>'
                        f"<td>{result.run.seconds:.2f}</td></tr>")
     counts = {s: sum(1 for r in certification.results
                      if (s == "skip" and r.skipped) or (s == "pass" and r.passed)
@@ -279,8 +293,9 @@ def render_html(certification: Certification) -> str:
             + ("" if v.judged else " (not judged)") + "</td></tr>"
             for v in certification.levels) + "</table>",
         "<table><tr><th>scenario</th><th>status</th><th>checks</th><th>failed</th>"
-        "<th>seconds</th></tr>" + "".join(summary) + "</table>",
-        *(_scenario(result, k) for k, result in enumerate(certification.results)),
+        "<th>failed requirements</th><th>why not run</th><th>seconds</th></tr>"
+        + "".join(summary) + "</table>",
+        *(_scenario(result, k) for k, result in enumerate(results)),
         f"</main><footer>teamwire {escape(__version__)}</footer></body></html>\n",
     ])
 
