@@ -86,6 +86,26 @@ def terminated_during_an_ask() -> dict[str, Any]:
          expect(TL, 5, output(UIO, "out_uio_001", "Gave up on the port."))])
 
 
+def terminated_during_its_model_call() -> dict[str, Any]:
+    return scenario(
+        "terminated-during-its-model-call",
+        "A sub-agent terminated while its model call is still out: the call is abandoned, "
+        "and once the Team Leader's turn ends the session is over and the router exits "
+        "without waiting for the abandoned call",
+        ["TW-ROUTE-020", "TW-CERT-004", "TW-TOOL-010"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               calls(call("call_tl_2", "terminate_sub_agent", agent_id=1,
+                          role_id="full-stack-engineer")),
+               says("Stopped.")),
+         agent(FSE, says("Never given."))],
+        # The engineer's first call arrives and is never answered: only the termination
+        # ends it.
+        schedule((TL, 1), (FSE, 1, "await"), (TL, 2), (TL, 3)),
+        [expect(TL, 3, tool("call_tl_2", {"success": True, "agent_id": 1,
+                                           "role_id": "full-stack-engineer",
+                                           "display_name": FSE, "status": "terminated"}))])
+
+
 def turn_timeout() -> dict[str, Any]:
     return scenario(
         "turn-timeout",
@@ -213,5 +233,6 @@ def turn_ended_calls() -> dict[str, Any]:
          expect(TL, 6, output(FSE, "out_fse_002", "Using port 8080."))])
 
 
-SCENARIOS = [message_to_waiting_sub_agent, terminated_during_an_ask, turn_timeout,
+SCENARIOS = [message_to_waiting_sub_agent, terminated_during_an_ask,
+             terminated_during_its_model_call, turn_timeout,
              turn_timers_at_one_instant, default_turn_timeout, wait_cycle, refused_calls, turn_ended_calls]

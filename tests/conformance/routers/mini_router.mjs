@@ -246,10 +246,19 @@ function startTurn(agent) {
       endTurn(agent, `<result agent="${agent.name}" state="timeout">\n<error>\nstopped after ${agent.timeout} s\n</error>\n</result>`);
     }, agent.timeout * 1000);
   }
-  turn(agent, generation).finally(() => {
-    if (timer) clearTimeout(timer);
+  // Counted until the turn ends, or until the agent is terminated: its model call is then
+  // abandoned, not waited for (TW-ROUTE-020).
+  let counted = true;
+  const uncount = () => {
+    if (!counted) return;
+    counted = false;
     busy -= 1;
     if (busy === 0) process.exit(0);
+  };
+  agent.uncount = uncount;
+  turn(agent, generation).finally(() => {
+    if (timer) clearTimeout(timer);
+    uncount();
   });
 }
 
@@ -481,6 +490,7 @@ async function execute(agent, name, args) {
     if (typeof target === "string") return target;
     target.state = "terminated";
     target.pending = [];
+    if (target.uncount) target.uncount(); // its model call in progress is abandoned
     if (target.resolveAsk) target.resolveAsk(""); // an ask it waits on ends with it
     for (const other of agents.values()) {
       if (other.waitingOn === target.name && other.resolveAsk) {

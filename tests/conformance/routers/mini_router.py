@@ -246,6 +246,9 @@ class Router:
         self.agents: dict[str, Agent] = {LEADER: Agent(LEADER, "team-leader", 0, "tl")}
         self.tasks = 0
         self.busy = 0
+        self.counted: set[tuple[str, int]] = set()
+        """The turns ``busy`` counts, by agent and generation: a terminated agent's turn is
+        no longer counted, even while its thread still waits on an abandoned model call."""
         # agents running the tool calls of a reply (not waiting in an ask): a turn those calls
         # start makes its first model call only once they are done (TW-ROUTE-033)
         self.executing = 0
@@ -293,6 +296,7 @@ class Router:
         agent.state = "running"
         agent.generation += 1
         self.busy += 1
+        self.counted.add((agent.name, agent.generation))
         if agent.name != LEADER:
             timer = threading.Timer(agent.timeout, self.expire, (agent, agent.generation))
             timer.daemon = True
@@ -398,8 +402,14 @@ class Router:
             if serial:
                 agent.turning.release()
             with self.lock:
-                self.busy -= 1
-                self.done.notify_all()
+                self.uncount(agent.name, generation)
+
+    def uncount(self, name: str, generation: int) -> None:
+        """The turn is over, or abandoned: the router may end without it."""
+        if (name, generation) in self.counted:
+            self.counted.discard((name, generation))
+            self.busy -= 1
+            self.done.notify_all()
 
     def run_calls(self, agent: Agent, generation: int, calls: list[dict[str, Any]]) -> bool:
         """Run the tool calls of one reply in order; whether the turn ends here (the agent
@@ -601,6 +611,8 @@ class Router:
                                        "status": "terminated"})
                 found.state = "terminated"
                 found.pending = []
+                # its model call in progress is abandoned: not waited for (TW-ROUTE-020)
+                self.uncount(found.name, found.generation)
                 found.answered.set()  # an ask it waits on ends with it
                 for other in self.agents.values():  # asks it will never answer fail now
                     if other.waiting_on == found.name:

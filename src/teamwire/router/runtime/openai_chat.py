@@ -1,19 +1,61 @@
 """A driver for OpenAI-compatible chat-completions endpoints (standard library only).
 
-The HTTP request runs in a worker thread (``asyncio.to_thread``) with
-``urllib``, so no HTTP client dependency is needed.
+The HTTP request runs in a daemon thread of its own with ``urllib``, so no HTTP client
+dependency is needed, and a call whose agent was stopped meanwhile (terminated during its
+model call) does not keep the process alive once the session has ended.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import threading
 import urllib.error
 import urllib.request
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from teamwire.router.runtime.driver import DriverError, Reply, ToolCall
 from teamwire.router.runtime.openai_stream import read_event_stream
+
+_T = TypeVar("_T")
+_A = TypeVar("_A")
+
+
+async def _in_daemon_thread(function: Callable[[dict[str, Any]], _T], body: dict[str, Any]
+                            ) -> _T:
+    """``function(body)`` in a daemon thread. Not ``asyncio.to_thread``: the event loop's
+    executor is joined when ``asyncio.run`` returns, so an abandoned call (its agent was
+    terminated, the harness never answers) would hold the router's exit until the socket
+    timed out."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[_T] = loop.create_future()
+
+    def give(result: _T) -> None:
+        if not future.done():  # cancelled while the request ran: nobody waits for it
+            future.set_result(result)
+
+    def fail(error: BaseException) -> None:
+        if not future.done():
+            future.set_exception(error)
+
+    def work() -> None:
+        try:
+            result = function(body)
+        except BaseException as exc:  # handed to the awaiting task, raised there
+            _call_soon(loop, fail, exc)
+            return
+        _call_soon(loop, give, result)
+
+    threading.Thread(target=work, name="teamwire-model-call", daemon=True).start()
+    return await future
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[_A], None], value: _A
+               ) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
+        loop.call_soon_threadsafe(callback, value)
 
 
 class OpenAIChatDriver:
@@ -47,7 +89,7 @@ class OpenAIChatDriver:
             try:
                 # A response that holds no assistant message is a failed call too
                 # (TW-ROUTE-031), tried again like an error status.
-                return await asyncio.to_thread(self._post, body)
+                return await _in_daemon_thread(self._post, body)
             except DriverError:
                 if attempt == self.retries:
                     raise
