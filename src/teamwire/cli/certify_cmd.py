@@ -63,6 +63,11 @@ def _shipped_scenarios() -> list[Path]:
               metavar="SECONDS",
               help="How long to wait for an expected model call, or for the router to exit "
                    "(virtual seconds in process).")
+@click.option("--results", "results_dir", metavar="DIR", type=click.Path(file_okay=False),
+              help="Also write, per scenario as it ends, DIR/SCENARIO/ with checks.json (its "
+                   "checks, as in the JSON report), calls.json (every model call: the "
+                   "messages and tools sent, the answer given), stdout.txt and stderr.txt "
+                   "(what the router wrote).")
 @click.option("--list", "list_only", is_flag=True,
               help="List the scenarios the options select (name, level, profile, knobs, "
                    "title) and exit; no router is started.")
@@ -78,8 +83,9 @@ def _shipped_scenarios() -> list[Path]:
               help="Where the minimal failing generated scenario is written.")
 def certify(router: str | None, in_process: str | None, scenario_files: tuple[str, ...],
             level: str | None, output_format: str, badge: str | None, baseline: str | None,
-            describe: str | None, output_file: str | None, wait: float, list_only: bool,
-            exitfirst: bool, fuzz_count: int | None, seed: int, fuzz_out: str) -> None:
+            describe: str | None, output_file: str | None, wait: float,
+            results_dir: str | None, list_only: bool, exitfirst: bool,
+            fuzz_count: int | None, seed: int, fuzz_out: str) -> None:
     """Certify the router COMMAND: serve a scripted OpenAI-compatible endpoint on
     127.0.0.1, start the router with OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_STATE_DIR,
     TEAMWIRE_REQUEST and TEAMWIRE_ROLES set (and the knobs it declares), and check, scenario
@@ -179,7 +185,8 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
     # The text report to standard output is written as each scenario ends; any other
     # report is written at the end, with one line per scenario on standard error meanwhile.
     streamed = output_format == "text" and output_file is None
-    progress = _Progress(len(scenarios), streamed)
+    progress = _Progress(len(scenarios), streamed,
+                         None if results_dir is None else _results_folder(results_dir))
     try:
         for scenario in scenarios:
             skipped = skip_reason(scenario)
@@ -205,6 +212,7 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
                                               Path(fuzz_out), capabilities, how, wait)
             if found is not None:
                 certification.results.append(found)
+                progress.keep(found)
     except KeyboardInterrupt:
         # Every run stops its router and removes its state directory on the way out (the
         # runner's finally), so nothing is left behind; there is no verdict to report.
@@ -235,18 +243,43 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
     sys.exit(certification.exit_code())
 
 
+def _results_folder(path: str) -> Path:
+    """The results directory, made now: a directory that cannot be written is a usage error
+    before any router is started."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"error: cannot make the results directory {path}: {exc.strerror or exc}")
+    return folder
+
+
 class _Progress:
     """Say each scenario's result as it ends: its whole text report on standard output when
     that is the report, else one line on standard error."""
 
-    def __init__(self, total: int, streamed: bool) -> None:
+    def __init__(self, total: int, streamed: bool, results: Path | None = None) -> None:
         self.total = total
         self.streamed = streamed
         self.shown = 0
+        self.results = results
+        """The results directory (--results), if one was asked for."""
+
+    def keep(self, result: ScenarioResult) -> None:
+        """Write the scenario's files into the results directory, if there is one."""
+        if self.results is None:
+            return
+        from teamwire.conformance.results_dir import write_scenario
+
+        try:
+            write_scenario(result, self.results)
+        except OSError as exc:
+            fail(f"error: cannot write into {self.results}: {exc.strerror or exc}")
 
     def show(self, result: ScenarioResult) -> None:
         from teamwire.conformance.report import write_text_result
 
+        self.keep(result)
         self.shown += 1
         if self.streamed:
             write_text_result(result, sys.stdout)

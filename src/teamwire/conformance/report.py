@@ -60,6 +60,26 @@ class ScenarioResult:
         """The status shown for ``verdict``: an excused failure is an expected failure."""
         return "expected-fail" if self._excused(verdict) else verdict.status.value
 
+    def to_json(self) -> dict[str, Any]:
+        """The scenario's entry of the JSON report (schema ``certification-report``)."""
+        return {
+            "scenario": self.run.scenario.name,
+            "title": self.run.scenario.title,
+            "requirements": list(self.run.scenario.requirements),
+            "passed": self.passed,
+            "seconds": round(self.run.seconds, 3),
+            "router_exit_code": self.run.exit_code,
+            **({"skipped": self.skipped} if self.skipped else {}),
+            **({"stale_baseline": self.stale} if self.stale else {}),
+            "checks": [{
+                "check": v.check, "status": self.status(v),
+                "requirements": list(v.requirements),
+                **({"reason": v.reason} if v.reason else {}),
+                **({"expected": v.expected} if v.expected is not None else {}),
+                **({"received": v.received} if v.received is not None else {}),
+            } for v in self.verdicts],
+        }
+
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
@@ -261,23 +281,7 @@ class Certification:
             **({"baseline": self.baseline} if self.baseline is not None else {}),
             **({"describe": self.describe} if self.describe is not None else {}),
             **({"fuzz": self.fuzz.to_json()} if self.fuzz is not None else {}),
-            "scenarios": [{
-                "scenario": r.run.scenario.name,
-                "title": r.run.scenario.title,
-                "requirements": list(r.run.scenario.requirements),
-                "passed": r.passed,
-                "seconds": round(r.run.seconds, 3),
-                "router_exit_code": r.run.exit_code,
-                **({"skipped": r.skipped} if r.skipped else {}),
-                **({"stale_baseline": r.stale} if r.stale else {}),
-                "checks": [{
-                    "check": v.check, "status": r.status(v),
-                    "requirements": list(v.requirements),
-                    **({"reason": v.reason} if v.reason else {}),
-                    **({"expected": v.expected} if v.expected is not None else {}),
-                    **({"received": v.received} if v.received is not None else {}),
-                } for v in r.verdicts],
-            } for r in self.results],
+            "scenarios": [r.to_json() for r in self.results],
         }
 
 

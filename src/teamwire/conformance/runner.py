@@ -30,6 +30,8 @@ DEFAULT_WAIT = 10.0
 """Seconds the harness waits for an expected model call, or for the router to exit."""
 
 _OUTPUT_KEPT = 4000
+OUTPUT_KEPT_WHOLE = 4 * 1024 * 1024
+"""The most of each of a router's output streams a run keeps (``Run.stdout``, ``stderr``)."""
 
 
 class ClockUnavailable(ValueError):
@@ -72,6 +74,10 @@ class Run:
     exit_code: int | None = None
     output: str = ""
     """The end of what the router wrote to standard output and standard error."""
+    stdout: bytes = b""
+    stderr: bytes = b""
+    """What the router wrote to each (up to OUTPUT_KEPT_WHOLE bytes, the end kept), over
+    every life, for a results directory; empty for a router in process."""
     seconds: float = 0.0
     restarts: int = 0
     """How many times the scenario killed the router and started it again."""
@@ -225,7 +231,9 @@ class ProcessRouter:
         self.endpoint = ModelEndpoint(scenario.tokens, scenario.scripts)
         self.state_dir = Path(tempfile.mkdtemp(prefix="teamwire-certify-"))
         self._log_path = self.state_dir.parent / f"{self.state_dir.name}.log"
+        self._err_path = self.state_dir.parent / f"{self.state_dir.name}.err"
         self._log: BinaryIO | None = None
+        self._err: BinaryIO | None = None
         self._env: dict[str, str] | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self.settle_bound = DEFAULT_WAIT
@@ -236,9 +244,10 @@ class ProcessRouter:
             self._env = router_environment(self.scenario, self.endpoint.start(), self.state_dir,
                                            self.capabilities)
             self._log = open(self._log_path, "wb")  # noqa: SIM115 -- closed by stop()
+            self._err = open(self._err_path, "wb")  # noqa: SIM115 -- closed by stop()
         try:
             self.process = subprocess.Popen(self.command, env=self._env, stdin=subprocess.DEVNULL,
-                                            stdout=self._log, stderr=subprocess.STDOUT,
+                                            stdout=self._log, stderr=self._err,
                                             start_new_session=True)
         except OSError as exc:
             self.process = None
@@ -299,12 +308,27 @@ class ProcessRouter:
             _stop(self.process)
             run.exit_code = self.process.returncode
         self.endpoint.close()
-        if self._log is not None:
-            self._log.close()
+        for log in (self._log, self._err):
+            if log is not None:
+                log.close()
         with contextlib.suppress(OSError):
-            run.output = self._log_path.read_bytes()[-_OUTPUT_KEPT:].decode("utf-8", "replace")
+            run.stdout = _tail(self._log_path, OUTPUT_KEPT_WHOLE)
+            run.stderr = _tail(self._err_path, OUTPUT_KEPT_WHOLE)
+        # the end of both: a router's last words on standard error come after its log lines
+        ends = [stream[-_OUTPUT_KEPT:].decode("utf-8", "replace").strip()
+                for stream in (run.stdout, run.stderr)]
+        run.output = "\n".join(end for end in ends if end)[-_OUTPUT_KEPT:]
         self._log_path.unlink(missing_ok=True)
+        self._err_path.unlink(missing_ok=True)
         shutil.rmtree(self.state_dir, ignore_errors=True)
+
+
+def _tail(path: Path, size: int) -> bytes:
+    """The last ``size`` bytes of the file at ``path``."""
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, handle.tell() - size))
+        return handle.read()
 
 
 def run_scenario(scenario: Scenario, command: Sequence[str], *,
