@@ -1,7 +1,7 @@
 """mkdocs hook: the catalog of certification scenarios and run checks, and a sample report.
 
 The catalog is generated from the scenario vectors (``conformance/scenarios/``), the run
-checks' declaration (``teamwire.conformance.traceability.RUN_CHECKS``) and the requirement
+checks' registry (``teamwire.conformance.run_checks.RUN_CHECKS``) and the requirement
 index, so every scenario and run check has a permalink (``scenarios/#batch-drain``,
 ``scenarios/#check-append-only``). The sample report is a real run of ``teamwire certify``,
 made while the site is built, against a router that makes one mistake
@@ -48,7 +48,7 @@ def _cell(text: str) -> str:
 
 def scenarios_page() -> str:
     """The Markdown of the catalog page: every scenario by level, then every run check."""
-    from teamwire.conformance.traceability import RUN_CHECKS
+    from teamwire.conformance.run_checks import RUN_CHECKS
 
     index = _requirements()
     vectors = sorted(SCENARIOS.glob("*.json"))
@@ -89,10 +89,10 @@ def scenarios_page() -> str:
     lines += ["## Run checks", "",
               "Checks made on every scenario run, whatever the scenario: each fails the "
               "scenario it finds a fault in and cites these requirements.", ""]
-    for check, requirements in RUN_CHECKS.items():
-        anchor = "check-" + check.replace(" ", "-")
-        lines += [f"### {check} {{#{anchor}}}", ""]
-        for requirement in requirements:
+    for check in RUN_CHECKS.values():
+        anchor = "check-" + check.name.replace(" ", "-")
+        lines += [f"### {check.name} {{#{anchor}}}", "", check.checks, ""]
+        for requirement in check.requirements:
             summary = _cell(str(index[requirement]["summary"])) if requirement in index else ""
             lines.append(f"- {_link(requirement, index)}: {summary}")
         lines.append("")

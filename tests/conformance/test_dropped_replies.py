@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from teamwire.conformance.checks import DROPPED, Status, Verdict, check_run
+from teamwire.conformance.checks import Status, Verdict, check_run
 from teamwire.conformance.endpoint import ModelCall, ModelEndpoint
 from teamwire.conformance.inprocess import InProcessRouter, ScriptedModel
+from teamwire.conformance.run_checks import RUN_CHECKS
 from teamwire.conformance.runner import Run
 from teamwire.conformance.scenario import Expectation, Reply, Scenario
 from teamwire.envelope import Envelope, render
@@ -174,7 +175,8 @@ def test_a_next_call_that_goes_on_from_the_dropped_call_passes() -> None:
 def test_a_kept_reply_fails_dropped_replies_and_misses_the_next_reply() -> None:
     verdicts = _checked([KEPT, MESSAGE])
     failed = verdicts["dropped-replies"]
-    assert failed.status is Status.FAIL and failed.requirements == DROPPED == ("TW-PROF-037",)
+    assert failed.status is Status.FAIL
+    assert failed.requirements == RUN_CHECKS["dropped-replies"].requirements == ("TW-PROF-037",)
     assert "model call 3 of UI Operator_1 holds the reply to its call 1" in failed.reason
     missing = verdicts[f"{OPERATOR} call 2"]
     assert missing.status is Status.FAIL

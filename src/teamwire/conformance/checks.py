@@ -13,13 +13,11 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from teamwire import schemas
 from teamwire.conformance.astrion_stops import stops_by_agent
-from teamwire.conformance.capabilities import FEATURES, Capabilities
+from teamwire.conformance.capabilities import Capabilities
 from teamwire.conformance.endpoint import ModelCall
 from teamwire.conformance.matching import (
     UNLESS_OFFERED,
@@ -28,31 +26,23 @@ from teamwire.conformance.matching import (
     with_further_members,
     with_placeholders,
 )
+from teamwire.conformance.run_checks import RUN_CHECKS
 from teamwire.conformance.runner import Run
+from teamwire.conformance.verdict import Status as Status
+from teamwire.conformance.verdict import Verdict as Verdict
 from teamwire.envelope import LEADER_NAME, Envelope, ParseError, parse
 from teamwire.envelope.header import HEADER_MARK
 from teamwire.envelope.run_result import read_run_result
 
-
-class Status(str, Enum):
-    """A check's outcome. A MUST that fails fails the run; a SHOULD that fails warns."""
-
-    PASS = "pass"
-    FAIL = "fail"
-    WARN = "warn"
-    SKIP = "skip"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One check of one scenario run."""
-
-    check: str
-    status: Status
-    requirements: tuple[str, ...]
-    reason: str = ""
-    expected: Any = None
-    received: Any = None
+CONTRACT = RUN_CHECKS["contract"]
+OPENING_CHECK = RUN_CHECKS["conversation-opening"]
+APPEND_ONLY = RUN_CHECKS["append-only"]
+ONE_RESULT = RUN_CHECKS["one-result-per-tool-call"]
+TOOL_SET = RUN_CHECKS["tool-set"]
+NO_DUPLICATES = RUN_CHECKS["no-duplicates"]
+RESTORED = RUN_CHECKS["restored-conversation"]
+DROPPED_REPLIES = RUN_CHECKS["dropped-replies"]
+SEND_DELIVERY = RUN_CHECKS["feature send-delivery"]
 
 
 def _normal(message: Any) -> Any:
@@ -184,9 +174,9 @@ def _contract(run: Run) -> Verdict:
     broken = (("TW-CERT-001",) if problems else ()) + (("TW-CERT-004",) if run.exit_problem
                                                       else ())
     if broken:
-        return Verdict("contract", Status.FAIL, broken,
+        return CONTRACT.verdict(Status.FAIL, broken,
                        "; ".join([*problems, *([run.exit_problem] if run.exit_problem else [])]))
-    return Verdict("contract", Status.PASS, ("TW-CERT-001", "TW-CERT-004"))
+    return CONTRACT.verdict(Status.PASS)
 
 
 REFUSAL = "TW-CERT-020"
@@ -268,7 +258,7 @@ def _append_only(by_agent: dict[str, list[ModelCall]], every: list[ModelCall]) -
             continue
         kept = after.messages[:len(failed.messages)]
         if [_normal(m) for m in kept] != [_normal(m) for m in failed.messages]:
-            return Verdict("append-only", Status.FAIL, ("TW-CERT-007", "TW-ROUTE-031"),
+            return APPEND_ONLY.verdict(Status.FAIL, ("TW-CERT-007", "TW-ROUTE-031"),
                            f"the model call of {failed.agent} after the failed call for reply "
                            f"{failed.number} does not start with what the failed call held",
                            [_normal(m) for m in failed.messages], [_normal(m) for m in kept])
@@ -281,12 +271,12 @@ def _append_only(by_agent: dict[str, list[ModelCall]], every: list[ModelCall]) -
             seen = [*before.messages, *([] if _dropped(before) else [reply])]
             kept = after.messages[:len(seen)]
             if [_normal(m) for m in kept] != [_normal(m) for m in seen]:
-                return Verdict("append-only", Status.FAIL, ("TW-CERT-007",),
+                return APPEND_ONLY.verdict(Status.FAIL, ("TW-CERT-007",),
                                f"call {after.number} of {agent} does not start with what call "
                                f"{before.number} held" + ("" if _dropped(before)
                                                          else " and the reply to it"),
                                [_normal(m) for m in seen], [_normal(m) for m in kept])
-    return Verdict("append-only", Status.PASS, ("TW-CERT-007",))
+    return APPEND_ONLY.verdict(Status.PASS)
 
 
 STOPPED = ("TW-CERT-008", "TW-PROF-035")
@@ -324,17 +314,13 @@ def _one_result_each(by_agent: dict[str, list[ModelCall]], profile: str = "stric
                     continue
                 if count != 1:
                     beyond = count == 0 and stops[agent] > 0
-                    return Verdict("one-result-per-tool-call", Status.FAIL,
+                    return ONE_RESULT.verdict(Status.FAIL,
                                    STOPPED if beyond else ("TW-CERT-008",),
                                    f"tool call {call_id} of {agent} has {count} results in "
                                    f"model call {call.number}" + (
                                        f", and the {stops[agent]} stop(s) of {agent} excuse "
                                        "as many replies left open" if beyond else ""))
-    return Verdict("one-result-per-tool-call", Status.PASS, ("TW-CERT-008",))
-
-
-DROPPED = ("TW-PROF-037",)
-"""What a router breaks that keeps, runs or delivers any part of a dropped reply."""
+    return ONE_RESULT.verdict(Status.PASS)
 
 
 def _dropped_replies(by_agent: dict[str, list[ModelCall]]) -> Verdict:
@@ -349,7 +335,7 @@ def _dropped_replies(by_agent: dict[str, list[ModelCall]]) -> Verdict:
                     or _reply_delivered(agent, dropped, by_agent)
                 if failure is not None:
                     return failure
-    return Verdict("dropped-replies", Status.PASS, DROPPED)
+    return DROPPED_REPLIES.verdict(Status.PASS)
 
 
 def _reply_kept(agent: str, dropped: ModelCall, calls: list[ModelCall]) -> Verdict | None:
@@ -370,8 +356,8 @@ def _reply_kept(agent: str, dropped: ModelCall, calls: list[ModelCall]) -> Verdi
                 or (bool(text) and normal.get("content") == reply.content))
             if kept or (message.get("role") == "tool"
                         and message.get("tool_call_id") in call_ids):
-                return Verdict(
-                    "dropped-replies", Status.FAIL, DROPPED,
+                return DROPPED_REPLIES.verdict(
+                    Status.FAIL, None,
                     f"model call {later.number} of {agent} holds "
                     + ("the reply" if kept else "a result of a tool call of the reply")
                     + f" to its call {dropped.number}, whose model call was in flight when a "
@@ -395,8 +381,8 @@ def _reply_delivered(agent: str, dropped: ModelCall,
             envelope = _envelope(content)
             if envelope is not None and envelope.sender == agent \
                     and envelope.content.strip() == text:
-                return Verdict(
-                    "dropped-replies", Status.FAIL, DROPPED,
+                return DROPPED_REPLIES.verdict(
+                    Status.FAIL, None,
                     f"{other}'s conversation holds an envelope of {agent} ({envelope.tag}) "
                     f"with the text of its reply {dropped.number}, whose model call was in "
                     "flight when a stop ended its turn", [], [content])
@@ -446,10 +432,10 @@ def _no_duplicates(by_agent: dict[str, list[ModelCall]]) -> Verdict:
             if message_id is None:
                 continue
             if message_id in seen:
-                return Verdict("no-duplicates", Status.FAIL, ("TW-DEL-002",),
+                return NO_DUPLICATES.verdict(Status.FAIL, None,
                                f"{agent}'s conversation holds message {message_id} twice")
             seen.add(message_id)
-    return Verdict("no-duplicates", Status.PASS, ("TW-DEL-002",))
+    return NO_DUPLICATES.verdict(Status.PASS)
 
 
 def _repeats_restore(run: Run) -> Verdict:
@@ -462,7 +448,7 @@ def _repeats_restore(run: Run) -> Verdict:
         later = [c for c in run.calls if c.agent == repeat.agent and c.life < repeat.life
                  and c.number > repeat.number]
         if later:
-            return Verdict("restored-conversation", Status.FAIL, ("TW-DUR-004", "TW-DUR-005"),
+            return RESTORED.verdict(Status.FAIL, None,
                            f"after the restart, {repeat.agent} asks again for reply "
                            f"{repeat.number}, though before the crash it had made the model "
                            f"call for reply {later[-1].number}: the router came back from an "
@@ -474,11 +460,11 @@ def _repeats_restore(run: Run) -> Verdict:
             continue
         kept = again.messages[:len(call.messages)]
         if [_normal(m) for m in kept] != [_normal(m) for m in call.messages]:
-            return Verdict("restored-conversation", Status.FAIL, ("TW-DUR-004", "TW-DUR-005"),
+            return RESTORED.verdict(Status.FAIL, None,
                            f"after the restart, {call.agent}'s model call for reply "
                            f"{call.number} does not begin with the conversation it held before",
                            [_normal(m) for m in call.messages], [_normal(m) for m in kept])
-    return Verdict("restored-conversation", Status.PASS, ("TW-DUR-004", "TW-DUR-005"))
+    return RESTORED.verdict(Status.PASS)
 
 
 def _offered(tools: Iterable[Any]) -> set[str]:
@@ -501,14 +487,11 @@ def _tool_set(run: Run, by_agent: dict[str, list[ModelCall]]) -> Verdict:
         for call in calls:
             offered = _offered(call.tools) & protocol
             if offered != wanted:
-                return Verdict("tool-set", Status.FAIL, ("TW-CERT-009",),
+                return TOOL_SET.verdict(Status.FAIL, ("TW-CERT-009",),
                                f"model call {call.number} of {agent} offers "
                                f"{sorted(offered) or 'no protocol tool'}",
                                sorted(wanted), sorted(offered))
-    return Verdict("tool-set", Status.PASS, ("TW-CERT-009",))
-
-
-OPENING = ("TW-TOOL-043", "TW-TOOL-044", "TW-CERT-002", "TW-CERT-006")
+    return TOOL_SET.verdict(Status.PASS)
 
 
 def _opening_problem(call: ModelCall, request: str) -> str | None:
@@ -542,9 +525,9 @@ def _opening(run: Run) -> Verdict:
     for call in run.calls:
         problem = _opening_problem(call, run.scenario.request)
         if problem is not None:
-            return Verdict("conversation-opening", Status.FAIL, OPENING,
+            return OPENING_CHECK.verdict(Status.FAIL, None,
                            f"model call {call.number} of {call.agent} {problem}")
-    return Verdict("conversation-opening", Status.PASS, OPENING)
+    return OPENING_CHECK.verdict(Status.PASS)
 
 
 def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[Verdict]:
@@ -625,7 +608,6 @@ def _send_delivery(by_agent: dict[str, list[ModelCall]],
     """TW-TOOL-012 as the router declares it (TW-CERT-016): a router that declares
     send-delivery must say ``delivery`` in every send result; one that does not is checked
     only where it does. None when the run sent no message."""
-    requirements = (FEATURES["send-delivery"], "TW-CERT-016")
     results = []
     for calls in by_agent.values():
         if not calls:
@@ -648,11 +630,11 @@ def _send_delivery(by_agent: dict[str, list[ModelCall]],
         return None
     missing = [call_id for call_id, value in results if "delivery" not in value]
     if not missing:
-        return Verdict("feature send-delivery", Status.PASS, requirements)
+        return SEND_DELIVERY.verdict(Status.PASS)
     if capabilities.declares("send-delivery"):
-        return Verdict("feature send-delivery", Status.FAIL, requirements,
+        return SEND_DELIVERY.verdict(Status.FAIL, None,
                        f"the router declares send-delivery, but the send_message_to_sub_agent "
                        f"results of {', '.join(missing)} carry no delivery")
-    return Verdict("feature send-delivery", Status.SKIP, requirements,
+    return SEND_DELIVERY.verdict(Status.SKIP, None,
                    "the router does not declare send-delivery and its send_message_to_sub_agent "
                    f"results ({', '.join(missing)}) carry no delivery: not checked")

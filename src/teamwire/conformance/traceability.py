@@ -9,20 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teamwire._resources import data_path
+from teamwire.conformance import run_checks
 
 RUN_CHECKS: dict[str, tuple[str, ...]] = {
-    "contract": ("TW-CERT-001", "TW-CERT-004"),
-    "conversation-opening": ("TW-TOOL-043", "TW-TOOL-044", "TW-CERT-002", "TW-CERT-006"),
-    "append-only": ("TW-CERT-007",),
-    "one-result-per-tool-call": ("TW-CERT-008", "TW-PROF-035"),
-    "tool-set": ("TW-CERT-009", "TW-TOOL-001", "TW-TOOL-002", "TW-TOOL-003", "TW-TOOL-004",
-                 "TW-TOOL-005"),
-    "no-duplicates": ("TW-DEL-002",),
-    "restored-conversation": ("TW-DUR-004", "TW-DUR-005"),
-    "dropped-replies": ("TW-PROF-037",),
-    "feature send-delivery": ("TW-TOOL-012", "TW-CERT-016"),
-}
-"""The checks of every scenario run (teamwire.conformance.checks) and what they cover."""
+    name: check.requirements for name, check in run_checks.RUN_CHECKS.items()}
+"""The checks of every scenario run and the requirements each may cite, read from their
+registry (``teamwire.conformance.run_checks``)."""
 
 
 @dataclass
