@@ -61,10 +61,6 @@ def _known(name: str) -> str:
     return name
 
 
-PER_LINE = {"event-log"}
-"""The schemas that describe one record of a JSON Lines file, not a whole document."""
-
-
 def _error_json(error: SchemaError, line: int | None) -> dict[str, object]:
     return {**({"line": line} if line is not None else {}), "path": error.path,
             "message": error.message, "keyword": error.keyword}
@@ -121,8 +117,9 @@ def path_cmd(name: str) -> None:
 )
 @click.option("--lines/--document", "per_line", default=None,
               help="Validate each line of FILE as one record (JSON Lines), or FILE as one "
-                   "document. Default: by line for a schema of one record (event-log) or a "
-                   "FILE ending in .jsonl, else the whole document.")
+                   "document. Default: by line for a schema that describes one record "
+                   "(it says so with x-json-lines, as event-log does), else the whole "
+                   "document.")
 def validate_cmd(name: str, source: str, output_format: str, per_line: bool | None) -> None:
     """Check the JSON document in FILE (or standard input) against schema NAME; or, for
     JSON Lines, each record.
@@ -133,7 +130,7 @@ def validate_cmd(name: str, source: str, output_format: str, per_line: bool | No
     _known(name)
     label = "<stdin>" if source == "-" else source
     if per_line is None:
-        per_line = name.partition("#")[0] in PER_LINE or source.endswith(".jsonl")
+        per_line = "#" not in name and schemas.json_lines(name)
     data = read_input(source)
     records: list[tuple[int | None, object]] = (
         list(load_json_lines(label, data)) if per_line else [(None, load_json(label, data))])
