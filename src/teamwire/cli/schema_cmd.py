@@ -10,7 +10,6 @@ error: unknown schema, unreadable file, invalid UTF-8 or malformed JSON.
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from typing import NoReturn
@@ -26,6 +25,7 @@ from teamwire.cli.inputs import (
     reader_may_leave,
     terminal_safe,
 )
+from teamwire.near_names import did_you_mean
 from teamwire.schemas import SchemaError, UnknownSchemaError
 
 
@@ -41,14 +41,9 @@ def _unknown(name: str, exc: UnknownSchemaError) -> NoReturn:
         hint = (" (a pointer is '#' followed by /-separated keys, as in "
                 "'tools#/$defs/ask_master.arguments')")
     elif base not in exc.known:
-        # the known names are short words: match the words of what was given too, so that
-        # 'session-bundle' finds 'bundle'
-        words = [base, *base.replace("_", "-").split("-")]
-        close = next((found for word in words
-                      for found in difflib.get_close_matches(word, exc.known, n=1, cutoff=0.75)),
-                     None)
-        if close is not None:
-            hint = f" (did you mean {close!r}?)"
+        # the known names are short words: match the words of what was given too, so
+        # that 'session-bundle' finds 'bundle'
+        hint = did_you_mean(base, exc.known, cutoff=0.75, by_words=True)
     _fail(f"unknown schema {name!r}; known: {', '.join(exc.known)}{hint}")
 
 
