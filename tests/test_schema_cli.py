@@ -182,6 +182,18 @@ def test_validate_reads_json_lines_record_by_record(tmp_path: Path) -> None:
     assert run("validate", "event-log", "--document", str(path)).exit_code == 2
 
 
+def test_a_jsonl_file_name_does_not_make_a_document_schema_read_by_line(tmp_path: Path) -> None:
+    """Only the schema decides: a conversation (one JSON array) in a .jsonl file is one
+    document unless --lines asks for records."""
+    path = tmp_path / "conversation.jsonl"
+    path.write_text('[{"role": "user", "content": "hi"}]\n', encoding="utf-8")
+    assert run("validate", "conversation", str(path)).exit_code == 0
+    path.write_text('{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "ok"}\n',
+                    encoding="utf-8")
+    assert run("validate", "chat-message", "--lines", str(path)).exit_code == 0
+    assert run("validate", "chat-message", str(path)).exit_code == 2
+
+
 @pytest.mark.parametrize(("given", "hint"), [
     ("session-bundle", "(did you mean 'bundle'?)"), ("bundel", "(did you mean 'bundle'?)"),
     ("tool_result", "(did you mean 'tool-results'?)"), ("zzz", None)])

@@ -991,6 +991,16 @@ def test_new_schema_files_are_picked_up_and_cross_referenced(tmp_path: Path) -> 
     assert catalog.check() == []
 
 
+def test_a_schema_of_one_record_says_so_itself(tmp_path: Path) -> None:
+    """Which schemas describe a JSON Lines record is read from the schema, whatever its name."""
+    _write(tmp_path, "record", _schema("record", **{"x-json-lines": True}, type="object"))
+    _write(tmp_path, "event-log", _schema("event-log", type="object"))
+    catalog = SchemaCatalog(tmp_path)
+    assert (catalog.json_lines("record"), catalog.json_lines("event-log")) == (True, False)
+    assert catalog.check() == []
+    assert [n for n in schemas.names() if schemas.json_lines(n)] == ["event-log"]
+
+
 def test_recursive_schemas_still_validate(tmp_path: Path) -> None:
     tree = _schema(
         "tree",

@@ -33,7 +33,8 @@ SITE_URL = "https://teamwire.dev/"
 # (type, description, properties ...) or is not a constraint on the instance at all.
 _STRUCTURE = {"$schema", "$id", "$defs", "title", "description", "type", "properties",
               "required", "items", "$ref", "$comment", "examples", "default", "allOf",
-              "if", "then", "else", "anyOf", "oneOf", "deprecated", "readOnly", "writeOnly"}
+              "if", "then", "else", "anyOf", "oneOf", "deprecated", "readOnly", "writeOnly",
+              "x-json-lines"}
 
 
 def _code(value: Any) -> str:
@@ -329,6 +330,10 @@ class SchemaPage:
         lines = [f"# {data.get('title', self.name)}", "", _cell(data.get("description", "")), "",
                  f"`$id`: [`{data['$id']}`]({data['$id']}) · download "
                  f"[{self.name}.schema.json]({download})", ""]
+        if data.get("x-json-lines") is True:
+            lines += ["It describes one record of a JSON Lines file (`x-json-lines`): "
+                      f"`teamwire schema validate {self.name} FILE` checks each line of FILE.",
+                      ""]
         if data.get("properties"):
             lines += self.object_sections(data, "")
         elif "type" in data or "$ref" in data:

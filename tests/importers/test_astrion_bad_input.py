@@ -69,6 +69,9 @@ def test_an_unknown_workspace_exits_2_naming_the_workspaces(tmp_path: Path) -> N
     result = run_import(astrion_dir(tmp_path), tmp_path / "out", "--workspace", "nope")
     assert result.exit_code == 2
     assert result.stderr.endswith("no workspace 'nope' (workspaces: default)\n")
+    mistyped = run_import(tmp_path / "astrion-data", tmp_path / "out", "--workspace", "defualt")
+    assert mistyped.stderr.endswith("no workspace 'defualt' (did you mean 'default'?) "
+                                    "(workspaces: default)\n")
 
 
 def test_an_output_path_that_is_a_file_exits_2(tmp_path: Path) -> None:

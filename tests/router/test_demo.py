@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +67,24 @@ def test_demo_command_passes(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "teamwire lint (strict) pass" in result.output
     assert (tmp_path / "bundle.json").is_file() and (tmp_path / "events.jsonl").is_file()
+
+
+def test_demo_explains_its_deliberate_failure_and_where_it_wrote(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["demo", "--dir", str(tmp_path / "out dir")])
+    assert result.exit_code == 0, result.output
+    failed = result.output.index("failed: ambiguous-agent-id")
+    # the explanation follows the failure at once, before the next message's bubble
+    assert result.output[failed:].index("(deliberate:") < result.output[failed:].index("╭")
+    flat = " ".join(result.output.split())
+    assert f"files written to {tmp_path / 'out dir'}:" in flat
+    assert f"next: teamwire view '{tmp_path / 'out dir' / 'bundle.json'}'" in flat
+
+
+def test_demo_in_a_temporary_directory_says_so(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = CliRunner().invoke(main, ["demo", "--quiet"])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert f"files written to {tmp_path}{os.sep}teamwire-demo-" in flat
+    assert "(a new temporary directory; --dir DIR chooses one)" in flat

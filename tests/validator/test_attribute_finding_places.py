@@ -45,7 +45,7 @@ def test_an_attribute_named_in_the_sender_name_too_is_reported_on_the_tag_line()
     sender = "QA mood=calm_1"  # '=' and spaces may appear in a display name
     text = envelope(sender, "提问", "ask_qa_001", "Ask", attributes=' mood="calm"')
     assert _findings(text, TL) == [
-        ("TW111", "attribute 'mood' is not part of spec 1.0", 5, _column(text, 5, "mood="))]
+        ("TW111", "attribute 'mood' is not part of spec 1.1", 5, _column(text, 5, "mood="))]
 
 
 def test_an_unknown_label_with_a_question_id_gets_only_the_label_finding() -> None:

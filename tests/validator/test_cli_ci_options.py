@@ -170,6 +170,7 @@ def test_statistics_with_per_file_ignores_still_add_up(corpus: Path) -> None:
     data = json.loads(invoke("lint", "-f", "json", ".").stdout)
     assert sum(r[0] for r in rows) == len(data["findings"])
     summary, notes = data["summary"], sum(r[0] for r in rows if r[3] == "info")
+    assert summary["notes"] == notes
     assert summary["errors"] + summary["warnings"] + notes == len(data["findings"])
     assert rest == [f"Found {summary['errors']} errors, {summary['warnings']} warnings, "
                     f"{notes} note{'s' * (notes != 1)} ({summary['files']} files, "

@@ -73,7 +73,7 @@ CASES: dict[str, tuple[str, str, str, str, str, int, str]] = {
         "strict", "TW110", "question_id on an Output; only Answer carries it", 5, "question_id="),
     "unknown attribute": (
         envelope(UIO, "提问", "ask_uio_001", "Ask", attributes=' mood="calm"'), TL, "strict",
-        "TW111", "attribute 'mood' is not part of spec 1.0", 5, "mood="),
+        "TW111", "attribute 'mood' is not part of spec 1.1", 5, "mood="),
     "question_id that is no message id": (
         envelope(TL, "回答", "ans_tl_001", "Answer", attributes=' question_id="a b"'), UIO,
         "astrion", "TW118",

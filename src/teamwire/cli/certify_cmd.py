@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from teamwire.cli.inputs import fail
+from teamwire.near_names import did_you_mean
 
 if TYPE_CHECKING:
     from teamwire.conformance.capabilities import Capabilities
@@ -166,8 +167,9 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
             fail(f"error: {baseline}: {exc}")
         unknown = sorted(set(expected) - {s.name for s in scenarios})
         if unknown:
+            names = [s.name for s in scenarios]
             fail(f"error: {baseline}: no scenario of level {level} is called "
-                 f"{', '.join(unknown)}")
+                 f"{', '.join(unknown)}{did_you_mean(unknown[0], names)}")
     run_target, label = _target(router, in_process, wait, capabilities)
     from teamwire.conformance.runner import clock_skip_reason
 

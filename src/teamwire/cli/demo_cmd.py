@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import sqlite3
 import sys
 import tempfile
@@ -19,7 +20,7 @@ from rich.text import Text
 from teamwire import schemas
 from teamwire.cli.inputs import fail
 from teamwire.envelope import Profile
-from teamwire.router.demo import run_demo
+from teamwire.router.demo import DELIBERATE_ERRORS, run_demo
 from teamwire.router.records import RoutedMessage
 from teamwire.router.store import SQLiteStore
 from teamwire.validator import LintOptions, Severity, lint_value
@@ -122,6 +123,9 @@ def _printer(console: Console) -> Any:
             error = data["error"]
             console.print(Text(f"  {data['agent']} · {data['tool']} failed: "
                                f"{error['code']} ({error['message']})", style="yellow"))
+            why = DELIBERATE_ERRORS.get(error["code"])
+            if why is not None:
+                console.print(Text(f"  ({why})", style="dim"))
         elif kind == "turn-failed":
             console.print(Text(f"  {data['agent']} · turn ended by {data['state']}: "
                                f"{data['problem']}", style="red"))
@@ -145,6 +149,7 @@ def demo(directory: Path | None, synchronous: str, quiet: bool) -> None:
     event log matches its schema.
     """
     console = _PipeConsole(highlight=False)
+    temporary = directory is None
     if directory is None:
         try:
             directory = Path(tempfile.mkdtemp(prefix="teamwire-demo-"))
@@ -168,7 +173,9 @@ def demo(directory: Path | None, synchronous: str, quiet: bool) -> None:
     console.print(f"[bold]{len(session.events)}[/] events, [bold]{deliveries}[/] deliveries, "
                   f"{session.clock.now():g} s of virtual time")
     # Paths are printed whole (never wrapped) and never read as markup.
-    console.print(Text(f"bundle: {bundle_path}\nevent log: {events_path}\nstore: {db}"),
+    console.print(Text(f"files written to {directory}"
+                       f"{' (a new temporary directory; --dir DIR chooses one)' if temporary else ''}"
+                       f":\nbundle: {bundle_path}\nevent log: {events_path}\nstore: {db}"),
                   soft_wrap=True)
     for problem in problems:
         style = "red" if problem.fatal else "yellow"
@@ -177,3 +184,6 @@ def demo(directory: Path | None, synchronous: str, quiet: bool) -> None:
         console.print("[red]the bundle fails teamwire lint (strict) or a schema[/]")
         raise SystemExit(1)
     console.print("[green]bundle valid: schema and teamwire lint (strict) pass[/]")
+    shown = shlex.quote(str(bundle_path))
+    console.print(Text(f"next: teamwire view {shown} (draws the session as a page), "
+                       f"teamwire lint {shown}"), soft_wrap=True)

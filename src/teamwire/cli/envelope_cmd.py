@@ -23,6 +23,7 @@ from teamwire.cli.inputs import (
     terminal_safe,
 )
 from teamwire.envelope import Envelope, MessageType, ParseError, RenderError, parse, render
+from teamwire.near_names import did_you_mean
 
 # The keys ``envelope parse`` prints; ``render`` refuses others rather than drop them.
 _ENVELOPE_KEYS = frozenset({"sender", "label", "id", "tag", "content", "attributes",
@@ -103,7 +104,8 @@ def _envelope_from(name: str, data: Any) -> Envelope:
         fail(f"{name}: error: expected a JSON object")
     unknown = sorted(set(data) - _ENVELOPE_KEYS)
     if unknown:
-        fail(f"{name}: error: unknown key {json.dumps(unknown[0], ensure_ascii=False)} "
+        fail(f"{name}: error: unknown key {json.dumps(unknown[0], ensure_ascii=False)}"
+             f"{did_you_mean(unknown[0], _ENVELOPE_KEYS)} "
              f"(an envelope has {', '.join(sorted(_ENVELOPE_KEYS))})", 1)
     if data.get("attributes") is not None and not isinstance(data["attributes"], dict):
         fail(f"{name}: error: 'attributes' must be an object", 1)

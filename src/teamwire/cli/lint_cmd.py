@@ -1,7 +1,9 @@
 """``teamwire lint``: check transcripts against the protocol, in the formats CI systems read.
 
 Exit codes: 0 no error-severity finding, 1 errors found, 2 usage error or an
-unreadable input (or a bad configuration). ``--exit-zero`` turns 1 into 0.
+unreadable input (or a bad configuration or baseline). ``--exit-zero`` turns 1 into 0.
+Findings a ``--baseline`` accepts are neither reported nor counted; ``--write-baseline``
+writes one accepting every finding and exits 0.
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ import click
 from teamwire.cli.inputs import read_stdin_at_most, reader_may_leave
 from teamwire.envelope import name_problem
 from teamwire.validator import engine
+from teamwire.validator.baseline import (
+    BaselineError,
+    apply_baseline,
+    read_baseline,
+    write_baseline,
+)
 from teamwire.validator.config import (
     ConfigError,
     LintConfig,
@@ -114,6 +122,14 @@ def _progress_bar(total: int, enabled: bool) -> Iterator[Progress | None]:
                    "severities, ignores) and exit.")
 @click.option("--show-files", is_flag=True,
               help="Print the files a run would read, in order, and exit.")
+@click.option("--baseline", "baseline_path", metavar="FILE",
+              type=click.Path(exists=True, dir_okay=False),
+              help="Neither report nor count the findings whose fingerprints FILE holds "
+                   "(written by --write-baseline, from the same working directory).")
+@click.option("--write-baseline", "write_baseline_path", metavar="FILE",
+              type=click.Path(dir_okay=False),
+              help="Write the fingerprints of every finding to FILE as a baseline, report "
+                   "nothing and exit 0 (2, writing nothing, if an input is unreadable).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress.")
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
 @click.option("--stdin-filename", default="<stdin>", show_default=True,
@@ -123,13 +139,14 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
          ignore: tuple[str, ...], severities: tuple[str, ...], exclude: tuple[str, ...],
          no_respect_gitignore: bool, config_path: str | None, isolated: bool,
          exit_zero: bool, allow_empty: bool, jobs: int, statistics: bool, show_settings: bool,
-         show_files: bool,
+         show_files: bool, baseline_path: str | None, write_baseline_path: str | None,
          quiet: bool, no_progress: bool, stdin_filename: str) -> None:
     """Check transcripts: session bundles (.json), conversations (.json array or .jsonl),
     directories (searched for *.json and *.jsonl) or - for standard input.
 
-    Exit codes: 0 no errors, 1 errors found, 2 usage error, unreadable input, or no
-    transcript linted at all (unless --allow-empty).
+    Exit codes: 0 no errors (or --write-baseline written), 1 errors found, 2 usage
+    error, unreadable input or baseline, or no transcript linted at all (unless
+    --allow-empty). Findings --baseline accepts are not reported and do not count.
     """
     stdin_filename = stdin_filename.strip() or "<stdin>"  # a report needs a name for it
     if statistics and output_format != "text":
@@ -137,6 +154,13 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
                                "format lists every finding to count")
     if agent is not None and name_problem(agent) is not None:
         raise click.BadParameter(f"{name_problem(agent)}: {agent!r}", param_hint="--agent")
+    accepted = frozenset[str]()
+    if baseline_path is not None:
+        try:
+            accepted = read_baseline(baseline_path)
+        except BaselineError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
     flags = Overrides(select=_split(select) if select else None,
                       extend_select=_split(extend_select), ignore=_split(ignore),
                       severity=_severity_flags(severities), profile=profile, agent=agent,
@@ -184,12 +208,18 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
         click.echo("interrupted", err=True)
         sys.exit(2)
     empty = not report.files and not allow_empty
+    if write_baseline_path is not None and not empty:
+        _write_baseline(report, write_baseline_path)
+    suppressed = apply_baseline(report, accepted) if accepted else 0
     if not (empty and output_format == "text" and output_file is None):
         # An empty run is no pass: the text summary would say "All checks passed".
         _write(report, output_format, output_file, quiet,
                stdin_filename if STDIN in paths else None, statistics)
     if report.skipped and not quiet:
         click.echo(_skipped_note(report.skipped), err=True)
+    if baseline_path is not None and not quiet:
+        click.echo(f"note: {suppressed} finding{'s' * (suppressed != 1)} accepted by the "
+                   f"baseline {baseline_path} not reported", err=True)
     for unreadable in report.unreadable:
         click.echo(f"error: {unreadable.error}", err=True)
     if empty:
@@ -199,6 +229,23 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
                    err=True)
         sys.exit(2)
     sys.exit(report.exit_code(exit_zero))
+
+
+def _write_baseline(report: LintReport, path: str) -> None:
+    """--write-baseline: write it, say so, exit 0; write nothing and exit 2 if an input
+    could not be read (a baseline of part of the inputs would hide nothing of the rest)."""
+    for unreadable in report.unreadable:
+        click.echo(f"error: {unreadable.error}", err=True)
+    if report.unreadable:
+        click.echo(f"error: {path} not written: an input could not be read", err=True)
+        sys.exit(2)
+    try:
+        count = write_baseline(report, path)
+    except BaselineError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"wrote {path}: {count} finding{'s' * (count != 1)} accepted", err=True)
+    sys.exit(0)
 
 
 _SKIPPED_SHOWN = 5

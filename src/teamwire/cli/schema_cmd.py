@@ -10,7 +10,6 @@ error: unknown schema, unreadable file, invalid UTF-8 or malformed JSON.
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from typing import NoReturn
@@ -26,6 +25,7 @@ from teamwire.cli.inputs import (
     reader_may_leave,
     terminal_safe,
 )
+from teamwire.near_names import did_you_mean
 from teamwire.schemas import SchemaError, UnknownSchemaError
 
 
@@ -41,14 +41,9 @@ def _unknown(name: str, exc: UnknownSchemaError) -> NoReturn:
         hint = (" (a pointer is '#' followed by /-separated keys, as in "
                 "'tools#/$defs/ask_master.arguments')")
     elif base not in exc.known:
-        # the known names are short words: match the words of what was given too, so that
-        # 'session-bundle' finds 'bundle'
-        words = [base, *base.replace("_", "-").split("-")]
-        close = next((found for word in words
-                      for found in difflib.get_close_matches(word, exc.known, n=1, cutoff=0.75)),
-                     None)
-        if close is not None:
-            hint = f" (did you mean {close!r}?)"
+        # the known names are short words: match the words of what was given too, so
+        # that 'session-bundle' finds 'bundle'
+        hint = did_you_mean(base, exc.known, cutoff=0.75, by_words=True)
     _fail(f"unknown schema {name!r}; known: {', '.join(exc.known)}{hint}")
 
 
@@ -59,10 +54,6 @@ def _known(name: str) -> str:
     except UnknownSchemaError as exc:
         _unknown(name, exc)
     return name
-
-
-PER_LINE = {"event-log"}
-"""The schemas that describe one record of a JSON Lines file, not a whole document."""
 
 
 def _error_json(error: SchemaError, line: int | None) -> dict[str, object]:
@@ -121,8 +112,9 @@ def path_cmd(name: str) -> None:
 )
 @click.option("--lines/--document", "per_line", default=None,
               help="Validate each line of FILE as one record (JSON Lines), or FILE as one "
-                   "document. Default: by line for a schema of one record (event-log) or a "
-                   "FILE ending in .jsonl, else the whole document.")
+                   "document. Default: by line for a schema that describes one record "
+                   "(it says so with x-json-lines, as event-log does), else the whole "
+                   "document.")
 def validate_cmd(name: str, source: str, output_format: str, per_line: bool | None) -> None:
     """Check the JSON document in FILE (or standard input) against schema NAME; or, for
     JSON Lines, each record.
@@ -133,7 +125,7 @@ def validate_cmd(name: str, source: str, output_format: str, per_line: bool | No
     _known(name)
     label = "<stdin>" if source == "-" else source
     if per_line is None:
-        per_line = name.partition("#")[0] in PER_LINE or source.endswith(".jsonl")
+        per_line = "#" not in name and schemas.json_lines(name)
     data = read_input(source)
     records: list[tuple[int | None, object]] = (
         list(load_json_lines(label, data)) if per_line else [(None, load_json(label, data))])

@@ -23,6 +23,7 @@ from typing import Any
 
 from teamwire.importers.files import DataDir, JsonFile, Problem, Unreadable
 from teamwire.json_text import json_pointer
+from teamwire.near_names import did_you_mean
 
 CONVERSATIONS = "conversations"
 TASK_INDEX = "sub_agents.json"
@@ -114,7 +115,9 @@ def find_conversations(data: DataDir, workspace: str | None, report: Report) -> 
     if workspace is not None:
         if workspace not in names or not os.path.isdir(os.path.join(root, workspace)):
             known = ", ".join(workspaces(data)) or "none"
-            raise UnusableInput(f"{root}: no workspace {workspace!r} (workspaces: {known})")
+            raise UnusableInput(f"{root}: no workspace {workspace!r}"
+                                f"{did_you_mean(workspace, workspaces(data))} "
+                                f"(workspaces: {known})")
         names = [workspace]
     for name in names:
         path = os.path.join(root, name)

@@ -78,6 +78,13 @@ FSE_STEPS = [
     Step("About ten minutes: the deployment pipeline is running.", delay=1.0),
 ]
 
+DELIBERATE_ERRORS = {
+    "ambiguous-agent-id": "deliberate: the script names agent_id 1 alone, which both "
+                          "sub-agents have, to show the router refusing it; the Team Leader "
+                          "sends it again with role_id",
+}
+"""Error codes of tool calls the script makes fail on purpose, with what a reader is told."""
+
 SCRIPTS: dict[str, list[Step]] = {
     "UI Operator_1": UIO_STEPS,
     "Full-Stack Engineer_1": FSE_STEPS,

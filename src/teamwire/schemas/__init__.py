@@ -50,6 +50,7 @@ __all__ = [
     "UnknownToolError",
     "default_catalog",
     "is_valid",
+    "json_lines",
     "json_message",
     "json_pointer",
     "known_error_codes",
@@ -118,6 +119,12 @@ def validator(name: str) -> Draft202012Validator:
 def validate(name: str, instance: Any) -> list[SchemaError]:
     """Every reason ``instance`` does not match schema ``name``, sorted by path; ``[]`` if valid."""
     return default_catalog().validate(name, instance)
+
+
+def json_lines(name: str) -> bool:
+    """Whether schema ``name`` describes one record of a JSON Lines file (it says so with
+    ``"x-json-lines": true``), so that a file is validated line by line."""
+    return default_catalog().json_lines(name)
 
 
 def is_valid(name: str, instance: Any) -> bool:

@@ -126,6 +126,11 @@ class SchemaCatalog:
         """The schema's ``title`` (empty if it has none)."""
         return str(self._entry(name).contents.get("title", ""))
 
+    def json_lines(self, name: str) -> bool:
+        """Whether the schema describes one record of a JSON Lines file (its root says
+        ``"x-json-lines": true``), not a whole document."""
+        return self._entry(name).contents.get("x-json-lines") is True
+
     def schema(self, ref: str) -> dict[str, Any]:
         """A copy of a schema, or of the subschema ``ref`` names as ``name#/json/pointer``."""
         name, _, pointer = ref.partition("#")

@@ -21,7 +21,6 @@ disagree, the more specific one wins.
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from teamwire.envelope import Profile
+from teamwire.near_names import closest
 from teamwire.validator.findings import Severity
 from teamwire.validator.options import DEFAULT_MAX_RECORD_BYTES, DEFAULT_ROUND_LIMIT, LintOptions
 from teamwire.validator.rules import REGISTRY
@@ -156,8 +156,7 @@ def load_config(path: Path) -> LintConfig:
 
 def _guess(key: str) -> str | None:
     """The lint setting ``key`` was probably meant to be, if any."""
-    close = difflib.get_close_matches(key, sorted(_LINT_KEYS), n=1, cutoff=0.6)
-    return close[0] if close else None
+    return closest(key, _LINT_KEYS)
 
 
 def _with_guess(key: str) -> str:
@@ -280,8 +279,8 @@ def resolve(config: LintConfig, flags: Overrides) -> tuple[LintOptions, list[str
         profile = Profile(name)
     except ValueError:
         where = "--profile" if flags.profile else origin
-        close = difflib.get_close_matches(name, [p.value for p in Profile], n=1, cutoff=0.6)
-        hint = f"did you mean {close[0]!r}? " if close else ""
+        guess = closest(name, [p.value for p in Profile])
+        hint = f"did you mean {guess!r}? " if guess else ""
         raise ConfigError(f"{where}: unknown profile {name!r}; {hint}profiles are strict and "
                           "astrion") from None
     per_file: list[tuple[str, frozenset[str]]] = []

@@ -3,12 +3,12 @@ and the checks that make a rule's findings from the facts a conversation pass ha
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
+from teamwire.near_names import closest
 from teamwire.validator.findings import Severity
 
 _CODE = re.compile(r"TW[0-9]{3}")
@@ -240,8 +240,8 @@ class Registry:
         if key[:2].upper() == "TW":
             near = [code for code in sorted(self._by_code) if _one_off(key.upper(), code)]
             return f"did you mean {near[0]!r}?" if near else None
-        close = difflib.get_close_matches(key.lower(), sorted(self._by_name), n=1, cutoff=0.75)
-        return f"did you mean {close[0]!r}?" if close else None
+        guess = closest(key.lower(), self._by_name, cutoff=0.75)
+        return f"did you mean {guess!r}?" if guess else None
 
 
 def _code_of(check: Check[Any]) -> str:

@@ -48,6 +48,7 @@ def report_json(report: LintReport) -> dict[str, Any]:
             "messages": report.messages,
             "errors": sum(1 for f in findings if f.severity is Severity.ERROR),
             "warnings": sum(1 for f in findings if f.severity is Severity.WARNING),
+            "notes": sum(1 for f in findings if f.severity is Severity.INFO),
         },
     }
     if report.skipped:

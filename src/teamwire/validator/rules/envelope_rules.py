@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, LEADER_NAME, MessageType, name_problem
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
+from teamwire.spec_version import SPEC_VERSION
 from teamwire.validator.facts import (
     DisplayName,
     EnvelopeAttributes,
@@ -373,10 +374,10 @@ def _attributes(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) ->
                     report(fact, f"question_id on {_article(fact.tag)} {fact.tag}; only Answer "
                            "carries it", attribute_offset(fact.text, name),
                            rule=MISPLACED_QUESTION_ID)
-        # TW111: no attribute spec 1.0 does not define (strict).
+        # TW111: no attribute the spec does not define (strict; 1.1 added none to 1.0's).
         for name, _value in attributes:
             if name not in _SPEC_ATTRIBUTES:
-                report(fact, f"attribute {shorten(name)!r} is not part of spec 1.0",
+                report(fact, f"attribute {shorten(name)!r} is not part of spec {SPEC_VERSION}",
                        attribute_offset(fact.text, name), rule=UNKNOWN_ATTRIBUTE)
         # TW114: the receiver header is astrion's.
         if receiver is not None:
