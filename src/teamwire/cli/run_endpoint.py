@@ -93,7 +93,7 @@ def _detail(text: str) -> str:
         said = data.get("error", data.get("detail", body))
         if isinstance(said, dict):
             said = said.get("message", body)
-    words = " ".join(str(said).split())
+    words = " ".join(str(said).split()).rstrip(".")  # the line goes on after it
     return words if len(words) <= 200 else words[:199] + "…"
 
 
