@@ -96,7 +96,7 @@ def _model_map(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--state-dir", metavar="DIR",
               help=f"Keep the session in DIR (router.db, SQLite) and resume it from there "
                    f"after a crash (default: ${ENV_STATE_DIR}; without either, a new directory "
-                   f"{'teamwire-run-<UTC time>'} in the working directory).")
+                   "teamwire-run-<UTC time> in the working directory).")
 @click.option("--resume", is_flag=True,
               help="Continue the session kept in the state directory (no REQUEST: it goes on "
                    "with the one it started with).")
