@@ -17,9 +17,10 @@ CLEAN = {k: v for k, v in os.environ.items()
          if not k.startswith(("OPENAI_", "TEAMWIRE_"))}
 
 
-def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+def _run(args: list[str], cwd: Path | None = None,
+         **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "teamwire", "run", *args], capture_output=True,
-                          text=True, timeout=60, env={**CLEAN, **env}, check=False)
+                          text=True, timeout=60, env={**CLEAN, **env}, check=False, cwd=cwd)
 
 
 @pytest.mark.parametrize(("args", "env", "message"), [
@@ -65,12 +66,15 @@ def test_a_model_for_a_role_is_written_role_equals_model() -> None:
     assert "'coder': write ROLE=MODEL" in result.stderr
 
 
-def test_an_endpoint_no_model_call_succeeds_at_is_exit_2() -> None:
-    result = _run(["hi"], OPENAI_BASE_URL="http://127.0.0.1:9/v1")
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert lines[0].startswith("warning: a turn of Team Leader ended by error: ")
-    assert lines[-1].startswith("error: no model call succeeded; the first failure: Team Leader: ")
+def test_an_endpoint_that_cannot_be_reached_is_exit_3_in_one_line(tmp_path: Path) -> None:
+    result = _run(["hi"], cwd=tmp_path, OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    assert result.returncode == 3
+    assert result.stderr.startswith("error: cannot reach the model endpoint at "
+                                    "http://127.0.0.1:9/v1/chat/completions (")
+    assert result.stderr.strip().endswith("check --model-url (or $OPENAI_BASE_URL) and that "
+                                          "the server is running")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""
 
 
 def test_describe_prints_a_declaration_of_the_knobs_it_reads() -> None:
@@ -106,7 +110,7 @@ def test_a_failed_model_call_is_made_again_as_many_times_as_the_retries_say(
     def driver(retries: int, failures: int) -> tuple[OpenAIChatDriver, list[int]]:
         made: list[int] = []
 
-        def post(body: object) -> object:
+        def post(body: object, piece: object = None) -> object:
             made.append(1)
             if len(made) <= failures:
                 raise DriverError("HTTP 500")

@@ -73,8 +73,10 @@ def test_demo_explains_its_deliberate_failure_and_where_it_wrote(tmp_path: Path)
     result = CliRunner().invoke(main, ["demo", "--dir", str(tmp_path / "out dir")])
     assert result.exit_code == 0, result.output
     failed = result.output.index("failed: ambiguous-agent-id")
-    # the explanation follows the failure at once, before the next message's bubble
-    assert result.output[failed:].index("(deliberate:") < result.output[failed:].index("╭")
+    # the explanation follows the failure at once, before the next message (a plain line
+    # "sender → receiver · ..." where the output is no terminal)
+    after = result.output[failed:]
+    assert after.index("(deliberate:") < after.index(" → ")
     flat = " ".join(result.output.split())
     assert f"files written to {tmp_path / 'out dir'}:" in flat
     assert f"next: teamwire view '{tmp_path / 'out dir' / 'bundle.json'}'" in flat

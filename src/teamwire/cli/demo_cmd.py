@@ -4,29 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shlex
 import sqlite3
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from rich.console import Console
 from rich.text import Text
 
 from teamwire import schemas
 from teamwire.cli.inputs import fail
+from teamwire.cli.session_show import PipeConsole, SessionShow, final_answer
 from teamwire.envelope import Profile
 from teamwire.router.demo import DELIBERATE_ERRORS, run_demo
-from teamwire.router.records import RoutedMessage
 from teamwire.router.store import SQLiteStore
 from teamwire.validator import LintOptions, Severity, lint_value
-from teamwire.view.terminal import bubble
-
-_COLOURS = {"Team Leader": "magenta", "UI Operator_1": "cyan", "Full-Stack Engineer_1": "green"}
 
 # What the demo writes into its directory, and the session name its bundle carries.
 _OUTPUTS = ("bundle.json", "events.jsonl", "router.db", "router.db-wal", "router.db-shm")
@@ -67,17 +61,6 @@ def validate_events(path: Path) -> list[Problem]:
     return problems
 
 
-class _PipeConsole(Console):
-    """A console that stops printing when its reader goes away (``teamwire demo | head``)
-    instead of ending the run: the files are still written and checked."""
-
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        # Python flushes standard output once more at exit; that flush must not fail too.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-
-
 def _fail(message: str) -> NoReturn:
     fail(f"error: {message}")
 
@@ -111,28 +94,6 @@ def _prepare(directory: Path) -> None:
             _fail(f"cannot replace {directory / name}: {exc.strerror or exc}")
 
 
-def _printer(console: Console) -> Any:
-    def show(kind: str, data: dict[str, Any]) -> None:
-        if kind == "deliver":
-            message: RoutedMessage = data["message"]
-            where = "tool result" if data["placement"] == "tool" else "user message"
-            console.print(bubble(message.sender, message.kind.label, message.content,
-                                 data["receiver"], where, message.id,
-                                 _COLOURS.get(message.sender, "white")))
-        elif kind == "tool-error":
-            error = data["error"]
-            console.print(Text(f"  {data['agent']} · {data['tool']} failed: "
-                               f"{error['code']} ({error['message']})", style="yellow"))
-            why = DELIBERATE_ERRORS.get(error["code"])
-            if why is not None:
-                console.print(Text(f"  ({why})", style="dim"))
-        elif kind == "turn-failed":
-            console.print(Text(f"  {data['agent']} · turn ended by {data['state']}: "
-                               f"{data['problem']}", style="red"))
-
-    return show
-
-
 @click.command()
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write router.db, bundle.json and events.jsonl "
@@ -148,7 +109,8 @@ def demo(directory: Path | None, synchronous: str, quiet: bool) -> None:
     and `teamwire lint` (strict profile, no error-severity finding) and the
     event log matches its schema.
     """
-    console = _PipeConsole(highlight=False)
+    console = PipeConsole(highlight=False)
+    show = SessionShow(console, explained=DELIBERATE_ERRORS)
     temporary = directory is None
     if directory is None:
         try:
@@ -160,13 +122,15 @@ def demo(directory: Path | None, synchronous: str, quiet: bool) -> None:
     try:
         store = SQLiteStore(db, synchronous=synchronous)
         try:
-            session = asyncio.run(run_demo(store, None if quiet else _printer(console)))
+            session = asyncio.run(run_demo(store, None if quiet else show))
         finally:
             store.close()
         bundle_path, events_path = session.write(directory)
     except (OSError, sqlite3.Error) as exc:
         _fail(f"cannot write the demo's files in {directory}: "
               f"{getattr(exc, 'strerror', None) or exc}")
+    if not quiet:
+        show.final_answer(final_answer(session.conversations))
     problems = validate_bundle(session.bundle(), str(bundle_path)) + validate_events(events_path)
     deliveries = sum(len(a["message_ids"]) for e in session.events for a in e["actions"]
                      if a["action"] == "ConsumeMessages")

@@ -2,7 +2,9 @@
 
 The HTTP request runs in a daemon thread of its own with ``urllib``, so no HTTP client
 dependency is needed, and a call whose agent was stopped meanwhile (terminated during its
-model call) does not keep the process alive once the session has ended.
+model call) does not keep the process alive once the session has ended. A failed call raises
+``EndpointError`` (a ``DriverError``) saying whether the endpoint answered with an error
+status or could not be reached, so that a command can tell its user what to change.
 """
 
 from __future__ import annotations
@@ -23,9 +25,8 @@ _T = TypeVar("_T")
 _A = TypeVar("_A")
 
 
-async def _in_daemon_thread(function: Callable[[dict[str, Any]], _T], body: dict[str, Any]
-                            ) -> _T:
-    """``function(body)`` in a daemon thread. Not ``asyncio.to_thread``: the event loop's
+async def _in_daemon_thread(function: Callable[[], _T]) -> _T:
+    """``function()`` in a daemon thread. Not ``asyncio.to_thread``: the event loop's
     executor is joined when ``asyncio.run`` returns, so an abandoned call (its agent was
     terminated, the harness never answers) would hold the router's exit until the socket
     timed out."""
@@ -42,7 +43,7 @@ async def _in_daemon_thread(function: Callable[[dict[str, Any]], _T], body: dict
 
     def work() -> None:
         try:
-            result = function(body)
+            result = function()
         except BaseException as exc:  # handed to the awaiting task, raised there
             _call_soon(loop, fail, exc)
             return
@@ -58,12 +59,32 @@ def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[_A], None], 
         loop.call_soon_threadsafe(callback, value)
 
 
+TextListener = Callable[[str, str], None]
+"""Told each piece of streamed reply text as it arrives: the agent and the piece."""
+
+
+class EndpointError(DriverError):
+    """A model call the endpoint answered with an error status (``status``) or that never
+    reached it (``status`` None); ``model`` is the model the call asked for."""
+
+    def __init__(self, message: str, *, url: str, model: str, status: int | None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.model = model
+        self.status = status
+
+
 class OpenAIChatDriver:
-    """Calls ``{base_url}/chat/completions`` with the agent's conversation and tools."""
+    """Calls ``{base_url}/chat/completions`` with the agent's conversation and tools.
+
+    With ``stream``, ``on_text`` (if given) is told each piece of reply text as it arrives, in
+    the event loop's thread and before ``complete`` returns.
+    """
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
                  timeout: float = 120.0, extra: dict[str, Any] | None = None,
-                 retries: int = 0, stream: bool = False) -> None:
+                 retries: int = 0, stream: bool = False,
+                 on_text: TextListener | None = None) -> None:
         if retries < 0:
             # fewer than no retries would mean no call at all
             raise ValueError(f"retries must be 0 or more, not {retries}")
@@ -77,6 +98,7 @@ class OpenAIChatDriver:
         """Ask for the reply as server-sent events (``"stream": true``) and put it together."""
         self.extra = dict(extra or {})
         """Further request members, e.g. ``{"temperature": 0}``."""
+        self.on_text = on_text
 
     async def complete(self, agent: str, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]]) -> Reply:
@@ -85,17 +107,24 @@ class OpenAIChatDriver:
             body["tools"] = tools
         if self.stream:
             body["stream"] = True
+        piece: Callable[[str], None] | None = None
+        if self.on_text is not None:
+            loop, listener = asyncio.get_running_loop(), self.on_text
+
+            def piece(text: str) -> None:
+                # read in the worker thread, shown in the loop's: before the reply is taken
+                loop.call_soon_threadsafe(listener, agent, text)
         for attempt in range(self.retries + 1):
             try:
                 # A response that holds no assistant message is a failed call too
                 # (TW-ROUTE-031), tried again like an error status.
-                return await _in_daemon_thread(self._post, body)
+                return await _in_daemon_thread(lambda: self._post(body, piece))
             except DriverError:
                 if attempt == self.retries:
                     raise
         raise AssertionError("unreachable: the last try returns or raises")
 
-    def _post(self, body: dict[str, Any]) -> Reply:
+    def _post(self, body: dict[str, Any], piece: Callable[[str], None] | None = None) -> Reply:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -104,16 +133,33 @@ class OpenAIChatDriver:
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 if self.stream:
-                    return read_event_stream(response)
+                    return read_event_stream(response, piece)
                 return parse_completion(json.loads(response.read().decode("utf-8"),
                                                    object_pairs_hook=_keep_repeats))
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode("utf-8", "replace")[:500]
-            raise DriverError(f"HTTP {exc.code} from {self.url}: {detail}") from None
+            raise EndpointError(f"HTTP {exc.code} from {self.url}: {detail}", url=self.url,
+                                model=self.model, status=exc.code) from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise DriverError(f"cannot reach {self.url}: {exc}") from None
+            raise EndpointError(f"cannot reach {self.url}: {exc}", url=self.url,
+                                model=self.model, status=None) from None
         except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, a 5000-digit number
             raise DriverError(f"response from {self.url} is not JSON: {exc}") from None
+
+
+def list_models(base_url: str, api_key: str | None = None,
+                timeout: float = 10.0) -> list[str] | None:
+    """The ids of the models ``GET {base_url}/models`` lists; None when it lists none (no
+    such endpoint, an error, an answer of another shape)."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    request = urllib.request.Request(base_url.rstrip("/") + "/models", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            data = json.loads(response.read().decode("utf-8"))
+        ids = [str(entry["id"]) for entry in data["data"]]
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        return None
+    return ids or None
 
 
 def _text(value: Any) -> str:

@@ -9,7 +9,7 @@ pieces add up to is the same assistant message a plain response would have held.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,15 +98,21 @@ class StreamedReply:
         return Reply(text or None, tuple(calls))
 
 
-def read_event_stream(lines: Iterable[bytes]) -> Reply:
-    """The assistant message of a streamed chat-completions response, read line by line."""
+def read_event_stream(lines: Iterable[bytes],
+                      on_text: Callable[[str], None] | None = None) -> Reply:
+    """The assistant message of a streamed chat-completions response, read line by line;
+    ``on_text`` is told each piece of its text as it is read."""
     pieces = StreamedReply()
     for number, raw in enumerate(lines, start=1):
         try:
             line = raw.decode("utf-8").rstrip("\r\n")
         except UnicodeDecodeError as exc:
             raise DriverError(f"streamed line {number} is not UTF-8: {exc}") from None
+        had = len(pieces.content)
         pieces.add(line, number)
+        if on_text is not None:
+            for text in pieces.content[had:]:
+                on_text(text)
         if pieces.done:
             break
     return pieces.reply()
