@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
-from teamwire.cli.demo_cmd import _printer
+from teamwire.cli.session_show import SessionShow
 from teamwire.router.runtime import DriverError, ScriptedAgent, Session, Step, VirtualClock
 from teamwire.router.runtime.driver import AgentDriver
 from teamwire.validator import lint_value
@@ -102,6 +102,6 @@ def test_by_default_an_ask_the_failing_leader_had_received_waits_for_its_timeout
 
 def test_the_demo_prints_a_failed_turn() -> None:
     console = Console(record=True, width=120)
-    _printer(console)("turn-failed", {"agent": LEADER, "state": "error",
-                                      "problem": "upstream 503"})
+    SessionShow(console)("turn-failed", {"agent": LEADER, "state": "error",
+                                         "problem": "upstream 503"})
     assert "Team Leader · turn ended by error: upstream 503" in console.export_text()
