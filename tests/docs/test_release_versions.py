@@ -9,7 +9,8 @@ from pathlib import Path
 from teamwire._version import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
-SNIPPET_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SNIPPET_FILES = [ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml",
+                 *sorted((ROOT / "docs").glob("*.md"))]
 # `rev: vX`, `teamwire/teamwire@vX` (action and pip git URLs); a snippet pinned to a branch
 # (`@main`) fails as well.
 PIN = re.compile(r"rev:\s*([^\s`,]+)|teamwire/teamwire@([^\s\"'`,]+)")
