@@ -23,11 +23,12 @@ from urllib.parse import urlsplit
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
+from teamwire.site import SITE_URL
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "spec" / "schemas"
 EXAMPLES = SCHEMAS / "examples"
-# The address mkdocs.yml publishes the site at; on_files checks the two agree.
-SITE_URL = "https://teamwire.dev/"
+# SITE_URL is the address mkdocs.yml publishes the site at; on_files checks the two agree.
 
 # Keywords that annotate or structure a schema; each is either drawn as a column of its own
 # (type, description, properties ...) or is not a constraint on the instance at all.

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
+from teamwire._version import __version__
+
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
@@ -39,7 +41,7 @@ def test_the_pre_commit_snippet_names_a_hook_and_a_ref_that_exist() -> None:
     assert configs
     for config in configs:
         for repo in config["repos"]:
-            assert repo["rev"] == "main"  # the repository has no release tags
+            assert repo["rev"] == f"v{__version__}"
             assert {hook["id"] for hook in repo["hooks"]} <= hooks
 
 
@@ -57,7 +59,7 @@ def test_the_workflow_uses_inputs_the_action_declares() -> None:
     steps = _action_steps()
     assert steps
     for step in steps:
-        assert step["uses"] == "teamwire/teamwire@main"
+        assert step["uses"] == f"teamwire/teamwire@v{__version__}"
         assert set(step.get("with", {})) <= set(ACTION["inputs"])
 
 

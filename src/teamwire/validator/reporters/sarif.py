@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from teamwire._version import __version__
+from teamwire.site import RULES_URL, SITE_URL
 from teamwire.spec_version import SPEC_VERSION
 from teamwire.validator.docs import rule_help_markdown
 from teamwire.validator.findings import Finding, LintReport, Severity
@@ -18,7 +19,6 @@ from teamwire.validator.rules import REGISTRY
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
-RULES_URI = "https://teamwire.dev/rules/"
 
 
 def _camel(name: str) -> str:
@@ -35,7 +35,7 @@ def rules_json() -> list[dict[str, Any]]:
             "name": _camel(rule.name),
             "shortDescription": {"text": rule.summary},
             "fullDescription": {"text": rule.rationale},
-            "helpUri": f"{RULES_URI}#{rule.code.lower()}",
+            "helpUri": f"{RULES_URL}#{rule.code.lower()}",
             "help": {"text": rule.rationale, "markdown": rule_help_markdown(rule)},
             "defaultConfiguration": {"level": _LEVEL[rule.severity], "enabled": rule.default},
             "properties": {"requirements": list(rule.requirements),
@@ -98,7 +98,7 @@ def report_sarif(report: LintReport) -> dict[str, Any]:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "teamwire", "version": __version__,
-                                "informationUri": "https://teamwire.dev",
+                                "informationUri": SITE_URL,
                                 "properties": {"spec": SPEC_VERSION},
                                 "rules": rules_json()}},
             "results": [_result(f, index, fingerprint) for f, fingerprint
