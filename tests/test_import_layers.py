@@ -15,7 +15,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 BASE = {"teamwire", "_version", "_resources", "spec_version", "json_text", "json_members",
-        "bounded_read", "near_names"}
+        "bounded_read", "near_names", "site"}
 """The package root and its small shared modules, which any part may use."""
 
 ALLOWED: dict[str, set[str]] = {
