@@ -97,13 +97,16 @@ CASES: list[Any] = [
     pytest.param(PY, "no-progress", "output-kept-after-termination", "TW-ROUTE-021",
                  ["Team Leader call 5"], {}, id="drops-progress-of-a-terminated-sub-agent"),
     pytest.param(PY, "keep-call-ids", "tool-call-ids", "TW-DUR-009",
-                 ["Team Leader call 3", "Team Leader call 4"],
+                 ["Team Leader call 3", "Team Leader call 4", "Team Leader call 5"],
                  {"append-only": ["TW-CERT-007"], "one-result-per-tool-call": ["TW-CERT-008"]},
                  id="keeps-repeated-call-ids"),
     pytest.param(JS, "keep-call-ids", "tool-call-ids", "TW-DUR-009",
-                 ["Team Leader call 3", "Team Leader call 4"],
+                 ["Team Leader call 3", "Team Leader call 4", "Team Leader call 5"],
                  {"append-only": ["TW-CERT-007"], "one-result-per-tool-call": ["TW-CERT-008"]},
                  id="keeps-repeated-call-ids-node", marks=needs_node),
+    pytest.param(JS, "utf16-call-ids", "tool-call-ids", "TW-DUR-009", ["Team Leader call 5"],
+                 {"append-only": ["TW-CERT-007"]}, id="cuts-call-ids-by-utf-16-units-node",
+                 marks=needs_node),
     pytest.param(PY, "keep-repeats", "repeated-members-and-large-integers", "TW-TOOL-038",
                  ["Team Leader call 2"], {}, id="reads-a-repeated-member"),
     pytest.param(JS, "keep-repeats", "repeated-members-and-large-integers", "TW-TOOL-038",
@@ -194,6 +197,21 @@ def test_a_broken_router_fails_with_the_requirements_it_breaks_and_nothing_else(
     assert {check: reqs for check, reqs in failed.items() if check not in racing} == {
         **{check: own for check in failed_checks},
         **{check: tuple(sorted(reqs)) for check, reqs in run_checks.items()}}
+
+
+@needs_node
+@pytest.mark.parametrize("output_format", ["text", "html"])
+def test_a_lone_surrogate_a_router_sent_is_reported_as_its_escape(output_format: str) -> None:
+    # Cut by UTF-16 units, an astral character loses its second half: well-formed JSON
+    # (an escape of a lone surrogate) that UTF-8 cannot encode, and that the report must show.
+    result = subprocess.run(
+        [sys.executable, "-m", "teamwire", "certify", "--router", JS, "--scenario",
+         str(SCENARIOS / "tool-call-ids.json"), "--wait", "2", "-f", output_format],
+        capture_output=True, timeout=120, env={**os.environ, "MINI_ROUTER_FAULT": "utf16-call-ids"},
+        check=False)
+    assert result.returncode == 1, result.stderr
+    assert b"Traceback" not in result.stderr
+    assert b"\\ud835" in result.stdout
 
 
 @pytest.mark.parametrize(("router", "scenario"), [

@@ -275,6 +275,9 @@ def base_tool_not_offered() -> dict[str, Any]:
 
 def tool_call_ids() -> dict[str, Any]:
     long_id = "call_" + "x" * 70
+    # Code points, not UTF-16 units: a language whose strings count units would cut each of
+    # these astral characters in half.
+    astral_id = "call_" + "\U0001d465" * 70
 
     def listing(call_id: str | None) -> dict[str, Any]:
         return {**({} if call_id is None else {"id": call_id}),
@@ -289,13 +292,15 @@ def tool_call_ids() -> dict[str, Any]:
         [agent(TL, calls(listing("call_0")),
                calls(listing("call_0"), listing(""), listing(None), listing("call_2")),
                calls(listing(long_id), listing(long_id)),
+               calls(listing(astral_id), listing(astral_id)),
                says("Nobody yet.")),
          ],
-        schedule((TL, 1), (TL, 2), (TL, 3), (TL, 4)),
+        schedule((TL, 1), (TL, 2), (TL, 3), (TL, 4), (TL, 5)),
         [expect(TL, 2, tool("call_0", nobody)),
          expect(TL, 3, tool("call_0_2", nobody), tool("call_2", nobody), tool("call_3", nobody),
                 tool("call_2_2", nobody)),
-         expect(TL, 4, tool(long_id, nobody), tool(long_id[:64] + "_2", nobody))])
+         expect(TL, 4, tool(long_id, nobody), tool(long_id[:64] + "_2", nobody)),
+         expect(TL, 5, tool(astral_id, nobody), tool(astral_id[:64] + "_2", nobody))])
 
 
 SCENARIOS = [refused_arguments, sub_agent_status, sub_agent_status_results,

@@ -31,5 +31,18 @@ def refuses_a_zero_round_limit() -> dict[str, Any]:
                    {"round_limit": 0})
 
 
+def refuses_a_zero_turn_timeout() -> dict[str, Any]:
+    return refuses("refuses-a-zero-turn-timeout",
+                   "A router started with a turn timeout of 0 seconds refuses to start",
+                   {"turn_timeout": 0})
+
+
+def refuses_a_negative_number_of_model_retries() -> dict[str, Any]:
+    return refuses("refuses-a-negative-number-of-model-retries",
+                   "A router started with -1 model-call retries refuses to start",
+                   {"model_retries": -1})
+
+
 SCENARIOS = [refuses_a_zero_ask_timeout, refuses_a_negative_ask_timeout,
-             refuses_a_zero_round_limit]
+             refuses_a_zero_round_limit, refuses_a_zero_turn_timeout,
+             refuses_a_negative_number_of_model_retries]

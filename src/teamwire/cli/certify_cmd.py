@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from teamwire.cli.inputs import fail
+from teamwire.cli.inputs import fail, tolerant_stdout
 from teamwire.near_names import did_you_mean
 
 if TYPE_CHECKING:
@@ -106,6 +106,7 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
     scenario of a judged level ran); 2 usage error, a scenario that cannot be read, or a
     router that cannot be started or breaks the harness contract.
     """
+    tolerant_stdout()
     from teamwire.conformance.capabilities import (
         Capabilities,
         CapabilitiesError,
@@ -230,7 +231,7 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
             fail(f"error: cannot write {badge}: {exc.strerror or exc}")
     if output_file is not None:
         try:
-            with open(output_file, "w", encoding="utf-8") as handle:
+            with open(output_file, "w", encoding="utf-8", errors="backslashreplace") as handle:
                 write(certification, handle)
         except OSError as exc:
             fail(f"error: cannot write {output_file}: {exc.strerror or exc}")

@@ -211,3 +211,13 @@ def reader_may_leave() -> Iterator[None]:
         sys.stdout.flush()
     except BrokenPipeError:
         silence_stdout()
+
+
+def tolerant_stdout() -> None:
+    """Let standard output write any text a report holds. A terminal may not show CJK, and
+    what a router or a transcript sent may hold lone surrogates (JSON allows their escapes,
+    UTF-8 cannot encode them): such characters are written as backslash escapes, never a
+    crash."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")

@@ -17,7 +17,7 @@ from typing import TextIO
 
 import click
 
-from teamwire.cli.inputs import read_stdin_at_most, reader_may_leave
+from teamwire.cli.inputs import read_stdin_at_most, reader_may_leave, tolerant_stdout
 from teamwire.envelope import name_problem
 from teamwire.validator import engine
 from teamwire.validator.baseline import (
@@ -287,17 +287,14 @@ def _write(report: LintReport, output_format: str, output_file: str | None, quie
         with_file_lines(report.files, stdin_name=stdin_name)
     if output_file is not None:
         try:
-            with open(output_file, "w", encoding="utf-8") as handle:
+            with open(output_file, "w", encoding="utf-8", errors="backslashreplace") as handle:
                 _emit(report, output_format, handle, False, quiet, statistics)
         except OSError as exc:
             click.echo(f"error: cannot write {output_file}: {exc.strerror or exc}", err=True)
             sys.exit(2)
         return
+    tolerant_stdout()
     stream: TextIO = sys.stdout
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None:
-        # A terminal that cannot show CJK must not turn a finding into a crash.
-        reconfigure(errors="backslashreplace")
     color = stream.isatty() and not os.environ.get("NO_COLOR")
     with reader_may_leave():  # `teamwire lint … | head`: the verdict still decides the exit
         _emit(report, output_format, stream, color, quiet, statistics)

@@ -33,17 +33,19 @@ def _call_json(call: ModelCall, start: float) -> dict[str, Any]:
 
 def write_scenario(result: ScenarioResult, directory: Path) -> Path:
     """Write one scenario's files into ``directory/<scenario>/`` and return that folder.
-    OSError if it cannot be written."""
+    OSError if it cannot be written. What the router sent may hold lone surrogates, written
+    as JSON escapes."""
     run = result.run
     folder = directory / run.scenario.name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / CHECKS_FILE).write_text(
-        json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8",
+        errors="backslashreplace")
     start = min((c.arrived for c in run.calls), default=0.0)
     calls = sorted(run.calls, key=lambda c: c.arrived)
     (folder / CALLS_FILE).write_text(
         json.dumps([_call_json(c, start) for c in calls], ensure_ascii=False, indent=2)
-        + "\n", encoding="utf-8")
+        + "\n", encoding="utf-8", errors="backslashreplace")
     (folder / STDOUT_FILE).write_bytes(run.stdout)
     (folder / STDERR_FILE).write_bytes(run.stderr)
     return folder

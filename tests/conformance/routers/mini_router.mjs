@@ -7,6 +7,7 @@
 //   any-message    any message that reaches a waiting agent ends its wait as if it answered
 //   keep-repeats   arguments that name a member twice are read, the last value kept
 //   keep-call-ids  tool calls keep the ids the model gave, empty, missing or repeated
+//   utf16-call-ids a new call id keeps the first 64 UTF-16 units of the given one, not code points
 //   per-agent-ids  each agent counts its own ids: two instances of one role give one out_ id twice
 //   msg-as-ask     a sub-agent's ask_other_agent is an Ask whatever its id, msg_ too
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
@@ -129,7 +130,9 @@ function ownIds(calls, history) {
   return calls.map((call) => {
     let id = call.id;
     if (FAULT !== "keep-call-ids" && (!id || used.has(id))) {
-      const base = (id || "").slice(0, 64) || "call";
+      // Code points, as TW-DUR-009 counts them, not the UTF-16 units of slice.
+      const base = (FAULT === "utf16-call-ids" ? (id || "").slice(0, 64)
+        : Array.from(id || "").slice(0, 64).join("")) || "call";
       let n = 2;
       while (used.has(`${base}_${n}`)) n += 1;
       id = `${base}_${n}`;

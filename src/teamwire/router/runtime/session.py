@@ -110,6 +110,9 @@ class Session:
         if not 0 < ask_timeout < math.inf:
             raise ValueError(f"the ask timeout must be a positive finite number of seconds "
                              f"(TW-ROUTE-032), not {ask_timeout!r}")
+        if not 0 < turn_timeout < math.inf:
+            raise ValueError(f"the turn timeout must be a positive finite number of seconds "
+                             f"(TW-ROUTE-032), not {turn_timeout!r}")
         self.core = RoutingCore(max_ask_rounds=max_ask_rounds, unanswered_asks=unanswered_asks)
         roles = tuple(roles)
         for role in roles:
