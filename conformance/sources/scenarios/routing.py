@@ -138,6 +138,31 @@ def answer_to_waiting_sub_agent() -> dict[str, Any]:
          expect(TL, 5, output(FSE, "out_fse_001", "Using port 8080."))])
 
 
+def progress_and_ask_to_an_idle_leader() -> dict[str, Any]:
+    question = "Which port should the API listen on?"
+    progress = "Checking the configuration first."
+    return scenario(
+        "progress-and-ask-to-an-idle-leader",
+        "A sub-agent's reply whose text and ask_master both reach the idle Team Leader starts "
+        "one new turn, whose first model call holds the progress report and the Ask together",
+        ["TW-ROUTE-033", "TW-DEL-005", "TW-ROUTE-009"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_2", "answer_sub_agent_question", agent_id=1,
+                          question_id="ask_fse_001", answer="Port 8080.")),
+               says("Answered."), says("Done.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question=question,
+                               question_id="ask_fse_001"), text=progress),
+               says("Using port 8080."))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (TL, 4), (FSE, 2), (TL, 5)),
+        [expect(TL, 3, envelope(FSE, "任务进度输出", "out_fse_001", "Output", progress),
+                envelope(FSE, "提问", "ask_fse_001", "Ask", question)),
+         expect(FSE, 2, tool("call_fse_1", envelope(
+             TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
+             (("question_id", "ask_fse_001"),))["content"])),
+         expect(TL, 5, output(FSE, "out_fse_002", "Using port 8080."))])
+
+
 def message_to_completed_sub_agent() -> dict[str, Any]:
     return scenario(
         "message-to-completed-sub-agent",
@@ -273,6 +298,7 @@ def counters_skip_chosen_ids() -> dict[str, Any]:
 
 
 SCENARIOS = [task_to_idle_sub_agent, first_call_after_the_reply, message_to_running_sub_agent,
-             answer_to_waiting_sub_agent, message_to_completed_sub_agent,
+             answer_to_waiting_sub_agent, progress_and_ask_to_an_idle_leader,
+             message_to_completed_sub_agent,
              message_during_final_reply, batch_drain, progress_before_tool_calls,
              instances_share_id_counters, counters_skip_chosen_ids]

@@ -8,6 +8,8 @@
 //   keep-repeats   arguments that name a member twice are read, the last value kept
 //   keep-call-ids  tool calls keep the ids the model gave, empty, missing or repeated
 //   utf16-call-ids a new call id keeps the first 64 UTF-16 units of the given one, not code points
+//   early-progress a turn a progress report starts makes its first call before the report's
+//                  reply has run its tool calls
 //   per-agent-ids  each agent counts its own ids: two instances of one role give one out_ id twice
 //   msg-as-ask     a sub-agent's ask_other_agent is an Ask whatever its id, msg_ too
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
@@ -279,12 +281,14 @@ async function turn(agent, generation) {
     agent.messages.push({ role: "assistant", content: reply.content, ...(calls.length ? { tool_calls: calls } : {}) });
     const answered = answerHeard(agent, reply.content || "");
     if (!calls.length) return endTurn(agent, reply.content || "", answered);
+    // Counted from before the progress report: a turn it starts waits for the calls too.
+    if (FAULT !== "early-progress") executingBy(1);
     if (agent.name !== LEADER && (reply.content || "").trim() && !answered) {
       // text beside tool calls is progress, reported before they run
       const id = nextId("out", agent.abbreviation, agent.name);
       deliver(agents.get(LEADER), envelope(agent.name, "任务进度输出", id, "Output", reply.content));
     }
-    executingBy(1);
+    if (FAULT === "early-progress") executingBy(1);
     try {
       for (const call of calls) {
         currentArguments = call.function.arguments || "{}";
