@@ -8,6 +8,7 @@
 //   keep-repeats   arguments that name a member twice are read, the last value kept
 //   keep-call-ids  tool calls keep the ids the model gave, empty, missing or repeated
 //   utf16-call-ids a new call id keeps the first 64 UTF-16 units of the given one, not code points
+//   no-summary     list_active_sub_agents gives every summary empty
 //   early-progress a turn a progress report starts makes its first call before the report's
 //                  reply has run its tool calls
 //   per-agent-ids  each agent counts its own ids: two instances of one role give one out_ id twice
@@ -235,6 +236,20 @@ function executingBy(delta) {
   }
 }
 
+// White space as chapter 00 of the specification lists it; trim() knows another set.
+const WHITE = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+function blank(text) {
+  return WHITE.test(text || "");
+}
+
+// The latest text the agent said that is not blank, up to its first LF or CR, at most 120
+// code points (TW-TOOL-015).
+function summaryOf(agent) {
+  const said = agent.messages.filter((m) => m.role === "assistant" && !blank(m.content)).pop();
+  if (!said) return "";
+  return Array.from(said.content.split(/[\n\r]/)[0]).slice(0, 120).join("");
+}
+
 function startTurn(agent) {
   agent.state = "running";
   agent.generation += 1;
@@ -283,7 +298,7 @@ async function turn(agent, generation) {
     if (!calls.length) return endTurn(agent, reply.content || "", answered);
     // Counted from before the progress report: a turn it starts waits for the calls too.
     if (FAULT !== "early-progress") executingBy(1);
-    if (agent.name !== LEADER && (reply.content || "").trim() && !answered) {
+    if (agent.name !== LEADER && !blank(reply.content) && !answered) {
       // text beside tool calls is progress, reported before they run
       const id = nextId("out", agent.abbreviation, agent.name);
       deliver(agents.get(LEADER), envelope(agent.name, "任务进度输出", id, "Output", reply.content));
@@ -311,7 +326,7 @@ async function turn(agent, generation) {
 // still wait on them (the answer rule), each with an Answer of its own; whether it answered
 // any, so that it is no report too (TW-TYPE-018).
 function answerHeard(agent, text) {
-  if (!text.trim() || !agent.heard.length) return false;
+  if (blank(text) || !agent.heard.length) return false;
   const heard = agent.heard;
   agent.heard = [];
   let answered = false;
@@ -330,7 +345,7 @@ function endTurn(agent, text, answered = false) {
   agent.state = agent.name === LEADER ? "idle" : "completed";
   if (FAULT === "drop-final" && agent.name !== LEADER) agent.pending = [];
   const leader = agents.get(LEADER);
-  if (agent.name !== LEADER && agent.leaderAsks.length && text.trim() && leader.resolveAsk) {
+  if (agent.name !== LEADER && agent.leaderAsks.length && !blank(text) && leader.resolveAsk) {
     // The natural output answers the Team Leader's ask (the answer rule).
     const questionId = agent.leaderAsks.shift();
     const id = nextId("ans", agent.abbreviation, agent.name);
@@ -444,7 +459,7 @@ async function execute(agent, name, args) {
     }
   }
   for (const key of TEXTS) {
-    if (typeof args[key] === "string" && !args[key].trim()) {
+    if (typeof args[key] === "string" && blank(args[key])) {
       return error("invalid-arguments", `${key} holds nothing but white space`);
     }
   }
@@ -544,7 +559,8 @@ async function execute(agent, name, args) {
   }
   if (name === "list_active_sub_agents") {
     return JSON.stringify({ success: true, agents: [...agents.values()].filter((a) => a.name !== LEADER)
-      .map((a) => ({ agent_id: a.agentId, role_id: a.roleId, display_name: a.name, status: a.state, summary: "" })) });
+      .map((a) => ({ agent_id: a.agentId, role_id: a.roleId, display_name: a.name, status: a.state,
+        summary: FAULT === "no-summary" ? "" : summaryOf(a) })) });
   }
   return error("forbidden-tool", `${name} is not supported`);
 }

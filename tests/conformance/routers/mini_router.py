@@ -210,6 +210,17 @@ def tools(names: list[str]) -> list[dict[str, Any]]:
             for name in names]
 
 
+def summary_of(agent: "Agent") -> str:
+    """The latest assistant text that is not blank, up to its first LF or CR, at most 120 code
+    points (TW-TOOL-015); str.strip() knows the white space chapter 00 lists."""
+    said = [m["content"] for m in agent.messages
+            if m["role"] == "assistant" and (m.get("content") or "").strip()]
+    if not said:
+        return ""
+    line = said[-1].split("\n", 1)[0].split("\r", 1)[0]
+    return line[:120]
+
+
 class Agent:
     def __init__(self, name: str, role_id: str, agent_id: int, abbreviation: str) -> None:
         self.name = name
@@ -723,7 +734,7 @@ class Router:
             if name == "list_active_sub_agents":
                 return json.dumps({"success": True, "agents": [
                     {"agent_id": a.agent_id, "role_id": a.role_id, "display_name": a.name,
-                     "status": a.state, "summary": ""}
+                     "status": a.state, "summary": summary_of(a)}
                     for a in self.agents.values() if a.name != LEADER]})
         return error("forbidden-tool", f"{name} is not supported")
 
