@@ -233,6 +233,32 @@ def turn_ended_calls() -> dict[str, Any]:
          expect(TL, 6, output(FSE, "out_fse_002", "Using port 8080."))])
 
 
+def terminated_sub_agent_not_listed() -> dict[str, Any]:
+    return scenario(
+        "terminated-sub-agent-not-listed",
+        "list_active_sub_agents leaves out a terminated sub-agent and keeps the others, in "
+        "creation order",
+        ["TW-TOOL-015", "TW-ROUTE-020"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK),
+                         create("call_tl_2", "ui-operator", UIO_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_3", "terminate_sub_agent", agent_id=1,
+                          role_id="full-stack-engineer"),
+                     call("call_tl_4", "list_active_sub_agents")),
+               says("Noted."), says("Done.")),
+         agent(FSE, says("The API is done.")),
+         agent(UIO, says("The form is designed."))],
+        # The operator's first call is held until the list is taken: it is still running.
+        schedule((TL, 1), (TL, 2), (UIO, 1, "await"), (FSE, 1), (TL, 3), (TL, 4), (UIO, 1),
+                 (TL, 5)),
+        [expect(TL, 4, tool("call_tl_3", {"success": True, "agent_id": 1,
+                                           "role_id": "full-stack-engineer",
+                                           "display_name": FSE, "status": "terminated"}),
+                tool("call_tl_4", {"success": True, "agents": [
+                    {"agent_id": 1, "role_id": "ui-operator", "display_name": UIO,
+                     "status": "running", "summary": ""}]}))])
+
+
 SCENARIOS = [message_to_waiting_sub_agent, terminated_during_an_ask,
-             terminated_during_its_model_call, turn_timeout,
+             terminated_during_its_model_call, terminated_sub_agent_not_listed, turn_timeout,
              turn_timers_at_one_instant, default_turn_timeout, wait_cycle, refused_calls, turn_ended_calls]

@@ -9,6 +9,7 @@
 //   keep-call-ids  tool calls keep the ids the model gave, empty, missing or repeated
 //   utf16-call-ids a new call id keeps the first 64 UTF-16 units of the given one, not code points
 //   no-summary     list_active_sub_agents gives every summary empty
+//   list-terminated list_active_sub_agents lists terminated sub-agents too
 //   early-progress a turn a progress report starts makes its first call before the report's
 //                  reply has run its tool calls
 //   per-agent-ids  each agent counts its own ids: two instances of one role give one out_ id twice
@@ -558,7 +559,8 @@ async function execute(agent, name, args) {
       ({ role_id: roleId, name: roleName, description: DESCRIPTIONS.get(roleId) || "" })) });
   }
   if (name === "list_active_sub_agents") {
-    return JSON.stringify({ success: true, agents: [...agents.values()].filter((a) => a.name !== LEADER)
+    return JSON.stringify({ success: true, agents: [...agents.values()]
+      .filter((a) => a.name !== LEADER && (FAULT === "list-terminated" || a.state !== "terminated"))
       .map((a) => ({ agent_id: a.agentId, role_id: a.roleId, display_name: a.name, status: a.state,
         summary: FAULT === "no-summary" ? "" : summaryOf(a) })) });
   }

@@ -9,6 +9,7 @@ the tests can check that certification fails with the right requirements:
 - ``reverse-batch``: messages waiting for an agent are appended newest first;
 - ``no-inline``: a message to a running agent waits until its turn has ended;
 - ``no-timeout``: an ask that is never answered waits for ever;
+- ``list-terminated``: ``list_active_sub_agents`` lists terminated sub-agents too;
 - ``no-round-limit``: asks between two agents are never limited;
 - ``any-message``: any message that reaches a waiting agent ends its wait as if it were the
   answer;
@@ -210,7 +211,7 @@ def tools(names: list[str]) -> list[dict[str, Any]]:
             for name in names]
 
 
-def summary_of(agent: "Agent") -> str:
+def summary_of(agent: Agent) -> str:
     """The latest assistant text that is not blank, up to its first LF or CR, at most 120 code
     points (TW-TOOL-015); str.strip() knows the white space chapter 00 lists."""
     said = [m["content"] for m in agent.messages
@@ -735,7 +736,9 @@ class Router:
                 return json.dumps({"success": True, "agents": [
                     {"agent_id": a.agent_id, "role_id": a.role_id, "display_name": a.name,
                      "status": a.state, "summary": summary_of(a)}
-                    for a in self.agents.values() if a.name != LEADER]})
+                    for a in self.agents.values() if a.name != LEADER
+                    # astrion lists the terminated too (TW-PROF-024)
+                    and (ASTRION or FAULT == "list-terminated" or a.state != "terminated")]})
         return error("forbidden-tool", f"{name} is not supported")
 
     def run_result(self, agent: Agent) -> dict[str, str] | None:
