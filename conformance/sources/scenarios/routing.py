@@ -160,7 +160,10 @@ def progress_and_ask_to_an_idle_leader() -> dict[str, Any]:
          expect(FSE, 2, tool("call_fse_1", envelope(
              TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
              (("question_id", "ask_fse_001"),))["content"])),
-         expect(TL, 5, output(FSE, "out_fse_002", "Using port 8080."))])
+         expect(TL, 5, output(FSE, "out_fse_002", "Using port 8080."))],
+        # the Team Leader must be idle when the report comes: a router process given both
+        # answers at once may still be running its turn, which hides an early first call
+        settle=0.2)
 
 
 def message_to_completed_sub_agent() -> dict[str, Any]:

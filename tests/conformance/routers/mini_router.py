@@ -388,6 +388,10 @@ class Router:
                                 self.deliver(other, envelope(LEADER, "消息",
                                                              self.next_id("msg", agent),
                                                              "Message", text))
+                    if calls:
+                        # counted in the same hold of the lock as the progress report: a
+                        # turn the report starts waits for these calls too (TW-ROUTE-033)
+                        self.executing += 1
                     if calls and agent.name != LEADER and text.strip() and not answered \
                             and FAULT != "no-progress":
                         # text beside tool calls is progress, reported before they run
@@ -397,8 +401,6 @@ class Router:
                 if not calls:
                     self.end_turn(agent, reply.get("content") or "", answered)
                     return
-                with self.lock:
-                    self.executing += 1
                 try:
                     stop = self.run_calls(agent, generation, calls)
                 finally:
