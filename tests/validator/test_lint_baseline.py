@@ -79,3 +79,21 @@ def test_no_baseline_is_written_when_an_input_is_unreadable(work: Path) -> None:
     result = invoke("lint", "--write-baseline", "base.json", "old.jsonl", "missing.json")
     assert result.exit_code == 2 and "base.json not written" in result.stderr
     assert not (work / "base.json").exists()
+
+
+def test_entries_no_finding_matches_any_more_are_named_stale(work: Path) -> None:
+    """A fixed finding leaves its entry in the baseline: lint says how many such entries
+    the files it linted left unmatched, and entries of files it did not lint are not stale."""
+    (work / "other.jsonl").write_text(NEW, encoding="utf-8")
+    invoke("lint", "--write-baseline", "base.json", "old.jsonl", "other.jsonl")
+    unchanged = invoke("lint", "--baseline", "base.json", "old.jsonl")
+    assert unchanged.exit_code == 0 and "matched no finding" not in unchanged.stderr
+    (work / "old.jsonl").write_text('{"role": "user", "content": "hello"}\n', encoding="utf-8")
+    fixed = invoke("lint", "--baseline", "base.json", "old.jsonl")
+    assert fixed.exit_code == 0
+    # TW113 is fixed, TW009 (whose conversation) still stands and is still accepted
+    assert "1 finding accepted" in fixed.stderr
+    assert ("note: 1 entry of the baseline base.json matched no finding of the files "
+            "linted; write it again (--write-baseline) to drop them") in fixed.stderr
+    quiet = invoke("lint", "-q", "--baseline", "base.json", "old.jsonl")
+    assert "matched no finding" not in quiet.stderr

@@ -21,6 +21,7 @@ from teamwire.cli.inputs import read_stdin_at_most, reader_may_leave, tolerant_s
 from teamwire.envelope import name_problem
 from teamwire.validator import engine
 from teamwire.validator.baseline import (
+    Baseline,
     BaselineError,
     apply_baseline,
     read_baseline,
@@ -154,7 +155,7 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
                                "format lists every finding to count")
     if agent is not None and name_problem(agent) is not None:
         raise click.BadParameter(f"{name_problem(agent)}: {agent!r}", param_hint="--agent")
-    accepted = frozenset[str]()
+    accepted: Baseline | None = None
     if baseline_path is not None:
         try:
             accepted = read_baseline(baseline_path)
@@ -210,16 +211,22 @@ def lint(paths: tuple[str, ...], agent: str | None, profile: str | None, output_
     empty = not report.files and not allow_empty
     if write_baseline_path is not None and not empty:
         _write_baseline(report, write_baseline_path)
-    suppressed = apply_baseline(report, accepted) if accepted else 0
+    used = apply_baseline(report, accepted) if accepted is not None else None
     if not (empty and output_format == "text" and output_file is None):
         # An empty run is no pass: the text summary would say "All checks passed".
         _write(report, output_format, output_file, quiet,
                stdin_filename if STDIN in paths else None, statistics)
     if report.skipped and not quiet:
         click.echo(_skipped_note(report.skipped), err=True)
-    if baseline_path is not None and not quiet:
-        click.echo(f"note: {suppressed} finding{'s' * (suppressed != 1)} accepted by the "
+    if used is not None and not quiet:
+        click.echo(f"note: {used.dropped} finding{'s' * (used.dropped != 1)} accepted by the "
                    f"baseline {baseline_path} not reported", err=True)
+        if used.stale:
+            # fixed, or edited into new findings: --write-baseline drops them, so that
+            # the baseline does not go on accepting a finding that returns
+            click.echo(f"note: {used.stale} entr{'ies' if used.stale != 1 else 'y'} of the "
+                       f"baseline {baseline_path} matched no finding of the files linted; "
+                       "write it again (--write-baseline) to drop them", err=True)
     for unreadable in report.unreadable:
         click.echo(f"error: {unreadable.error}", err=True)
     if empty:

@@ -9,6 +9,7 @@ finding is dropped, so a finding keeps its fingerprint whatever the baseline hol
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from teamwire import schemas
@@ -41,8 +42,32 @@ def write_baseline(report: LintReport, path: str) -> int:
     return len(report.findings)
 
 
-def read_baseline(path: str) -> frozenset[str]:
-    """The fingerprints the baseline at ``path`` accepts."""
+@dataclass(frozen=True)
+class Baseline:
+    """The entries of a baseline file: each accepted fingerprint with the file it was in."""
+
+    files: dict[str, str]
+    """Fingerprint → the file (as reported) of the finding it accepted."""
+
+    @property
+    def fingerprints(self) -> frozenset[str]:
+        """Every fingerprint the baseline accepts."""
+        return frozenset(self.files)
+
+
+@dataclass(frozen=True)
+class BaselineUse:
+    """What applying a baseline to one report did."""
+
+    dropped: int
+    """Findings of the report the baseline accepted, dropped from it."""
+    stale: int
+    """Entries for a file linted in this run that matched none of its findings: fixed, or
+    changed so that they are new findings now. Entries for files not linted are not stale."""
+
+
+def read_baseline(path: str) -> Baseline:
+    """The entries of the baseline at ``path``."""
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
@@ -56,13 +81,20 @@ def read_baseline(path: str) -> frozenset[str]:
         first = errors[0]
         raise BaselineError(f"{path}: not a lint baseline: {first.path or '(root)'}: "
                             f"{first.message}")
-    return frozenset(entry["fingerprint"] for entry in document["findings"])
+    return Baseline({entry["fingerprint"]: entry["file"] for entry in document["findings"]})
 
 
-def apply_baseline(report: LintReport, accepted: frozenset[str]) -> int:
-    """Drop from ``report`` every finding whose fingerprint ``accepted`` holds; how many."""
-    dropped = {id(finding) for finding, print_
-               in zip(report.findings, fingerprints(report), strict=True) if print_ in accepted}
+def apply_baseline(report: LintReport, baseline: Baseline) -> BaselineUse:
+    """Drop from ``report`` every finding the baseline accepts; count them, and the entries
+    for the files linted that no finding matched."""
+    prints = fingerprints(report)
+    accepted = baseline.fingerprints
+    dropped = {id(finding) for finding, print_ in zip(report.findings, prints, strict=True)
+               if print_ in accepted}
+    linted = {report_path(file.file) for file in report.files if file.error is None}
+    found = set(prints)
+    stale = sum(1 for print_, file in baseline.files.items()
+                if file in linted and print_ not in found)
     for file in report.files:
         file.findings = [f for f in file.findings if id(f) not in dropped]
-    return len(dropped)
+    return BaselineUse(len(dropped), stale)
