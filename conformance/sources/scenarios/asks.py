@@ -202,6 +202,31 @@ def leader_asks_a_sub_agent() -> dict[str, Any]:
              (("question_id", "ask_tl_001"),))["content"]))])
 
 
+def leader_ask_answered_beside_tool_calls() -> dict[str, Any]:
+    colours = "Navy and white."
+    return scenario(
+        "leader-ask-answered-beside-tool-calls",
+        "Text a sub-agent writes beside its tool calls, in the first reply after the Team "
+        "Leader's ask reached it, answers that ask at once: no progress report, and the end of "
+        "its turn is a completion report",
+        ["TW-ROUTE-014", "TW-TYPE-018"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)), says("Waiting."),
+               calls(call("call_tl_2", "ask_sub_agent", agent_id=1, question="Which colours?",
+                          question_id="ask_tl_001")),
+               says("Thanks."), says("ok")),
+         agent(UIO, says("The form is designed."),
+               # the call fails (no such agent): it only has to be a call, and run at once
+               calls(call("call_uio_1", "answer_other_agent", source_agent_id=1,
+                          role_id="full-stack-engineer", message_id="ask_fse_001",
+                          answer="Port 8080."), text=colours),
+               says("Colours applied."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (UIO, 2), (TL, 4), (UIO, 3), (TL, 5)),
+        [expect(TL, 4, tool("call_tl_2", envelope(
+            UIO, "回答", "ans_uio_001", "Answer", colours,
+            (("question_id", "ask_tl_001"),))["content"])),
+         expect(TL, 5, envelope(UIO, "任务完成汇报", "out_uio_002", "Output", "Colours applied."))])
+
+
 def answers_out_of_order() -> dict[str, Any]:
     colours = "Which colours?"
     waiting = {"success": True, "agents": [
@@ -334,5 +359,6 @@ def message_between_sub_agents() -> dict[str, Any]:
 
 
 SCENARIOS = [round_limit, ask_timeout, answer_at_the_ask_timeout, leader_asks_a_sub_agent,
+             leader_ask_answered_beside_tool_calls,
              answers_out_of_order, unanswered_ask_master, unanswered_ask_waits,
              unanswered_ask_sub_agent, answer_to_no_pending_question, message_between_sub_agents]

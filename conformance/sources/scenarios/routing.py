@@ -166,6 +166,41 @@ def progress_and_ask_to_an_idle_leader() -> dict[str, Any]:
         settle=0.2)
 
 
+def asker_goes_on_after_the_answering_reply() -> dict[str, Any]:
+    colours, logo = "Navy and white.", "May I add a logo?"
+    return scenario(
+        "asker-goes-on-after-the-answering-reply",
+        "A sub-agent's text answers the Team Leader's ask beside an ask_master: the answered "
+        "ask is no longer pending, so the ask_master closes no wait cycle, and the Team "
+        "Leader's next tool call runs only once that reply has run, so its message finds the "
+        "sub-agent waiting and the Ask comes in the same model call as the answer",
+        ["TW-ROUTE-033", "TW-ROUTE-016", "TW-ROUTE-007"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)), says("Waiting."),
+               calls(call("call_tl_2", "ask_sub_agent", agent_id=1, question="Which colours?",
+                          question_id="ask_tl_001"),
+                     call("call_tl_3", "send_message_to_sub_agent", agent_id=1,
+                          message="Use the brand font.")),
+               calls(call("call_tl_4", "answer_sub_agent_question", agent_id=1,
+                          question_id="ask_uio_001", answer="Yes.")),
+               says("Answered."), says("ok")),
+         agent(UIO, says("The form is designed."),
+               calls(call("call_uio_1", "ask_master", question=logo,
+                          question_id="ask_uio_001"), text=colours),
+               says("Logo added."))],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (UIO, 2), (TL, 4), (TL, 5), (UIO, 3),
+                 (TL, 6)),
+        [expect(TL, 4,
+                tool("call_tl_2", envelope(UIO, "回答", "ans_uio_001", "Answer", colours,
+                                           (("question_id", "ask_tl_001"),))["content"]),
+                tool("call_tl_3", sent("msg_tl_001", "queued")),
+                envelope(UIO, "提问", "ask_uio_001", "Ask", logo)),
+         expect(UIO, 3,
+                tool("call_uio_1", envelope(TL, "回答", "ans_tl_001", "Answer", "Yes.",
+                                            (("question_id", "ask_uio_001"),))["content"]),
+                envelope(TL, "消息", "msg_tl_001", "Message", "Use the brand font.")),
+         expect(TL, 6, output(UIO, "out_uio_002", "Logo added."))])
+
+
 def message_to_completed_sub_agent() -> dict[str, Any]:
     return scenario(
         "message-to-completed-sub-agent",
@@ -302,6 +337,7 @@ def counters_skip_chosen_ids() -> dict[str, Any]:
 
 SCENARIOS = [task_to_idle_sub_agent, first_call_after_the_reply, message_to_running_sub_agent,
              answer_to_waiting_sub_agent, progress_and_ask_to_an_idle_leader,
+             asker_goes_on_after_the_answering_reply,
              message_to_completed_sub_agent,
              message_during_final_reply, batch_drain, progress_before_tool_calls,
              instances_share_id_counters, counters_skip_chosen_ids]

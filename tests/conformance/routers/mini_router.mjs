@@ -14,6 +14,10 @@
 //                  reply has run its tool calls
 //   per-agent-ids  each agent counts its own ids: two instances of one role give one out_ id twice
 //   msg-as-ask     a sub-agent's ask_other_agent is an Ask whatever its id, msg_ too
+//   answer-at-end  the Team Leader's ask is answered by the sub-agent's final output, not
+//                  by text beside its tool calls before it
+//   late-running   an asker whose ask was answered stays waiting until it goes on, after the
+//                  answering reply's tool calls: they find it waiting (a false wait-cycle)
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 // TEAMWIRE_ROLES, TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT), refuses (exit 2) a knob out of
 // range, and exits 0 once every agent is idle.
@@ -295,10 +299,11 @@ async function turn(agent, generation) {
     if (agent.generation !== generation || agent.state === "terminated") return;
     const calls = ownIds(reply.tool_calls || [], agent.messages);
     agent.messages.push({ role: "assistant", content: reply.content, ...(calls.length ? { tool_calls: calls } : {}) });
+    // Counted from before the answer and the progress report the text gives: an asker it
+    // lets go on, or a turn it starts, waits for the calls too (TW-ROUTE-033).
+    if (calls.length && FAULT !== "early-progress") executingBy(1);
     const answered = answerHeard(agent, reply.content || "");
     if (!calls.length) return endTurn(agent, reply.content || "", answered);
-    // Counted from before the progress report: a turn it starts waits for the calls too.
-    if (FAULT !== "early-progress") executingBy(1);
     if (agent.name !== LEADER && !blank(reply.content) && !answered) {
       // text beside tool calls is progress, reported before they run
       const id = nextId("out", agent.abbreviation, agent.name);
@@ -414,7 +419,9 @@ function ask(agent, target, questionId, text) {
     if ((rounds.get(pair) || 0) >= ROUND_LIMIT) return Promise.resolve(error("round-limit", "too many asks between these two"));
     rounds.set(pair, (rounds.get(pair) || 0) + 1);
   }
-  if (agent.name === LEADER) target.leaderAsks.push(questionId);
+  // the first natural output after delivery answers the Team Leader's ask (TW-ROUTE-014)
+  if (agent.name === LEADER && FAULT === "answer-at-end") target.leaderAsks.push(questionId);
+  else if (agent.name === LEADER) target.messageAsks.set(questionId, agent);
   chosen.add(questionId); // the counters skip it (TW-ID-008)
   agent.state = "waiting";
   agent.waitingOn = target.name;
@@ -425,8 +432,20 @@ function ask(agent, target, questionId, text) {
     agent.resolveAsk = (answer) => {
       if (timer) clearTimeout(timer);
       agent.resolveAsk = null;
-      executingBy(1);
-      done(answer);
+      const running = () => {
+        agent.waitingOn = null;
+        if (agent.state === "waiting") agent.state = "running";
+      };
+      // running again at once, as the decision table says (TW-ROUTE-007)
+      if (FAULT !== "late-running") running();
+      const goOn = () => {
+        running();
+        executingBy(1);
+        done(answer);
+      };
+      // an answer given by text beside tool calls: the asker goes on once they have run
+      if (executing > 0) quietWaiters.push(goOn);
+      else goOn();
     };
     if (ASK_TIMEOUT !== null) {
       timer = setTimeout(() => agent.resolveAsk(error("timeout", `${target.name} did not answer in time`)),
@@ -442,10 +461,6 @@ function ask(agent, target, questionId, text) {
       agent.askedText = envelope(agent.name, "提问", questionId, "Ask", text);
     }
     deliver(target, agent.askedText);
-  }).then((answer) => {
-    agent.waitingOn = null;
-    if (agent.state === "waiting") agent.state = "running";
-    return answer;
   });
 }
 

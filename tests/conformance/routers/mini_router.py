@@ -33,6 +33,8 @@ the tests can check that certification fails with the right requirements:
 - ``relay-leader-text``: the Team Leader's prose goes to every sub-agent as a Message.
 - ``timeout-completes``: get_sub_agent_status gives a turn its timeout ended the state
   completed, as if it had ended naturally.
+- ``answer-at-end``: the Team Leader's ask_sub_agent is answered by the final output of the
+  sub-agent's turn, not by text beside tool calls before it (TW-ROUTE-014).
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
@@ -237,7 +239,7 @@ class Agent:
         self.asked_id: str | None = None  # the question id of the ask it waits on
         self.waiting_on: str | None = None
         self.asked_text: str | None = None  # the Ask it waits on, as its answerer receives it
-        self.leader_asks: list[str] = []  # the Team Leader's questions its output answers
+        self.leader_asks: list[str] = []  # under answer-at-end: the Team Leader's questions
         # Messages of ask_other_agent (msg_ ids) waiting to be delivered, and those delivered,
         # which its next natural output answers: question id -> asker
         self.message_asks: dict[str, Agent] = {}
@@ -452,9 +454,19 @@ class Router:
                                        "content": result})
         return False
 
+    def resolved(self, asker: Agent) -> None:
+        """The asker's pending ask is resolved (its answer set): it is running again at once,
+        as the decision table says, though its thread goes on only once the reply that
+        resolved it has run its tool calls (TW-ROUTE-033)."""
+        asker.waiting_on = None
+        if asker.state == "waiting":
+            asker.state = "running"
+        asker.answered.set()
+
     def answer_heard(self, agent: Agent, text: str) -> bool:
-        """Natural output answers the Messages of ask_other_agent the agent has heard whose
-        askers still wait on them (the answer rule), each with an Answer of its own; whether
+        """Natural output answers the Team Leader's asks and the Messages of ask_other_agent
+        the agent has heard whose askers still wait on them (the answer rule), each with an
+        Answer of its own, whether or not the reply also calls tools; whether
         it answered any, so that it is no report too (TW-TYPE-018)."""
         if not text.strip() or not agent.heard:
             return False
@@ -465,7 +477,7 @@ class Router:
                     and not asker.answered.is_set():
                 asker.answer = envelope(agent.name, "回答", self.next_id("ans", agent), "Answer",
                                         text, f' question_id="{question_id}"')
-                asker.answered.set()
+                self.resolved(asker)
                 answered = True
         return answered
 
@@ -483,7 +495,7 @@ class Router:
                 question_id = agent.leader_asks.pop(0)
                 leader.answer = envelope(agent.name, "回答", self.next_id("ans", agent),
                                          "Answer", text, f' question_id="{question_id}"')
-                leader.answered.set()
+                self.resolved(leader)
             elif agent.name != LEADER and not answered:
                 report = envelope(agent.name, "任务完成汇报", self.next_id("out", agent),
                                   "Output", text)
@@ -494,7 +506,7 @@ class Router:
                 if self.fail_unanswered and other.waiting_on == agent.name and not other.answered.is_set() \
                         and other.asked_text not in agent.pending:
                     other.answer = error("unanswered", f"{agent.name} did not answer")
-                    other.answered.set()
+                    self.resolved(other)
             if agent.pending:
                 if FAULT == "no-inline":
                     self.drain(agent)
@@ -515,7 +527,7 @@ class Router:
         """Route by the receiver's state: inline when running, a new turn when idle."""
         if FAULT == "any-message" and agent.state == "waiting":
             agent.answer = text
-            agent.answered.set()
+            self.resolved(agent)
             return "queued"
         agent.pending.append(text)
         if agent.state == "running":
@@ -580,7 +592,10 @@ class Router:
                         return error("round-limit", "too many asks between these two")
                     self.rounds[pair] = self.rounds.get(pair, 0) + 1
                 if name == "ask_sub_agent":
-                    target.leader_asks.append(question_id)
+                    if FAULT == "answer-at-end":
+                        target.leader_asks.append(question_id)
+                    else:  # the first natural output after delivery answers it (TW-ROUTE-014)
+                        target.message_asks[question_id] = agent
                 self.used.add(question_id)  # the counters skip it (TW-ID-008)
                 agent.state = "waiting"
                 agent.waiting_on = target.name
@@ -603,6 +618,9 @@ class Router:
                 answered = agent.answered.wait(self.ask_timeout)
             finally:
                 with self.lock:
+                    # answered by text beside tool calls: those calls run first (TW-ROUTE-033)
+                    while self.executing:
+                        self.done.wait()
                     self.executing += 1
             with self.lock:
                 if agent.stopped == turn:
@@ -631,7 +649,7 @@ class Router:
                 for other in self.agents.values():  # asks it will never answer fail now
                     if other.waiting_on == found.name:
                         other.answer = error("agent-terminated", f"{found.name} was terminated")
-                        other.answered.set()
+                        self.resolved(other)
                 return json.dumps({"success": True, "agent_id": found.agent_id,
                                    "role_id": found.role_id, "display_name": found.name,
                                    "status": "terminated"})
@@ -677,7 +695,7 @@ class Router:
                                         args["answer"], f' question_id="{question_id}"')
                 if ASTRION and FAULT != "answer-envelope":
                     found.answer = ASKED_TEXT["ask_other_agent"] + args["answer"]
-                found.answered.set()
+                self.resolved(found)
                 if ASTRION:
                     return "回复已发送。"
                 return json.dumps({"success": True, "display_name": found.name,
@@ -726,7 +744,7 @@ class Router:
                                          f' question_id="{args["question_id"]}"')
                 if ASTRION and FAULT != "answer-envelope":
                     target.answer = ASKED_TEXT["ask_master"] + args["answer"]
-                target.answered.set()
+                self.resolved(target)
                 return json.dumps({"success": True, "display_name": target.name,
                                    "question_id": args["question_id"]})
             if name == "list_agents":
