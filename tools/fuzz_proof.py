@@ -154,7 +154,8 @@ def prove_fault(family: Family, fault: str, examples: int, seed: int) -> tuple[i
         else None
     # shrinking is cut off at once: the first failure is the proof
     outcome = fuzz(run_target, examples=examples, seed=seed, level=family.level,
-                   capabilities=capabilities, shrink_budget=-1.0)
+                   capabilities=capabilities, shrink_budget=-1.0,
+                   at_timers=family.name == "in-process")
     if outcome.failing is None:
         return None, "", time.monotonic() - started
     failed = sorted({r for v in outcome.verdicts if v.status is Status.FAIL

@@ -153,3 +153,27 @@ def test_shrinking_out_of_time_reports_the_smallest_failure_found_so_far() -> No
     # the case reported is a real failure of the router, replayed as it stands
     replay = target(scenario_from_json(outcome.failing, outcome.failing["scenario"]))
     assert any(v.status is Status.FAIL for v in check_run(replay))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(scenarios("core"))
+def test_scenarios_drawn_for_a_router_process_never_answer_at_a_timers_instant(
+        data: dict[str, Any]) -> None:
+    """A router run as a process keeps its own clock: a step at a timer's instant would be
+    skipped, so such steps are drawn only for a router in process."""
+    assert not any(step.get("at_timer") for step in data["schedule"])
+
+
+def test_the_fuzzer_in_process_answers_at_timer_instants_and_catches_timers_run_first(
+        tmp_path: Path) -> None:
+    """The tie of a reply and a timer at one instant (TW-ROUTE-028) is drawn in process: a
+    router that runs the timers first is caught by generated scenarios alone."""
+    broken = f"{BROKEN}:timers_first"
+    result = certify("--in-process", broken, "--level", "core", "--scenario",
+                     str(ROOT / "conformance" / "scenarios" / "batch-drain.json"),
+                     "--fuzz", "200", "--seed", "0", "--fuzz-out", str(tmp_path), "-f", "json")
+    assert result.returncode == 1, result.stderr
+    [vector] = tmp_path.glob("fuzz-*.json")
+    data = json.loads(vector.read_text(encoding="utf-8"))
+    assert any(step.get("at_timer") for step in data["schedule"])
+    assert certify("--in-process", "--scenario", str(vector)).returncode == 0

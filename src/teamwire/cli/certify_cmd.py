@@ -212,7 +212,8 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
             how = f"--router {shlex.quote(router)}" if router is not None \
                 else f"--in-process {shlex.quote(in_process or '')}"
             certification.fuzz, found = _fuzz(run_target, fuzz_count, seed, level,
-                                              Path(fuzz_out), capabilities, how, wait)
+                                              Path(fuzz_out), capabilities, how, wait,
+                                              at_timers=in_process is not None)
             if found is not None:
                 certification.results.append(found)
                 progress.keep(found)
@@ -335,17 +336,18 @@ def _target(router: str | None, in_process: str | None, wait: float,
 
 
 def _fuzz(run_target: Callable[[Scenario], Run], count: int, seed: int, level: str,
-          out: Path, capabilities: Capabilities, how: str, wait: float
+          out: Path, capabilities: Capabilities, how: str, wait: float, *, at_timers: bool
           ) -> tuple[FuzzSummary, ScenarioResult | None]:
     """Fuzz the router: what was found, and the result of the failing scenario, if any.
     What was done goes to standard error as well, so that a report on standard output stays
-    whole."""
+    whole. ``at_timers``: the harness keeps the router's clock (in process), so steps may
+    answer at a timer's instant."""
     from teamwire.conformance.fuzz import FuzzUnavailable, fuzz
     from teamwire.conformance.report import FuzzSummary, ScenarioResult
 
     try:
         outcome = fuzz(run_target, examples=count, seed=seed, level=level, out=out,
-                       capabilities=capabilities, wait=wait)
+                       capabilities=capabilities, wait=wait, at_timers=at_timers)
     except FuzzUnavailable as exc:
         fail(f"error: {exc}")
     except OSError as exc:

@@ -224,8 +224,8 @@ class _Draft:
 
 
 def generate(draw: DrawFn, level: str = "core", *, actions: int = 10,
-             wait: float = DEFAULT_WAIT, knobs: dict[str, float] | None = None
-             ) -> dict[str, Any]:
+             wait: float = DEFAULT_WAIT, knobs: dict[str, float] | None = None,
+             at_timers: bool = False) -> dict[str, Any]:
     """Draw one scenario by playing the reference router in process; its JSON form (schema
     ``scenario``). ``knobs`` are the knobs the scenario sets (default: ``ask_timeout``
     ASK_TIMEOUT); a router that reads none is given a scenario that sets none.
@@ -236,7 +236,11 @@ def generate(draw: DrawFn, level: str = "core", *, actions: int = 10,
     one virtual instant: their order is the virtual clock's, and a router on a real clock
     need not share it. ``wait`` is how long the harness waits for each expected call, or for
     the router to exit: a router run as a process needs the other half for its own work on a
-    real clock (two ask timeouts one after the other take the whole of it)."""
+    real clock (two ask timeouts one after the other take the whole of it).
+
+    With ``at_timers``, for a router whose clock the harness keeps (in process), a step may
+    answer its call at the instant the router's next timer falls due (``at_timer``): the
+    tie TW-ROUTE-028 decides, which a router on a real clock cannot be shown."""
     from hypothesis import reject
     from hypothesis import strategies as st
 
@@ -291,7 +295,11 @@ def generate(draw: DrawFn, level: str = "core", *, actions: int = 10,
                 script[call.number - 1] = draft.reply(draft.agents[call.agent])
                 for agent in draft.created:
                     known(agent)
-            schedule.append({"agent": call.agent, "call": call.number})
+            step: dict[str, Any] = {"agent": call.agent, "call": call.number}
+            if at_timers and draw(st.integers(0, 7)) == 0 \
+                    and router.move_to_next_timer(horizon):
+                step["at_timer"] = True
+            schedule.append(step)
             router.release(call)
         if router.ended() is None or run.unexpected or run.breaches or router.timer_ties():
             reject()
@@ -344,15 +352,17 @@ def _reply_json(reply: Reply) -> dict[str, Any]:
 
 
 def scenarios(level: str = "core", *, actions: int = 10, wait: float = DEFAULT_WAIT,
-              knobs: dict[str, float] | None = None) -> SearchStrategy[dict[str, Any]]:
-    """The hypothesis strategy of generated scenarios (their JSON form; ``wait`` and
-    ``knobs`` as for ``generate``)."""
+              knobs: dict[str, float] | None = None, at_timers: bool = False
+              ) -> SearchStrategy[dict[str, Any]]:
+    """The hypothesis strategy of generated scenarios (their JSON form; ``wait``, ``knobs``
+    and ``at_timers`` as for ``generate``)."""
     _hypothesis()
     from hypothesis import strategies as st
 
     @st.composite
     def scenario(draw: DrawFn) -> dict[str, Any]:
-        return generate(draw, level, actions=actions, wait=wait, knobs=knobs)
+        return generate(draw, level, actions=actions, wait=wait, knobs=knobs,
+                        at_timers=at_timers)
 
     return scenario()
 
@@ -382,7 +392,7 @@ def failed(verdicts: list[Verdict]) -> bool:
 def fuzz(run_target: Callable[[Scenario], Run], *, examples: int, seed: int = 0,
          level: str = "core", actions: int = 10, out: Path | None = None,
          capabilities: Capabilities | None = None, wait: float = DEFAULT_WAIT,
-         shrink_budget: float = SHRINK_BUDGET,
+         shrink_budget: float = SHRINK_BUDGET, at_timers: bool = False,
          clock: Callable[[], float] = time.monotonic) -> FuzzOutcome:
     """Run ``examples`` generated scenarios against the router ``run_target`` runs; on the
     first it fails, shrink to a minimal failing scenario and write it into ``out`` (if
@@ -391,7 +401,8 @@ def fuzz(run_target: Callable[[Scenario], Run], *, examples: int, seed: int = 0,
     drawn to fit the harness's ``wait`` (see ``generate``).
 
     Shrinking stops ``shrink_budget`` seconds (of ``clock``) after the first failure: the
-    smallest failing scenario found by then is reported, with ``shrunk`` False."""
+    smallest failing scenario found by then is reported, with ``shrunk`` False. Only a
+    router whose clock the harness keeps may be given ``at_timers`` (see ``generate``)."""
     hypothesis = _hypothesis()
     outcome = FuzzOutcome(0)
     first_failure: list[float] = []
@@ -416,7 +427,8 @@ def fuzz(run_target: Callable[[Scenario], Run], *, examples: int, seed: int = 0,
         max_examples=examples, database=None, deadline=None, derandomize=False,
         suppress_health_check=list(hypothesis.HealthCheck), report_multiple_bugs=False)
     try:
-        found = hypothesis.find(scenarios(level, actions=actions, wait=wait, knobs=knobs),
+        found = hypothesis.find(scenarios(level, actions=actions, wait=wait, knobs=knobs,
+                                          at_timers=at_timers),
                                 fails,
                                 settings=settings,
                                 random=Random(seed))
