@@ -12,12 +12,12 @@ the target (at most 60 s on this 2-core machine).
 Black-box: every shipped scenario of the level against the router command (default: the
 reference router, ``teamwire run -q``, as a subprocess, with the knobs its declaration
 names; another router with ``--describe``, scenarios it cannot run left out), as
-``teamwire certify`` does; per scenario its wall time beside the CPU time the router used, the CPU time the harness used
-(endpoint, schedule, checks), the same scenario's wall time in process, and a start-up
-baseline measured in the same run: the wall time of starting the router's interpreter and
-letting it exit (``python -c pass``). Then the totals against the target: the full set of
-certify's default run (core and durable) in at most 60 s. The harness's overhead per
-scenario is its wall time less the router's CPU time.
+``teamwire certify`` does; per scenario its wall time beside the CPU time the router used,
+the CPU time the harness used (endpoint, schedule, checks), the same scenario's wall time
+in process, and a start-up baseline measured in the same run: the wall time of starting the
+router's interpreter and letting it exit (``python -c pass``). Then the totals against the
+target: the full set of certify's default run (core and durable) in at most 60 s. The
+harness's overhead per scenario is its wall time less the router's CPU time.
 """
 
 from __future__ import annotations
