@@ -160,7 +160,10 @@ def main() -> None:
     n, batch = args.messages, args.batch
     durable_n = max(batch, n // 5)
 
-    plain, text, durable, base = [], [], [], []
+    plain: list[float] = []
+    text: list[float] = []
+    durable: list[float] = []
+    base: list[float] = []
     best_latencies: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):  # interleaved, so that all see the same machine

@@ -98,7 +98,7 @@ def _version_cases(v: str) -> list[dict[str, Any]]:
     # The session calls every tool in its version's dialect: intent on every leader call,
     # create_sub_agent without agent_id, stop_sub_agent, answers by question_id, body_prompt,
     # ask_master without question_id; earlier astrion also agent_ids and target_agent_id.
-    dialect = ("TW-PROF-014", "TW-PROF-015", "TW-PROF-016", "TW-PROF-018", "TW-PROF-020",
+    dialect: tuple[str, ...] = ("TW-PROF-014", "TW-PROF-015", "TW-PROF-016", "TW-PROF-018", "TW-PROF-020",
                "TW-PROF-021", "TW-PROF-023")
     if v != TODAY:
         dialect += ("TW-PROF-019", "TW-PROF-022")
