@@ -232,7 +232,9 @@ def test_the_walkthrough_shows_the_router_s_code_inside_the_column(browser: Any,
             block)
         assert fits, f"excerpt {name} is wider than its box"
     deliver = blocks[[name for _, name in asked].index("deliver")]
-    browser.execute_script("arguments[0].scrollIntoView()", deliver)
+    # in the middle of the window, clear of the sticky header: a screenshot of an element
+    # keeps only what of it is in view
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", deliver)
     shot = tmp_path / "site-excerpt-deliver.png"
     deliver.find_element(By.XPATH, "./ancestor::div[contains(@class, 'tw-excerpt')]").screenshot(
         str(shot))
@@ -262,6 +264,7 @@ def test_the_api_page_documents_parse_from_its_docstring(browser: Any, served: s
                    By.ID, f"{getattr(getattr(envelope, name), '__module__', '')}.{name}")]
     assert missing == []
     assert browser.find_elements(By.ID, "teamwire.conformance.inprocess.InProcessSetup")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", item)
     shot = tmp_path / "site-api-parse.png"
     item.screenshot(str(shot))
     keep_screenshot(shot)
