@@ -22,6 +22,21 @@ def _page(config: Any, uri: str, content: str) -> File:
     return File.generated(config, uri, content=content)
 
 
+_BRACKETS = re.compile(r"(`+).*?\1|\[([^\]\n]*)\]\[([^\]\n]*)\]")
+
+
+def literal_brackets(markdown: str) -> str:
+    """``markdown`` with every ``[x][y]`` outside code spans escaped: in a summary such as
+    ``^[a-z0-9][a-z0-9_-]{0,63}$`` it is a character class, not a reference link, and
+    mkdocs-autorefs would take it for a cross-reference it cannot find."""
+    def escape(match: re.Match[str]) -> str:
+        if match.group(1):
+            return match.group(0)
+        return f"\\[{match.group(2)}\\]\\[{match.group(3)}\\]"
+
+    return _BRACKETS.sub(escape, markdown)
+
+
 def _requirements_page() -> str:
     path = ROOT / "spec" / "requirements.json"
     if not path.exists():
@@ -107,8 +122,8 @@ def on_files(files: Files, config: Any) -> Files:
     """Add the generated pages to the site."""
     for path in sorted((ROOT / "spec").glob("*.md")):
         files.append(_page(config, f"spec/{path.name}", path.read_text(encoding="utf-8")))
-    files.append(_page(config, "requirements.md", _requirements_page()))
-    files.append(_page(config, "traceability.md", _traceability_page()))
+    files.append(_page(config, "requirements.md", literal_brackets(_requirements_page())))
+    files.append(_page(config, "traceability.md", literal_brackets(_traceability_page())))
     from teamwire.view.page import render_page
 
     files.append(_page(config, "view-demo.html", render_page(_demo_session())))

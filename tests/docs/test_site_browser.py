@@ -18,11 +18,13 @@ from urllib.parse import unquote, urljoin, urlsplit
 import pytest
 
 from tests.browser import chromium, keep_screenshot
+from tests.docs.hook_modules import load
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = {"home": "", "spec-routing": "spec/07-routing/", "quick-reference": "quick-reference/",
          "rule-catalog": "rules/", "sample-report": "certify-sample-report.html",
-         "schema-message": "schemas/message/", "command-line": "cli/"}
+         "schema-message": "schemas/message/", "command-line": "cli/",
+         "certify-walkthrough": "certify-walkthrough/", "api": "api/"}
 
 
 @pytest.fixture(scope="module")
@@ -197,6 +199,74 @@ def test_screenshots_of_the_main_pages(browser: Any, served: str, name: str,
     assert browser.find_elements(By.CSS_SELECTOR, "h1")
     shot = tmp_path / f"site-{name}.png"
     browser.save_screenshot(str(shot))
+    keep_screenshot(shot)
+
+
+def test_the_walkthrough_shows_the_router_s_code_inside_the_column(browser: Any, served: str,
+                                                                 tmp_path: Path) -> None:
+    """Every excerpt of mini_router.mjs is a code block with its lines in it, numbered from
+    the line its caption names, and wraps its long lines rather than hiding their ends."""
+    from selenium.webdriver.common.by import By
+
+    excerpts = load("excerpts")
+    text = (ROOT / "docs" / "certify-walkthrough.md").read_text(encoding="utf-8")
+    asked = [m.group("what").split() for m in excerpts.MARKER.finditer(text)]
+    _open(browser, served + "certify-walkthrough/")
+    blocks = browser.find_elements(By.CSS_SELECTOR, ".tw-excerpt pre > code")
+    captions = browser.find_elements(By.CSS_SELECTOR, ".tw-excerpt-caption")
+    assert len(blocks) == len(captions) == len(asked) > 0
+    for (path, name), block, caption in zip(asked, blocks, captions, strict=True):
+        region = excerpts.excerpt(path, name)
+        assert caption.get_attribute("data-excerpt") == name
+        assert f"lines {region.first}–{region.last}" in caption.text
+        numbers = [e.get_attribute("data-linenos").strip()
+                   for e in block.find_elements(By.CSS_SELECTOR, "[data-linenos]")]
+        assert numbers == [str(n) for n in range(region.first, region.last + 1)], name
+        shown = block.text
+        assert shown.strip(), name
+        # the first line that says something is on the page, whole
+        assert next(line.strip() for line in region.lines if line.strip()) in \
+            " ".join(shown.split()), name
+        fits = browser.execute_script(
+            "const pre = arguments[0].parentElement; return pre.scrollWidth <= pre.clientWidth;",
+            block)
+        assert fits, f"excerpt {name} is wider than its box"
+    deliver = blocks[[name for _, name in asked].index("deliver")]
+    # in the middle of the window, clear of the sticky header: a screenshot of an element
+    # keeps only what of it is in view
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", deliver)
+    shot = tmp_path / "site-excerpt-deliver.png"
+    deliver.find_element(By.XPATH, "./ancestor::div[contains(@class, 'tw-excerpt')]").screenshot(
+        str(shot))
+    keep_screenshot(shot)
+
+
+def test_the_api_page_documents_parse_from_its_docstring(browser: Any, served: str,
+                                                        tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from teamwire import envelope
+
+    _open(browser, served + "api/")
+    entry = browser.find_element(By.ID, "teamwire.envelope.parse")
+    assert entry.text.split()[0] == "parse"
+    item = entry.find_element(By.XPATH, "./ancestor::div[contains(@class, 'doc-function')][1]")
+    signature = item.find_element(By.CSS_SELECTOR, ".doc-signature code").text
+    assert " ".join(signature.split()) == "parse(text: str | bytes) -> Envelope"
+    # the docstring's first line, its ``code`` shown as code
+    summary = (envelope.parse.__doc__ or "").split("\n")[0].replace("``", "")
+    assert summary and summary in item.text
+    # every public name of the envelope library has its entry: under the package, or under
+    # the module that defines it where the package's name is taken by a module (render)
+    missing = [name for name in envelope.__all__
+               if not browser.find_elements(By.ID, f"teamwire.envelope.{name}")
+               and not browser.find_elements(
+                   By.ID, f"{getattr(getattr(envelope, name), '__module__', '')}.{name}")]
+    assert missing == []
+    assert browser.find_elements(By.ID, "teamwire.conformance.inprocess.InProcessSetup")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", item)
+    shot = tmp_path / "site-api-parse.png"
+    item.screenshot(str(shot))
     keep_screenshot(shot)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Iterable
 from html import escape
 from typing import Any, TextIO
 
@@ -48,6 +49,7 @@ padding:0 14px}
 summary{cursor:pointer;padding:10px 0;font-weight:600}
 summary .title{font-weight:400;color:var(--muted);margin-left:8px}
 .req{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;color:var(--muted)}
+.rid{white-space:nowrap}
 .cmp{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin:6px 0 14px}
 .cmp h4{margin:4px 0;font-size:13px;color:var(--muted)}
 pre{margin:0 0 6px;padding:8px 10px;background:#f8fafc;border:1px solid var(--line);
@@ -66,6 +68,12 @@ _ROLE_TITLES = {"user": "user", "tool": "tool result", "assistant": "assistant",
 
 def _hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def _ids(requirements: Iterable[str]) -> str:
+    """Requirement ids for a cell: the cell wraps between ids, never inside one (after the
+    hyphen of TW-ROUTE-008)."""
+    return " ".join(f'<span class="rid">{escape(r)}</span>' for r in requirements)
 
 
 def _json(value: Any) -> str:
@@ -201,7 +209,7 @@ def _scenario(result: ScenarioResult, number: int) -> str:
              f'<summary><span class="s s-{status}">{status.upper()}</span> '
              f'{escape(scenario.name)}<span class="title">{escape(scenario.title)}</span>'
              f"</summary>",
-             f'<p class="req">{escape(" ".join(scenario.requirements))} · level '
+             f'<p class="req">{_ids(scenario.requirements)} · level '
              f"{escape(scenario.level)} · {run.seconds:.2f} s"
              + (f" · {run.restarts} restart{'s' if run.restarts != 1 else ''}"
                 if run.restarts else "")
@@ -215,7 +223,7 @@ def _scenario(result: ScenarioResult, number: int) -> str:
         shown = result.status(verdict)
         rows.append(f'<tr><td>{escape(verdict.check)}</td>'
                     f'<td class="s s-{escape(shown)}">{escape(shown)}</td>'
-                    f'<td class="req">{escape(" ".join(verdict.requirements))}</td>'
+                    f'<td class="req">{_ids(verdict.requirements)}</td>'
                     f"<td>{escape(verdict.reason)}</td></tr>")
     parts.append("<table><tr><th>check</th><th>status</th><th>requirements</th>"
                  "<th>reason</th></tr>" + "".join(rows) + "</table>")
@@ -267,7 +275,7 @@ def render_html(certification: Certification) -> str:
                        f"{escape(result.run.scenario.name)}</a></td>"
                        f'<td class="s s-{status}">{status}</td>'
                        f"<td>{len(result.verdicts)}</td><td>{len(failed)}</td>"
-                       f'<td class="req">{escape(" ".join(requirements))}</td>'
+                       f'<td class="req">{_ids(requirements)}</td>'
                        f'<td class="note">{escape(result.skipped)}</td>'
                        f"<td>{result.run.seconds:.2f}</td></tr>")
     counts = {s: sum(1 for r in certification.results

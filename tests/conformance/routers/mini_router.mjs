@@ -24,6 +24,7 @@
 
 import { readFileSync } from "node:fs";
 
+// region: contract
 const FAULT = process.env.MINI_ROUTER_FAULT || "";
 const URL_ = process.env.OPENAI_BASE_URL.replace(/\/$/, "") + "/chat/completions";
 const KEY = process.env.OPENAI_API_KEY || "";
@@ -49,6 +50,7 @@ const CATALOG = process.env.TEAMWIRE_ROLES ? JSON.parse(readFileSync(process.env
   { role_id: "full-stack-engineer", name: "Full-Stack Engineer", description: "Builds APIs, services and their front-end wiring." }];
 const ROLES = new Map(CATALOG.map((role) => [role.role_id, role.name]));
 const DESCRIPTIONS = new Map(CATALOG.map((role) => [role.role_id, role.description]));
+// endregion: contract
 const ASK_LINE = /^来自 (.+) 的(?:提问|消息)\nid: (\S+)\n/;
 const CHOSEN_ID = /^[^\s<>"]+$/; // an id an agent may choose (TW-ID-001)
 const abbreviation = (name, roleId) => (name.match(/[A-Z]/g) || []).join("").toLowerCase()
@@ -58,10 +60,12 @@ const LEADER_TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_t
   "create_custom_agent", "list_agents"];
 const SUB_TOOLS = ["ask_master", "ask_other_agent", "answer_other_agent", "list_active_sub_agents"];
 
+// region: envelope
 const envelope = (sender, label, id, tag, content, attributes = "") =>
   `来自 ${sender} 的${label}\nid: ${id}\n\n<${sender}>\n<${tag}${attributes}>\n${content}\n</${tag}>\n</${sender}>`;
 const error = (code, message) => JSON.stringify({ success: false, error: { code, message } });
 const tools = (names) => names.map((name) => ({ type: "function", function: { name, parameters: { type: "object" } } }));
+// endregion: envelope
 
 // Refuse arguments that name a member twice at any depth (names compared once decoded), as
 // JSON.parse would silently keep the last: a small scanner over the JSON text finds them.
@@ -154,6 +158,7 @@ const agents = new Map();
 let currentArguments = "{}";
 const integerWrittenWithFraction = (key) =>
   new RegExp(`"${key}"\\s*:\\s*-?\\d+(\\.\\d+|[eE])`).test(currentArguments);
+// region: ids
 const counters = { tasks: 0 };
 // One counter per (prefix, abbreviation) for the whole session (TW-ID-007): two instances of
 // one role share an abbreviation, so a counter kept per agent would give both out_xx_001.
@@ -172,6 +177,7 @@ function nextId(prefix, abbreviation, name) {
     }
   }
 }
+// endregion: ids
 const rounds = new Map();
 let busy = 0;
 
@@ -186,6 +192,7 @@ function makeAgent(name, roleId, agentId, abbreviation) {
   return agent;
 }
 
+// region: model-call
 // A failed model call (an error status, no answer, no assistant message) is null.
 async function complete(agent) {
   try {
@@ -202,6 +209,7 @@ async function complete(agent) {
     return null;
   }
 }
+// endregion: model-call
 
 // One try, then the turn ends (TW-ROUTE-031): a sub-agent's with a run result of state
 // error (TW-ROUTE-019), the Team Leader's with no message (TW-ROUTE-025).
@@ -210,6 +218,7 @@ function giveUp(agent) {
   endTurn(agent, `<result agent="${agent.name}" state="error">\n<error>\nthe model call failed\n</error>\n</result>`);
 }
 
+// region: drain
 function drain(agent) {
   const batch = FAULT === "reverse-batch" ? [...agent.pending].reverse() : agent.pending;
   for (const text of batch) {
@@ -226,6 +235,7 @@ function drain(agent) {
   }
   agent.pending = [];
 }
+// endregion: drain
 
 // How many agents are running the tool calls of a reply (not waiting in an ask): a turn those
 // calls start makes its first model call only once they are done, so that it holds every
@@ -255,6 +265,7 @@ function summaryOf(agent) {
   return Array.from(said.content.split(/[\n\r]/)[0]).slice(0, 120).join("");
 }
 
+// region: start-turn
 function startTurn(agent) {
   agent.state = "running";
   agent.generation += 1;
@@ -286,7 +297,9 @@ function startTurn(agent) {
     uncount();
   });
 }
+// endregion: start-turn
 
+// region: turn
 async function turn(agent, generation) {
   if (executing > 0) await new Promise((resolve) => quietWaiters.push(resolve));
   for (;;) {
@@ -327,6 +340,7 @@ async function turn(agent, generation) {
     if (agent.generation !== generation) return; // ended by its timeout: no further model call
   }
 }
+// endregion: turn
 
 // Natural output answers the Messages of ask_other_agent the agent has heard whose askers
 // still wait on them (the answer rule), each with an Answer of its own; whether it answered
@@ -370,6 +384,7 @@ function endTurn(agent, text, answered = false) {
   if (agent.pending.length) startTurn(agent);
 }
 
+// region: deliver
 function deliver(agent, text) {
   if (FAULT === "any-message" && agent.state === "waiting" && agent.resolveAsk) {
     agent.resolveAsk(text);
@@ -381,6 +396,7 @@ function deliver(agent, text) {
   startTurn(agent);
   return "new_turn";
 }
+// endregion: deliver
 
 const TEXTS = ["task", "message", "question", "content", "answer", "description", "prompt"];
 
@@ -404,6 +420,7 @@ function resolve(caller, agentId, roleId) {
   return found[0];
 }
 
+// region: ask
 function ask(agent, target, questionId, text) {
   // the order of TW-TOOL-037: the target, then the tool's own conditions
   if (target.state === "terminated") return Promise.resolve(error("agent-terminated", `${target.name} is terminated`));
@@ -463,6 +480,7 @@ function ask(agent, target, questionId, text) {
     deliver(target, agent.askedText);
   });
 }
+// endregion: ask
 
 async function execute(agent, name, args) {
   if (!(agent.name === LEADER ? LEADER_TOOLS : SUB_TOOLS).includes(name)) {
@@ -506,6 +524,7 @@ async function execute(agent, name, args) {
     if (typeof target === "string") return target;
     return ask(agent, target, args.message_id, args.content);
   }
+  // region: answer
   if (name === "answer_other_agent" || name === "answer_sub_agent_question") {
     const asker = name === "answer_other_agent"
       ? resolve(agent, args.source_agent_id, args.role_id) : resolve(agent, args.agent_id, args.role_id);
@@ -523,6 +542,7 @@ async function execute(agent, name, args) {
       ? { success: true, display_name: asker.name, message_id: questionId }
       : { success: true, display_name: asker.name, question_id: questionId });
   }
+  // endregion: answer
   if (name === "terminate_sub_agent") {
     const target = resolve(agent, args.agent_id, args.role_id);
     if (typeof target === "string") return target;
