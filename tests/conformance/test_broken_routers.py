@@ -122,6 +122,8 @@ CASES: list[Any] = [
     pytest.param(JS, "late-running", "asker-goes-on-after-the-answering-reply", "TW-ROUTE-016",
                  ["model-calls", "Team Leader call 4", "UI Operator_1 call 3"], {},
                  id="keeps-an-answered-asker-waiting-node", marks=needs_node),
+    pytest.param(PY, "answer-the-terminated", "answer-to-a-terminated-asker", "TW-TOOL-037",
+                 ["Team Leader call 4"], {}, id="answers-a-terminated-asker-as-not-waiting"),
     pytest.param(JS, "utf16-call-ids", "tool-call-ids", "TW-DUR-009", ["Team Leader call 5"],
                  {"append-only": ["TW-CERT-007"]}, id="cuts-call-ids-by-utf-16-units-node",
                  marks=needs_node),

@@ -259,6 +259,30 @@ def terminated_sub_agent_not_listed() -> dict[str, Any]:
                      "status": "running", "summary": ""}]}))])
 
 
+def answer_to_a_terminated_asker() -> dict[str, Any]:
+    return scenario(
+        "answer-to-a-terminated-asker",
+        "The Team Leader terminates a sub-agent that waits on its ask, then answers the ask: "
+        "the answer fails with agent-terminated, the failure of its target, which comes "
+        "before not-waiting",
+        ["TW-TOOL-037", "TW-TOOL-031"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_2", "terminate_sub_agent", agent_id=1),
+                     call("call_tl_3", "answer_sub_agent_question", agent_id=1,
+                          question_id="ask_fse_001", answer="Port 8080.")),
+               says("Done.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master",
+                               question="Which port should the API listen on?",
+                               question_id="ask_fse_001")))],
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (TL, 4)),
+        [expect(TL, 4, tool("call_tl_2", {"success": True, "agent_id": 1,
+                                           "role_id": "full-stack-engineer",
+                                           "display_name": FSE, "status": "terminated"}),
+                tool("call_tl_3", failed("agent-terminated")))])
+
+
 SCENARIOS = [message_to_waiting_sub_agent, terminated_during_an_ask,
              terminated_during_its_model_call, terminated_sub_agent_not_listed, turn_timeout,
-             turn_timers_at_one_instant, default_turn_timeout, wait_cycle, refused_calls, turn_ended_calls]
+             turn_timers_at_one_instant, default_turn_timeout, wait_cycle, refused_calls,
+             turn_ended_calls, answer_to_a_terminated_asker]

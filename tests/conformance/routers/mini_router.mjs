@@ -529,6 +529,8 @@ async function execute(agent, name, args) {
     const asker = name === "answer_other_agent"
       ? resolve(agent, args.source_agent_id, args.role_id) : resolve(agent, args.agent_id, args.role_id);
     if (typeof asker === "string") return asker;
+    // the target comes before the tool's own conditions (TW-TOOL-037)
+    if (asker.state === "terminated") return error("agent-terminated", `${asker.name} is terminated`);
     const questionId = name === "answer_other_agent" ? args.message_id : args.question_id;
     if (agent.received.get(questionId) !== asker.name) {
       return error("unknown-question", `no question ${questionId} from ${asker.name}`);

@@ -33,6 +33,8 @@ the tests can check that certification fails with the right requirements:
 - ``relay-leader-text``: the Team Leader's prose goes to every sub-agent as a Message.
 - ``timeout-completes``: get_sub_agent_status gives a turn its timeout ended the state
   completed, as if it had ended naturally.
+- ``answer-the-terminated``: an answer to a terminated asker fails as not-waiting, not as
+  agent-terminated (TW-TOOL-037);
 - ``answer-at-end``: the Team Leader's ask_sub_agent is answered by the final output of the
   sub-agent's turn, not by text beside tool calls before it (TW-ROUTE-014).
 
@@ -773,8 +775,11 @@ class Router:
         return agent.ended
 
     def unanswerable(self, answerer: Agent, asker: Agent, question_id: str) -> str | None:
-        """Why an answer to ``question_id`` of ``asker`` fails: the answerer never received
-        it (unknown-question), or the asker waits on it no more (not-waiting); None if not."""
+        """Why an answer to ``question_id`` of ``asker`` fails: the asker, its target, is
+        terminated (first, by TW-TOOL-037), the answerer never received the question
+        (unknown-question), or the asker waits on it no more (not-waiting); None if not."""
+        if asker.state == "terminated" and FAULT != "answer-the-terminated":
+            return error("agent-terminated", f"{asker.name} is terminated")
         if answerer.received.get(question_id) != asker.name:
             return error("unknown-question", f"no question {question_id} from {asker.name}")
         if asker.waiting_on != answerer.name or asker.asked_id != question_id \
