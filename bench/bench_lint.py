@@ -54,8 +54,8 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from conformance.sources.transcripts.builders import SessionBuilder, small_session  # noqa: E402
 from prototype_lint import prototype_lint, validators  # noqa: E402
-from tests.validator.builders import SessionBuilder, small_session  # noqa: E402
 
 from teamwire.validator import lint_bytes  # noqa: E402
 from teamwire.validator.conversation import ConversationLinter  # noqa: E402

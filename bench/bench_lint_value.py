@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.validator.builders import small_session  # noqa: E402
+from conformance.sources.transcripts.builders import small_session  # noqa: E402
 
 from teamwire.validator import LintOptions, lint_value  # noqa: E402
 

@@ -154,3 +154,19 @@ def test_the_scenario_model_and_its_matching_language_import_no_harness() -> Non
         found = _imports(name, MODULES[name], loaded_only=False)
         assert found <= {"teamwire.conformance.scenario", "teamwire.schemas", "teamwire"}, \
             (name, found)
+
+
+def test_vector_sources_tools_and_benches_import_no_test() -> None:
+    """The vector sources, the tools and the benchmarks stand on their own: the tests may
+    use them, never the other way round (a vector must not change with a test helper)."""
+    root = SRC.parent
+    offenders = []
+    for folder in ("conformance", "tools", "bench"):
+        for path in (root / folder).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                offenders += [f"{path.relative_to(root)}: {n}" for n in names
+                              if n == "tests" or n.startswith("tests.")]
+    assert offenders == []

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.validator.builders import small_session
+from conformance.sources.transcripts.builders import small_session
 
 
 @pytest.fixture()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.sources.transcripts.spec_session import Agent as SpecAgent
+from conformance.sources.transcripts.spec_session import SpecSession
 from hypothesis import assume
 from hypothesis import strategies as st
 
 from teamwire.envelope import Envelope, render
-from tests.validator.spec_session import Agent as SpecAgent
-from tests.validator.spec_session import SpecSession
 
 NAMES = ["Team Leader", "UI Operator_1", "Full-Stack Engineer_1", "UI Operator_2", "X_0", ""]
 TOOLS = ["create_sub_agent", "terminate_sub_agent", "send_message_to_sub_agent", "ask_sub_agent",

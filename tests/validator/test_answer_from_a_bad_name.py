@@ -9,9 +9,10 @@ result is reported the same way.
 
 from __future__ import annotations
 
+from conformance.sources.transcripts.builders import SessionBuilder
+
 from teamwire.envelope import Envelope, Profile, render
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import SessionBuilder
 
 UIO = "UI Operator_1"
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from conformance.sources.transcripts.builders import SessionBuilder
+
 from teamwire.envelope import MessageType, Profile
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import SessionBuilder
 
 TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"
 TASK = ("来自 Team Leader 的任务发布\nid: task_001\n\n<Team Leader>\n<Task>\nDesign.\n</Task>\n"

@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conformance.sources.transcripts.builders import bundle_of
 
 from teamwire.cli import main
 from teamwire.envelope import Profile
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import bundle_of
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "spec"
 

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 from conformance.sources.transcripts import blocks
-
-from tests.validator.vector_runner import run_case
+from conformance.sources.transcripts.vector_runner import run_case
 
 UIO2 = ("UI Operator_2", "ui-operator", 2)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.sources.transcripts.builders import Agent, SessionBuilder
+
 from teamwire.envelope import Profile
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import Agent, SessionBuilder
 
 ASTRION = LintOptions(profile=Profile.ASTRION)
 

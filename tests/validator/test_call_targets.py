@@ -12,9 +12,9 @@ import json
 from typing import Any
 
 from conformance.sources.transcripts.blocks import message_after_termination
+from conformance.sources.transcripts.builders import SessionBuilder
 
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import SessionBuilder
 
 TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"
 

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance.sources.transcripts.vector_runner import run_case
 
 from teamwire.validator import REGISTRY, Severity, facts
 from teamwire.validator.dispatch import PassReporter, dispatch, hand_out, select
 from teamwire.validator.facts import UserText
 from teamwire.validator.registry import Check, Rule, Trigger, check
-from tests.validator.vector_runner import run_case
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [case for path in sorted((ROOT / "conformance" / "transcripts").glob("*.json"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conformance.sources.transcripts.builders import SessionBuilder
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -9,7 +10,6 @@ from teamwire.envelope import Envelope, MessageType, render
 from teamwire.envelope.run_result import render_run_result
 from teamwire.validator import lint_value
 from teamwire.validator.scan import completion_result_problem, is_run_result
-from tests.validator.builders import SessionBuilder
 
 _NAMES = st.sampled_from(["UI Operator_1", "Full-Stack Engineer_1", "", "x y"])
 _STATES = st.sampled_from(["error", "timeout", "completed", "running", "terminated"])

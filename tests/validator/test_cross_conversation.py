@@ -1,5 +1,5 @@
 """Cross-conversation checks of a session bundle (validator/cross_conversation.py), on sessions built from
-the specification's rules alone (tests/validator/spec_session.py).
+the specification's rules alone (conformance/sources/transcripts/spec_session.py).
 
 A session built by the spec's rules lints clean, under both profiles (TW-PROF-004). One edit
 then breaks one rule, and the oracle is what the specification says that edit breaks, at the
@@ -38,12 +38,12 @@ from collections import Counter
 from collections.abc import Callable
 
 import pytest
+from conformance.sources.transcripts.spec_session import TL, Agent, Sent, SpecSession, envelope
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from teamwire.envelope import Profile
 from teamwire.validator import REGISTRY, LintOptions, lint_value
-from tests.validator.spec_session import TL, Agent, Sent, SpecSession, envelope
 from tests.validator.strategies import ROLES, spec_sessions
 
 Key = tuple[str, str | None, int | None]

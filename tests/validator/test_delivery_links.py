@@ -1,17 +1,17 @@
 """The send ↔ delivery matching the cross-conversation checks expose (``links=``), against
 sessions built from the specification, which record where each message was sent and
-delivered (tests/validator/spec_session.py)."""
+delivered (conformance/sources/transcripts/spec_session.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from conformance.sources.transcripts.blocks import reports
+from conformance.sources.transcripts.spec_session import TL, SpecSession
 from hypothesis import HealthCheck, given, settings
 
 from teamwire.envelope import MessageType
 from teamwire.validator import Link, Linter
-from tests.validator.spec_session import TL, SpecSession
 from tests.validator.strategies import spec_sessions
 
 # (sender, sent at, receiver, delivered at, type tag, as a tool result)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 
+from conformance.sources.transcripts.builders import SessionBuilder
+
 from teamwire.envelope import Profile
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import SessionBuilder
 
 UIO = "UI Operator_1"
 

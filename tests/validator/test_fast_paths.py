@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from conformance.sources.transcripts.builders import SessionBuilder, small_session
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -30,7 +31,6 @@ from teamwire.validator.session_index import SessionIndex
 from teamwire.validator.tooling import compile_check, tool_catalog
 from tests.envelope.strategies import envelopes
 from tests.envelope.test_differential import mutated
-from tests.validator.builders import SessionBuilder, small_session
 
 # -- scan -------------------------------------------------------------------------------------
 

@@ -8,9 +8,10 @@
 
 from __future__ import annotations
 
+from conformance.sources.transcripts.builders import SessionBuilder
+
 from teamwire.envelope import Envelope, MessageType, Profile, render
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import SessionBuilder
 
 TL, UIO = "Team Leader", "UI Operator_1"
 RUN_RESULT = ('<result agent="Full-Stack Engineer_1" state="timeout">\n<error>\nTook too long.\n'

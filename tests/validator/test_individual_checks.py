@@ -7,10 +7,10 @@ import copy
 from typing import Any
 
 import pytest
+from conformance.sources.transcripts.builders import small_session
 
 from teamwire.validator import LintOptions, lint_value
 from teamwire.validator.engine import agent_for_name
-from tests.validator.builders import small_session
 
 TL, UIO = "Team Leader", "UI Operator_1"
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from conformance.sources.transcripts.builders import small_session
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -39,7 +40,6 @@ from teamwire.validator import (
 )
 from teamwire.validator.locate import with_file_lines
 from teamwire.validator.reporters import FORMATS
-from tests.validator.builders import small_session
 from tests.validator.test_fast_paths import _lint_each
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-2.1.0.schema.json"

@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from conformance.sources.transcripts.builders import SessionBuilder
+
 from teamwire.envelope import Profile
 from teamwire.validator import LintOptions, lint_value
 from teamwire.validator.engine import Linter
-from tests.validator.builders import SessionBuilder
 
 
 def _session(role_id: str) -> dict[str, Any]:

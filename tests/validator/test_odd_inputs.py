@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conformance.sources.transcripts.builders import small_session
 
 from teamwire.validator import LintOptions, lint_bytes, lint_file
 from teamwire.validator.locate import with_file_lines
-from tests.validator.builders import small_session
 
 BOM = b"\xef\xbb\xbf"
 BAD_ID_LINE = ("来自 UI Operator_1 的提问\nid:ask_uio_001\n\n<UI Operator_1>\n<Ask>\nWhich shade?\n"

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.sources.transcripts.builders import SessionBuilder
+
 from teamwire.envelope import MessageType
 from teamwire.validator import lint_value
-from tests.validator.builders import SessionBuilder
 
 PROGRESS, COMPLETION = MessageType.PROGRESS.label, MessageType.COMPLETION.label
 

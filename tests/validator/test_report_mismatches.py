@@ -11,9 +11,10 @@
 
 from __future__ import annotations
 
+from conformance.sources.transcripts.builders import SessionBuilder
+
 from teamwire.envelope import MessageType, Profile
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import SessionBuilder
 
 TL, UIO = "Team Leader", "UI Operator_1"
 

@@ -30,6 +30,7 @@ from collections import Counter
 from typing import Any
 
 from click.testing import CliRunner
+from conformance.sources.transcripts.spec_session import TL, SpecSession
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +38,6 @@ from teamwire.cli import main
 from teamwire.envelope import Profile
 from teamwire.validator import REGISTRY, FileReport, LintOptions, Severity, lint_bytes, lint_value
 from tests.validator import strategies
-from tests.validator.spec_session import TL, SpecSession
 
 POINTER = re.compile(r"(?:/(?:[^~/]|~[01])*)*")
 PROFILES = st.sampled_from([Profile.STRICT, Profile.ASTRION])

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance.sources.transcripts.vector_runner import run_case
 
 from teamwire.validator import REGISTRY, Severity
 from teamwire.validator.emitter import Emitter, Policy, UnregisteredRule
 from teamwire.validator.facts import FACT_TYPES
 from teamwire.validator.registry import Check, Rule, Trigger
-from tests.validator.vector_runner import run_case
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [case for path in sorted((ROOT / "conformance" / "transcripts").glob("*.json"))

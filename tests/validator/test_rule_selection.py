@@ -12,9 +12,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from conformance.sources.transcripts.vector_runner import run_case
 
 from tests.validator.test_vectors import CASES
-from tests.validator.vector_runner import run_case
 
 PAIRS = [(f"{name} [{rule}]", case, rule) for name, case in CASES
          for rule in sorted({e["rule"] for e in case["expected"]})]

@@ -13,11 +13,10 @@ from typing import Any
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from conformance.sources.transcripts.builders import Agent, SessionBuilder, small_session
 
 from teamwire.cli import main
 from teamwire.envelope import MessageType
-
-from .builders import Agent, SessionBuilder, small_session
 
 ROOT = Path(__file__).resolve().parents[2]
 CLEAN = json.dumps(small_session(), ensure_ascii=False, indent=1)

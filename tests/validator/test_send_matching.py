@@ -17,9 +17,10 @@ TW511).
 
 from __future__ import annotations
 
+from conformance.sources.transcripts.builders import Agent, SessionBuilder
+
 from teamwire.envelope import MessageType, Profile
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import Agent, SessionBuilder
 
 TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"
 

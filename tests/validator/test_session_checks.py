@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance.sources.transcripts.builders import small_session
+from conformance.sources.transcripts.vector_runner import run_case
 
 from teamwire.validator import REGISTRY
 from teamwire.validator.session_checks import SessionChecks, session_checks
-from tests.validator.builders import small_session
-from tests.validator.vector_runner import run_case
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE_CASES = [case for path in sorted((ROOT / "conformance" / "transcripts").glob("*.json"))

@@ -10,9 +10,10 @@ that may have created an agent: the bundle lacking a conversation for that agent
 
 from __future__ import annotations
 
+from conformance.sources.transcripts.builders import SessionBuilder
+
 from teamwire.envelope import Profile
 from teamwire.validator import LintOptions, lint_value
-from tests.validator.builders import SessionBuilder
 
 
 def test_a_terminated_sub_agents_open_create_call_is_only_forbidden() -> None:

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.validator.vector_runner import run_case
+from conformance.sources.transcripts.vector_runner import run_case
 
 VECTORS = Path(__file__).resolve().parents[2] / "conformance" / "transcripts"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance.sources.transcripts.vector_runner import expected, found, run_case
 
 from teamwire.validator import REGISTRY
-from tests.validator.vector_runner import expected, found, run_case
 
 VECTORS = Path(__file__).resolve().parents[2] / "conformance" / "transcripts"
 # A path that cannot be read is not something a vector can hold.

@@ -9,8 +9,8 @@ import json
 import re
 from typing import Any
 
-from tests.validator.builders import Agent, SessionBuilder, small_session
-from tests.validator.spec_session import SpecSession
+from conformance.sources.transcripts.builders import Agent, SessionBuilder, small_session
+from conformance.sources.transcripts.spec_session import SpecSession
 
 from teamwire.envelope import Envelope, MessageType, render
 from teamwire.validator.rules import REGISTRY

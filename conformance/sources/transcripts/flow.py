@@ -42,8 +42,8 @@ from conformance.sources.transcripts.blocks import (
     spec_team,
     user,
 )
-from tests.validator.builders import Agent, PendingAsk, SessionBuilder, small_session
-from tests.validator.spec_session import SpecSession
+from conformance.sources.transcripts.builders import Agent, PendingAsk, SessionBuilder, small_session
+from conformance.sources.transcripts.spec_session import SpecSession
 
 from teamwire.envelope import Envelope, MessageType, render
 

@@ -23,7 +23,7 @@ from conformance.sources.transcripts.blocks import (
     spec_team,
     user,
 )
-from tests.validator.builders import small_session
+from conformance.sources.transcripts.builders import small_session
 
 
 def id_cases() -> list[dict[str, Any]]:

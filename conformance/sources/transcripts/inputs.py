@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from conformance.sources.transcripts.blocks import TL, UIO, bundle_with, calls, case, result, user
-from tests.validator.builders import small_session
+from conformance.sources.transcripts.builders import small_session
 
 
 def input_cases() -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from conformance.sources.transcripts import (
     security,
     tools,
 )
-from tests.validator.vector_runner import expected, found, run_case
+from conformance.sources.transcripts.vector_runner import expected, found, run_case
 
 OUT = Path(__file__).resolve().parents[2] / "transcripts"
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "astrion" / "data"

@@ -25,7 +25,7 @@ from conformance.sources.transcripts.blocks import (
     stopped_while_asking,
     user,
 )
-from tests.validator.builders import small_session
+from conformance.sources.transcripts.builders import small_session
 
 
 def drop_role_ids(bundle: dict[str, Any]) -> None:
