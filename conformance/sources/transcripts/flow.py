@@ -47,317 +47,279 @@ from conformance.sources.transcripts.spec_session import SpecSession
 
 from teamwire.envelope import Envelope, MessageType, render
 
+# The acceptance section a Task carries when its create_sub_agent gave acceptance criteria.
+ACCEPTANCE_SECTION = "\n\n验收标准：\n- design.md exists"
 
-def flow_cases() -> list[dict[str, Any]]:
-    def pending_ask(delivered: bool) -> dict[str, Any]:
-        b = SessionBuilder()
-        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-        b.call(ui, "ask_master", ASK_MASTER, "Checking the colour with the leader.")
-        b.deliver(
-            b.leader,
-            env(UIO, "任务进度输出", "out_uio_001", "Output", "Checking the colour with the leader."),
-        )
-        if delivered:
-            b.deliver(b.leader, ASK_TL)
-        return b.bundle()
 
-    def asked_twice() -> tuple[SessionBuilder, Agent]:
-        """UI Operator_1 asks the leader twice in one message (call_a, call_b); the first
-        Ask arrives."""
-        b = SessionBuilder()
-        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-        ui.messages.append({"role": "assistant", "content": "", "tool_calls": [
-            {"id": "call_a", "type": "function", "function": {
-                "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
-            {"id": "call_b", "type": "function", "function": {
-                "name": "ask_master", "arguments": json.dumps(
-                    {"question": "And the font?", "question_id": "ask_uio_002"})}}]})
-        b.deliver(b.leader, ASK_TL)
-        return b, ui
-
-    def never_ran(code: str) -> dict[str, Any]:
-        """A message's second call never ran: the turn timed out while the first (an ask that
-        reached the leader) waited; the router closes the second with ``code``."""
-        b, ui = asked_twice()
-        b.result(ui, "call_a", error("timeout"))
-        b.result(ui, "call_b", error(code))
-        return b.bundle()
-
-    def two_asks(then: str) -> dict[str, Any]:
-        """``asked_twice``, then ``then``: "waiting" (no answer yet, so the second call is
-        still blocked), "answered" (the first is answered and the second never arrives), or
-        "terminated" (answered, and the leader terminates UI Operator_1 before the second
-        call runs)."""
-        b, ui = asked_twice()
-        if then != "waiting":
-            b.answer_master(PendingAsk(ui, b.leader, "call_a", "ask_uio_001"), "Navy.")
-        if then == "terminated":
-            b.terminate(ui)
-        return b.bundle()
-
-    def unrun_answer(terminated: bool) -> dict[str, Any]:
-        """UI Operator_1 asks the leader and, in the same message, answers a question
-        Full-Stack Engineer_1 never asked; the first call is answered, the second has no
-        result: the leader terminated UI Operator_1 before it ran, or (not ``terminated``)
-        the conversation just ends there."""
-        b = SessionBuilder()
-        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-        b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
-        ui.messages.append({"role": "assistant", "content": "", "tool_calls": [
-            {"id": "call_a", "type": "function", "function": {
-                "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
-            {"id": "call_b", "type": "function", "function": {
-                "name": "answer_other_agent", "arguments": json.dumps(
-                    {"source_agent_id": 1, "role_id": "full-stack-engineer",
-                     "message_id": "ask_fse_009", "answer": "Use the tokens file."})}}]})
-        b.deliver(b.leader, ASK_TL)
-        b.answer_master(PendingAsk(ui, b.leader, "call_a", "ask_uio_001"), "Navy.")
-        if terminated:
-            b.terminate(ui)
-        return b.bundle()
-
-    def messages_to_ui(order: str) -> tuple[dict[str, Any], list[int]]:
-        b = SessionBuilder()
-        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-        sent = []
-        for text in ("Use blue.", "Use navy."):
-            call_id = b.call(b.leader, "send_message_to_sub_agent", {"agent_id": 1, "message": text})
-            sent.append(len(b.leader.messages) - 1)
-            b.result(b.leader, call_id, OK)
-        first = env(TL, "消息", "msg_tl_001", "Message", "Use blue.")
-        second = env(TL, "消息", "msg_tl_002", "Message", "Use navy.")
-        deliveries = {
-            "both": [first, second],
-            "swapped": [second, first],
-            "second": [second],
-            "first": [first],
-        }[order]
-        for text in deliveries:
-            b.deliver(ui, text)
-        return b.bundle(), sent
-
-    def answered(times: int) -> tuple[dict[str, Any], list[int]]:
-        b = SessionBuilder()
-        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-        ask = b.ask_master(ui, "Which shade of blue?", "Asking the leader.")
-        b.answer_master(ask, "Navy.")
-        at = []
-        for _ in range(times - 1):
-            call_id = b.call(
-                b.leader,
-                "answer_sub_agent_question",
-                {"agent_id": 1, "question_id": ask.question_id, "answer": "Navy!"},
-            )
-            at.append(len(b.leader.messages) - 1)
-            b.result(b.leader, call_id, OK)
-        return b.bundle(), at
-
-    def ask_other(returned: bool, asker_ends: str = "timeout") -> tuple[dict[str, Any], int]:
-        """UI Operator_1 asks Full-Stack Engineer_1, who answers. Unless ``returned``, the
-        answer does not come back: UI Operator_1's ask ends in a timeout, or (``asker_ends``
-        "terminated") the leader terminates UI Operator_1 while it waits."""
-        b = SessionBuilder()
-        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-        fse = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Write the API.")
-        ask = b.ask_other(ui, fse, "Is the API final?", "Asking Full-Stack Engineer_1.")
-        if returned:
-            b.answer_other(ask, "Yes.")
-            return b.bundle(), -1
-        call_id = b.call(
-            fse,
-            "answer_other_agent",
-            {"source_agent_id": 1, "role_id": "ui-operator", "message_id": ask.question_id, "answer": "Yes."},
-        )
-        at = len(fse.messages) - 1
-        b.result(fse, call_id, OK)
-        if asker_ends == "terminated":
-            b.terminate(ui)
-        else:
-            b.result(ui, ask.call_id, error("timeout"))
-        return b.bundle(), at
-
-    unknown = SessionBuilder()
-    unknown.create("ui-operator", "UI Operator", 1, "Design the palette.")
-    call_id = unknown.call(
-        unknown.leader,
-        "answer_sub_agent_question",
-        {"agent_id": 1, "question_id": "ask_uio_009", "answer": "Navy."},
+def pending_ask(delivered: bool) -> dict[str, Any]:
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    b.call(ui, "ask_master", ASK_MASTER, "Checking the colour with the leader.")
+    b.deliver(
+        b.leader,
+        env(UIO, "任务进度输出", "out_uio_001", "Output", "Checking the colour with the leader."),
     )
-    unknown_at = len(unknown.leader.messages) - 1
-    unknown.result(unknown.leader, call_id, OK)
+    if delivered:
+        b.deliver(b.leader, ASK_TL)
+    return b.bundle()
 
-    both, _ = messages_to_ui("both")
-    swapped, sent_swapped = messages_to_ui("swapped")
-    forbidden = forbidden_create()
-    only_second, sent_second = messages_to_ui("second")
-    only_first, sent_first = messages_to_ui("first")
-    twice, twice_at = answered(2)
-    once, _ = answered(1)
-    lost_answer, lost_at = ask_other(False)
-    good_answer, _ = ask_other(True)
 
-    mismatch = [
-        calls("ask_master", ASK_MASTER),
-        result(ANSWER.replace('question_id="ask_uio_001"', 'question_id="ask_uio_002"')),
+def asked_twice() -> tuple[SessionBuilder, Agent]:
+    """UI Operator_1 asks the leader twice in one message (call_a, call_b); the first
+    Ask arrives."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    ui.messages.append({"role": "assistant", "content": "", "tool_calls": [
+        {"id": "call_a", "type": "function", "function": {
+            "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
+        {"id": "call_b", "type": "function", "function": {
+            "name": "ask_master", "arguments": json.dumps(
+                {"question": "And the font?", "question_id": "ask_uio_002"})}}]})
+    b.deliver(b.leader, ASK_TL)
+    return b, ui
+
+
+def never_ran(code: str) -> dict[str, Any]:
+    """A message's second call never ran: the turn timed out while the first (an ask that
+    reached the leader) waited; the router closes the second with ``code``."""
+    b, ui = asked_twice()
+    b.result(ui, "call_a", error("timeout"))
+    b.result(ui, "call_b", error(code))
+    return b.bundle()
+
+
+def two_asks(then: str) -> dict[str, Any]:
+    """``asked_twice``, then ``then``: "waiting" (no answer yet, so the second call is
+    still blocked), "answered" (the first is answered and the second never arrives), or
+    "terminated" (answered, and the leader terminates UI Operator_1 before the second
+    call runs)."""
+    b, ui = asked_twice()
+    if then != "waiting":
+        b.answer_master(PendingAsk(ui, b.leader, "call_a", "ask_uio_001"), "Navy.")
+    if then == "terminated":
+        b.terminate(ui)
+    return b.bundle()
+
+
+def unrun_answer(terminated: bool) -> dict[str, Any]:
+    """UI Operator_1 asks the leader and, in the same message, answers a question
+    Full-Stack Engineer_1 never asked; the first call is answered, the second has no
+    result: the leader terminated UI Operator_1 before it ran, or (not ``terminated``)
+    the conversation just ends there."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+    ui.messages.append({"role": "assistant", "content": "", "tool_calls": [
+        {"id": "call_a", "type": "function", "function": {
+            "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
+        {"id": "call_b", "type": "function", "function": {
+            "name": "answer_other_agent", "arguments": json.dumps(
+                {"source_agent_id": 1, "role_id": "full-stack-engineer",
+                 "message_id": "ask_fse_009", "answer": "Use the tokens file."})}}]})
+    b.deliver(b.leader, ASK_TL)
+    b.answer_master(PendingAsk(ui, b.leader, "call_a", "ask_uio_001"), "Navy.")
+    if terminated:
+        b.terminate(ui)
+    return b.bundle()
+
+
+def messages_to_ui(order: str) -> tuple[dict[str, Any], list[int]]:
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    sent = []
+    for text in ("Use blue.", "Use navy."):
+        call_id = b.call(b.leader, "send_message_to_sub_agent", {"agent_id": 1, "message": text})
+        sent.append(len(b.leader.messages) - 1)
+        b.result(b.leader, call_id, OK)
+    first = env(TL, "消息", "msg_tl_001", "Message", "Use blue.")
+    second = env(TL, "消息", "msg_tl_002", "Message", "Use navy.")
+    deliveries = {
+        "both": [first, second],
+        "swapped": [second, first],
+        "second": [second],
+        "first": [first],
+    }[order]
+    for text in deliveries:
+        b.deliver(ui, text)
+    return b.bundle(), sent
+
+
+def answered(times: int) -> tuple[dict[str, Any], list[int]]:
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    ask = b.ask_master(ui, "Which shade of blue?", "Asking the leader.")
+    b.answer_master(ask, "Navy.")
+    at = []
+    for _ in range(times - 1):
+        call_id = b.call(
+            b.leader,
+            "answer_sub_agent_question",
+            {"agent_id": 1, "question_id": ask.question_id, "answer": "Navy!"},
+        )
+        at.append(len(b.leader.messages) - 1)
+        b.result(b.leader, call_id, OK)
+    return b.bundle(), at
+
+
+def ask_other(returned: bool, asker_ends: str = "timeout") -> tuple[dict[str, Any], int]:
+    """UI Operator_1 asks Full-Stack Engineer_1, who answers. Unless ``returned``, the
+    answer does not come back: UI Operator_1's ask ends in a timeout, or (``asker_ends``
+    "terminated") the leader terminates UI Operator_1 while it waits."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    fse = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Write the API.")
+    ask = b.ask_other(ui, fse, "Is the API final?", "Asking Full-Stack Engineer_1.")
+    if returned:
+        b.answer_other(ask, "Yes.")
+        return b.bundle(), -1
+    call_id = b.call(
+        fse,
+        "answer_other_agent",
+        {"source_agent_id": 1, "role_id": "ui-operator", "message_id": ask.question_id, "answer": "Yes."},
+    )
+    at = len(fse.messages) - 1
+    b.result(fse, call_id, OK)
+    if asker_ends == "terminated":
+        b.terminate(ui)
+    else:
+        b.result(ui, ask.call_id, error("timeout"))
+    return b.bundle(), at
+
+
+def reports_beside(extra: str) -> tuple[dict[str, Any], int]:
+    """``answered_in_passing`` the leader's ask_sub_agent; the Team Leader's conversation
+    then also gets ``extra``: "forged" (a report it never said), "answer" (the answering
+    text again, as a report), "timeout" (a run result the router wrote when it ended the
+    turn) or "empty" (the completion of a turn that ended without text). Returns the
+    bundle and the index of that delivery."""
+    b, _ui = answered_in_passing()
+    mtype, content = {
+        "forged": (MessageType.COMPLETION, "The repository is deleted."),
+        "answer": (MessageType.PROGRESS, "Working on it."),
+        "timeout": (MessageType.COMPLETION, '<result agent="UI Operator_1" state="timeout">'
+                    "\n<error>\nturn stopped after 600 seconds\n</error>\n</result>"),
+        "empty": (MessageType.COMPLETION, ""),
+    }[extra]
+    b.deliver(b.leader, render(Envelope(
+        sender=UIO, label=mtype.label, id=b.ids.allocate(mtype, UIO, "ui-operator"),
+        tag="Output", content=content)))
+    return b.bundle(), len(b.leader.messages) - 1
+
+
+def numbered_ask_id(b: dict[str, Any]) -> None:
+    """The peer ask's message_id written as a number: no id was chosen."""
+    i = find(b, UIO, is_call("ask_other_agent"))
+    [call] = messages(b, UIO)[i]["tool_calls"]
+    arguments = json.loads(call["function"]["arguments"])
+    call["function"]["arguments"] = json.dumps({**arguments, "message_id": 7})
+
+
+def lost_after_refused(b: dict[str, Any]) -> None:
+    """Before the Team Leader asks Full-Stack Engineer_1, two sends to it: one that failed
+    with agent-terminated (refused or cut short: it may or may not have gone out), then a
+    Message that succeeded but never arrives."""
+    i = find(b, TL, is_call("ask_sub_agent"))
+    messages(b, TL)[i:i] = [
+        calls("send_message_to_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer",
+                                            "message": "Use the shared schema."}, "c-refused"),
+        result(error("agent-terminated"), "c-refused"),
+        calls("send_message_to_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer",
+                                            "message": "Keep the old endpoint."}, "c-lost"),
+        result({"success": True, "display_name": FSE, "message_id": "msg_tl_002"}, "c-lost")]
+
+
+def no_report(b: dict[str, Any]) -> None:
+    i = find(b, UIO, is_call("ask_other_agent"))
+    messages(b, UIO)[i]["content"] = ""
+    j = find(b, TL, lambda m: m["role"] == "user" and "Asking Full-Stack" in m["content"])
+    del messages(b, TL)[j]
+
+
+def forged_message(b: dict[str, Any]) -> None:
+    messages(b, UIO).append(user(env(TL, "消息", "msg_tl_009", "Message", "Delete it.")))
+
+
+def lost_output(b: dict[str, Any]) -> None:
+    j = find(b, TL, is_delivery(f"{UIO} 的任务完成汇报"))
+    del messages(b, TL)[j]
+
+
+def wrong_kind(b: dict[str, Any]) -> None:
+    j = find(b, TL, is_delivery(f"{UIO} 的任务进度输出"))
+    messages(b, TL)[j]["content"] = messages(b, TL)[j]["content"].replace("任务进度输出", "任务完成汇报")
+
+
+def extend_message(b: dict[str, Any]) -> None:
+    j = find(b, UIO, is_delivery(f"{TL} 的消息"))
+    content = messages(b, UIO)[j]["content"]
+    extra = "Prefer the blue range.\nAlso use teal."
+    messages(b, UIO)[j]["content"] = content.replace("Prefer the blue range.", extra)
+
+
+def extend_task(b: dict[str, Any]) -> None:
+    j = find(b, UIO, is_delivery(f"{TL} 的任务发布"))
+    content = messages(b, UIO)[j]["content"]
+    messages(b, UIO)[j]["content"] = content.replace("write design.md.",
+                                                     "write design.md." + ACCEPTANCE_SECTION)
+
+
+def with_acceptance(b: dict[str, Any]) -> None:
+    extend_task(b)
+    for m in messages(b, TL):
+        for c in m.get("tool_calls") or ():
+            arguments = json.loads(c["function"]["arguments"])
+            if c["function"]["name"] == "create_sub_agent" and arguments["role_id"] == "ui-operator":
+                arguments["acceptance"] = ["design.md exists"]
+                c["function"]["arguments"] = json.dumps(arguments, ensure_ascii=False)
+
+
+def asks_with_and_without_role(second_target: str) -> tuple[dict[str, Any], int]:
+    """UI Operator_1 asks Full-Stack Engineer_1 naming its role, then agent 1 or Tester_2
+    without a role_id."""
+    b = SessionBuilder()
+    ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    fse = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
+    tester = b.create("tester", "Tester", 2, "Test the API.")
+    b.answer_other(b.ask_other(ui, fse, "Is the API final?", "Asking about the API."), "Yes.")
+    second = b.ask_other(ui, fse if second_target == "fse" else tester, "Any more fields?",
+                         "Asking again.")
+    b.answer_other(second, "No.")
+    bundle = b.bundle()
+    at = [i for i, m in enumerate(messages(bundle, UIO)) if is_call("ask_other_agent")(m)][1]
+    call = messages(bundle, UIO)[at]["tool_calls"][0]["function"]
+    arguments = json.loads(call["arguments"])
+    del arguments["role_id"]
+    call["arguments"] = json.dumps(arguments, ensure_ascii=False)
+    return bundle, at
+
+
+def self_target_cases() -> list[dict[str, Any]]:
+    """TW415 self-target: a call that targets its own caller succeeded."""
+    return [
+        case(
+            "TW415 near miss: a call behind an ask that still waits has not run",
+            [{"role": "assistant", "content": "Checking two things.", "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {
+                    "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
+                {"id": "call_2", "type": "function", "function": {
+                    "name": "ask_other_agent", "arguments": json.dumps(
+                        {"target_agent_id": 1, "role_id": "ui-operator", "content": "Me?",
+                         "message_id": "ask_uio_009"})}}]}],
+            [],
+            agent=UIO,
+        ),
     ]
 
-    def reports_beside(extra: str) -> tuple[dict[str, Any], int]:
-        """``answered_in_passing`` the leader's ask_sub_agent; the Team Leader's conversation
-        then also gets ``extra``: "forged" (a report it never said), "answer" (the answering
-        text again, as a report), "timeout" (a run result the router wrote when it ended the
-        turn) or "empty" (the completion of a turn that ended without text). Returns the
-        bundle and the index of that delivery."""
-        b, _ui = answered_in_passing()
-        mtype, content = {
-            "forged": (MessageType.COMPLETION, "The repository is deleted."),
-            "answer": (MessageType.PROGRESS, "Working on it."),
-            "timeout": (MessageType.COMPLETION, '<result agent="UI Operator_1" state="timeout">'
-                        "\n<error>\nturn stopped after 600 seconds\n</error>\n</result>"),
-            "empty": (MessageType.COMPLETION, ""),
-        }[extra]
-        b.deliver(b.leader, render(Envelope(
-            sender=UIO, label=mtype.label, id=b.ids.allocate(mtype, UIO, "ui-operator"),
-            tag="Output", content=content)))
-        return b.bundle(), len(b.leader.messages) - 1
 
-    def numbered_ask_id(b: dict[str, Any]) -> None:
-        """The peer ask's message_id written as a number: no id was chosen."""
-        i = find(b, UIO, is_call("ask_other_agent"))
-        [call] = messages(b, UIO)[i]["tool_calls"]
-        arguments = json.loads(call["function"]["arguments"])
-        call["function"]["arguments"] = json.dumps({**arguments, "message_id": 7})
-
-    def lost_after_refused(b: dict[str, Any]) -> None:
-        """Before the Team Leader asks Full-Stack Engineer_1, two sends to it: one that failed
-        with agent-terminated (refused or cut short: it may or may not have gone out), then a
-        Message that succeeded but never arrives."""
-        i = find(b, TL, is_call("ask_sub_agent"))
-        messages(b, TL)[i:i] = [
-            calls("send_message_to_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer",
-                                                "message": "Use the shared schema."}, "c-refused"),
-            result(error("agent-terminated"), "c-refused"),
-            calls("send_message_to_sub_agent", {"agent_id": 1, "role_id": "full-stack-engineer",
-                                                "message": "Keep the old endpoint."}, "c-lost"),
-            result({"success": True, "display_name": FSE, "message_id": "msg_tl_002"}, "c-lost")]
-
-    after_refused = bundle_with(lost_after_refused)
-    after_refused_at = find(after_refused, TL, lambda m: any(
-        c["id"] == "c-lost" for c in m.get("tool_calls") or ()))
-
+def ask_not_delivered_cases() -> list[dict[str, Any]]:
+    """TW501 ask-not-delivered: an accepted ask never reaches its answerer as an Ask with the
+    chosen id."""
     numbered_ask = bundle_with(numbered_ask_id)
     numbered_ask_at = find(numbered_ask, UIO, is_call("ask_other_agent"))
-
-    def no_report(b: dict[str, Any]) -> None:
-        i = find(b, UIO, is_call("ask_other_agent"))
-        messages(b, UIO)[i]["content"] = ""
-        j = find(b, TL, lambda m: m["role"] == "user" and "Asking Full-Stack" in m["content"])
-        del messages(b, TL)[j]
-
-    silent = bundle_with(no_report)
-    silent_at = find(silent, UIO, is_call("ask_other_agent"))
-
-    def forged_message(b: dict[str, Any]) -> None:
-        messages(b, UIO).append(user(env(TL, "消息", "msg_tl_009", "Message", "Delete it.")))
-
-    forged = bundle_with(forged_message)
-
-    def lost_output(b: dict[str, Any]) -> None:
-        j = find(b, TL, is_delivery(f"{UIO} 的任务完成汇报"))
-        del messages(b, TL)[j]
-
-    lost = bundle_with(lost_output)
-    lost_text = find(
-        lost, UIO, lambda m: m["role"] == "assistant" and m["content"].startswith("The palette is done")
-    )
-
-    def wrong_kind(b: dict[str, Any]) -> None:
-        j = find(b, TL, is_delivery(f"{UIO} 的任务进度输出"))
-        messages(b, TL)[j]["content"] = messages(b, TL)[j]["content"].replace("任务进度输出", "任务完成汇报")
-
-    kind = bundle_with(wrong_kind)
-    kind_at = find(
-        kind,
-        TL,
-        lambda m: m["role"] == "user" and "任务完成汇报" in m["content"] and "Reviewing" in m["content"],
-    )
-
-    section = "\n\n验收标准：\n- design.md exists"
-
-    def extend_message(b: dict[str, Any]) -> None:
-        j = find(b, UIO, is_delivery(f"{TL} 的消息"))
-        content = messages(b, UIO)[j]["content"]
-        extra = "Prefer the blue range.\nAlso use teal."
-        messages(b, UIO)[j]["content"] = content.replace("Prefer the blue range.", extra)
-
-    def extend_task(b: dict[str, Any]) -> None:
-        j = find(b, UIO, is_delivery(f"{TL} 的任务发布"))
-        content = messages(b, UIO)[j]["content"]
-        messages(b, UIO)[j]["content"] = content.replace("write design.md.", "write design.md." + section)
-
-    def with_acceptance(b: dict[str, Any]) -> None:
-        extend_task(b)
-        for m in messages(b, TL):
-            for c in m.get("tool_calls") or ():
-                arguments = json.loads(c["function"]["arguments"])
-                if c["function"]["name"] == "create_sub_agent" and arguments["role_id"] == "ui-operator":
-                    arguments["acceptance"] = ["design.md exists"]
-                    c["function"]["arguments"] = json.dumps(arguments, ensure_ascii=False)
-
-    extended = bundle_with(extend_message)
-    extended_sent = find(extended, TL, is_call("send_message_to_sub_agent"))
-    extended_at = find(extended, UIO, is_delivery(f"{TL} 的消息"))
-    unasked = bundle_with(extend_task)
-    unasked_sent = find(unasked, TL, is_call("create_sub_agent"))
-    unasked_at = find(unasked, UIO, is_delivery(f"{TL} 的任务发布"))
-    accepted = bundle_with(with_acceptance)
-
-    def asks_with_and_without_role(second_target: str) -> tuple[dict[str, Any], int]:
-        """UI Operator_1 asks Full-Stack Engineer_1 naming its role, then agent 1 or Tester_2
-        without a role_id."""
-        b = SessionBuilder()
-        ui = b.create("ui-operator", "UI Operator", 1, "Design the palette.")
-        fse = b.create("full-stack-engineer", "Full-Stack Engineer", 1, "Build the API.")
-        tester = b.create("tester", "Tester", 2, "Test the API.")
-        b.answer_other(b.ask_other(ui, fse, "Is the API final?", "Asking about the API."), "Yes.")
-        second = b.ask_other(ui, fse if second_target == "fse" else tester, "Any more fields?",
-                             "Asking again.")
-        b.answer_other(second, "No.")
-        bundle = b.bundle()
-        at = [i for i, m in enumerate(messages(bundle, UIO)) if is_call("ask_other_agent")(m)][1]
-        call = messages(bundle, UIO)[at]["tool_calls"][0]["function"]
-        arguments = json.loads(call["arguments"])
-        del arguments["role_id"]
-        call["arguments"] = json.dumps(arguments, ensure_ascii=False)
-        return bundle, at
-
-    same_peer, same_peer_at = asks_with_and_without_role("fse")
-    other_peer, _ = asks_with_and_without_role("tester")
-
-    rounds = [
-        calls(
-            "ask_other_agent",
-            {"target_agent_id": 2, "content": f"Round {n}?", "message_id": f"ask_uio_00{n}"},
-            f"r{n}",
-            f"Asking agent 2, round {n}.",
-        )
-        for n in (1, 2, 3)
-    ]
-    answers = [
-        result(
-            env("Tester_2", "回答", f"ans_t_00{n}", "Answer", "Yes.", (("question_id", f"ask_uio_00{n}"),)),
-            f"r{n}",
-        )
-        for n in (1, 2, 3)
-    ]
-    three = [m for pair in zip(rounds, answers, strict=False) for m in pair]
-
     altered_ask = pending_ask(True)
     leader = messages(altered_ask, TL)
     leader[-1]["content"] = leader[-1]["content"].replace("Which shade of blue?",
                                                           "Which shade of green?")
-    late_at = next(i for i, m in enumerate(messages(late_answer(answered=False), UIO))
-                   if m["role"] == "user" and "的回答" in m["content"])
-    late_call_at = find(late_answer(answered=True), TL, is_call("answer_sub_agent_question"))
     return [
         case(
             "TW501 an ask_master that never reaches the Team Leader", pending_ask(False), [("TW501", UIO, 2)]
@@ -402,6 +364,39 @@ def flow_cases() -> list[dict[str, Any]]:
             altered_ask,
             [("TW501", UIO, 2)],
         ),
+        case(
+            "TW501 a peer's timed-out Ask never arrives",
+            lost_peer_ask(terminated=False),
+            [("TW501", FSE, find(lost_peer_ask(terminated=False), FSE, is_call("ask_other_agent")))],
+        ),
+        case(
+            "TW501 near miss: the peer's Ask may have been discarded with its terminated receiver",
+            lost_peer_ask(terminated=True),
+            [],
+        ),
+        case(
+            "TW501 a peer's timed-out Ask never arrives, in a bundle without the Team Leader",
+            lost_peer_ask(terminated=False, leader=False),
+            [("TW003", None, None),
+             ("TW501", FSE, find(lost_peer_ask(terminated=False), FSE, is_call("ask_other_agent")))],
+        ),
+    ]
+
+
+def unknown_question_cases() -> list[dict[str, Any]]:
+    """TW502 unknown-question: an answer tool call that succeeded answers no question the asker put
+    to the caller."""
+    unknown = SessionBuilder()
+    unknown.create("ui-operator", "UI Operator", 1, "Design the palette.")
+    call_id = unknown.call(
+        unknown.leader,
+        "answer_sub_agent_question",
+        {"agent_id": 1, "question_id": "ask_uio_009", "answer": "Navy."},
+    )
+    unknown_at = len(unknown.leader.messages) - 1
+    unknown.result(unknown.leader, call_id, OK)
+    once, _ = answered(1)
+    return [
         case("TW502 an answer to a question nobody asked", unknown.bundle(), [("TW502", TL, unknown_at)]),
         case("TW502 near miss: the answered question was asked", once, []),
         case(
@@ -414,8 +409,39 @@ def flow_cases() -> list[dict[str, Any]]:
             unrun_answer(terminated=True),
             [],
         ),
+        case(
+            "TW502 an astrion answer by question_id alone, to an id no Ask carries",
+            answered_by_question_id(asked=False)[0],
+            [("TW502", TL, answered_by_question_id(asked=False)[1])],
+            profile="astrion",
+        ),
+        case(
+            "TW502 near miss: an astrion answer by question_id alone, to the Ask put to the leader",
+            answered_by_question_id(asked=True)[0],
+            [],
+            profile="astrion",
+        ),
+    ]
+
+
+def question_answered_twice_cases() -> list[dict[str, Any]]:
+    """TW503 question-answered-twice: one question is answered by two accepted calls."""
+    twice, twice_at = answered(2)
+    once, _ = answered(1)
+    return [
         case("TW503 one question answered twice", twice, [("TW503", TL, twice_at[0])]),
         case("TW503 near miss: answered once", once, []),
+    ]
+
+
+def answer_mismatch_cases() -> list[dict[str, Any]]:
+    """TW504 answer-mismatch: an ask's successful result is not the Answer to that ask from its
+    answerer."""
+    mismatch = [
+        calls("ask_master", ASK_MASTER),
+        result(ANSWER.replace('question_id="ask_uio_001"', 'question_id="ask_uio_002"')),
+    ]
+    return [
         case("TW504 the Answer names another question", mismatch, [("TW504", UIO, 1)], agent=UIO),
         case(
             "TW504 near miss: it names the asked one",
@@ -435,41 +461,45 @@ def flow_cases() -> list[dict[str, Any]]:
             [],
             agent=UIO,
         ),
+    ]
+
+
+def not_delivered_cases() -> list[dict[str, Any]]:
+    """TW505 not-delivered: a task or message of an accepted call never reaches its target."""
+    both, _ = messages_to_ui("both")
+    forbidden = forbidden_create()
+    only_first, sent_first = messages_to_ui("first")
+    return [
         case("TW505 a message that never arrives", only_first, [("TW505", TL, sent_first[1])]),
         case("TW505 near miss: both arrive", both, []),
-        case(
-            "TW502 an astrion answer by question_id alone, to an id no Ask carries",
-            answered_by_question_id(asked=False)[0],
-            [("TW502", TL, answered_by_question_id(asked=False)[1])],
-            profile="astrion",
-        ),
-        case(
-            "TW502 near miss: an astrion answer by question_id alone, to the Ask put to the leader",
-            answered_by_question_id(asked=True)[0],
-            [],
-            profile="astrion",
-        ),
         case(
             "TW505 a Message sent after its receiver was terminated never arrives",
             message_after_termination()[0],
             [("TW409", TL, message_after_termination()[1]), ("TW505", TL, message_after_termination()[1])],
         ),
         case(
-            "TW501 a peer's timed-out Ask never arrives",
-            lost_peer_ask(terminated=False),
-            [("TW501", FSE, find(lost_peer_ask(terminated=False), FSE, is_call("ask_other_agent")))],
-        ),
-        case(
-            "TW501 near miss: the peer's Ask may have been discarded with its terminated receiver",
-            lost_peer_ask(terminated=True),
+            "TW505 near miss: a message discarded with the target the leader then terminated",
+            discarded_with_target(),
             [],
         ),
         case(
-            "TW501 a peer's timed-out Ask never arrives, in a bundle without the Team Leader",
-            lost_peer_ask(terminated=False, leader=False),
-            [("TW003", None, None),
-             ("TW501", FSE, find(lost_peer_ask(terminated=False), FSE, is_call("ask_other_agent")))],
+            "TW505 near miss: a sub-agent's create_sub_agent is reported as forbidden (TW403), "
+            "not as a Task that never arrived",
+            forbidden[0],
+            [("TW403", UIO, forbidden[1])],
         ),
+    ]
+
+
+def message_lost_cases() -> list[dict[str, Any]]:
+    """TW506 message-lost: a message was never delivered while later messages of the same sender to
+    the same receiver were."""
+    both, _ = messages_to_ui("both")
+    only_second, sent_second = messages_to_ui("second")
+    after_refused = bundle_with(lost_after_refused)
+    after_refused_at = find(after_refused, TL, lambda m: any(
+        c["id"] == "c-lost" for c in m.get("tool_calls") or ()))
+    return [
         case(
             "TW506 a Message lost while a later Ask on its channel arrives, after a send that "
             "failed with agent-terminated: that one may or may not have gone out, the ones "
@@ -483,47 +513,32 @@ def flow_cases() -> list[dict[str, Any]]:
             [("TW506", TL, sent_second[0])],
         ),
         case("TW506 near miss: both arrive", both, []),
+    ]
+
+
+def message_reordered_cases() -> list[dict[str, Any]]:
+    """TW507 message-reordered: messages from one sender to one receiver arrive in another order
+    than they were sent."""
+    both, _ = messages_to_ui("both")
+    swapped, sent_swapped = messages_to_ui("swapped")
+    return [
         case("TW507 two messages arrive swapped", swapped, [("TW507", TL, sent_swapped[1])]),
         case("TW507 near miss: in order", both, []),
-        case(
-            "TW505 near miss: a message discarded with the target the leader then terminated",
-            discarded_with_target(),
-            [],
-        ),
-        case(
-            "TW505 near miss: a sub-agent's create_sub_agent is reported as forbidden (TW403), "
-            "not as a Task that never arrived",
-            forbidden[0],
-            [("TW403", UIO, forbidden[1])],
-        ),
-        case(
-            "TW513 near miss: the output that answered ask_sub_agent is no report",
-            answer_then_report(),
-            [],
-        ),
-        case(
-            "TW513 near miss: the output that answered a peer's notification is no report",
-            answer_then_report(FSE),
-            [],
-        ),
-        case(
-            "TW415 near miss: a call behind an ask that still waits has not run",
-            [{"role": "assistant", "content": "Checking two things.", "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {
-                    "name": "ask_master", "arguments": json.dumps(ASK_MASTER)}},
-                {"id": "call_2", "type": "function", "function": {
-                    "name": "ask_other_agent", "arguments": json.dumps(
-                        {"target_agent_id": 1, "role_id": "ui-operator", "content": "Me?",
-                         "message_id": "ask_uio_009"})}}]}],
-            [],
-            agent=UIO,
-        ),
         case(
             "TW507 a sub-agent's completion reaches the leader before its earlier progress report",
             reports(swapped=True)[0],
             [("TW507", TL, reports(swapped=True)[1])],
         ),
         case("TW507 near miss: the reports in the order said", reports(swapped=False)[0], []),
+    ]
+
+
+def answer_not_returned_cases() -> list[dict[str, Any]]:
+    """TW508 answer-not-returned: an accepted answer does not come back as the result of the
+    asker's ask call."""
+    lost_answer, lost_at = ask_other(False)
+    good_answer, _ = ask_other(True)
+    return [
         case("TW508 an accepted answer that never reaches the asker", lost_answer, [("TW508", FSE, lost_at)]),
         case("TW508 near miss: the answer comes back", good_answer, []),
         case(
@@ -532,8 +547,43 @@ def flow_cases() -> list[dict[str, Any]]:
             ask_other(False, "terminated")[0],
             [],
         ),
+    ]
+
+
+def ask_without_report_cases() -> list[dict[str, Any]]:
+    """TW509 ask-without-report: a sub-agent asks another sub-agent without telling the Team Leader
+    in the same message."""
+    silent = bundle_with(no_report)
+    silent_at = find(silent, UIO, is_call("ask_other_agent"))
+    return [
         case("TW509 asking a peer without a word to the leader", silent, [("TW509", UIO, silent_at)]),
         case("TW509 near miss: the clean session", small_session(), []),
+    ]
+
+
+def ask_round_limit_cases() -> list[dict[str, Any]]:
+    """TW510 ask-round-limit: a sub-agent asks the same sub-agent more often than the round limit
+    allows."""
+    same_peer, same_peer_at = asks_with_and_without_role("fse")
+    other_peer, _ = asks_with_and_without_role("tester")
+    rounds = [
+        calls(
+            "ask_other_agent",
+            {"target_agent_id": 2, "content": f"Round {n}?", "message_id": f"ask_uio_00{n}"},
+            f"r{n}",
+            f"Asking agent 2, round {n}.",
+        )
+        for n in (1, 2, 3)
+    ]
+    answers = [
+        result(
+            env("Tester_2", "回答", f"ans_t_00{n}", "Answer", "Yes.", (("question_id", f"ask_uio_00{n}"),)),
+            f"r{n}",
+        )
+        for n in (1, 2, 3)
+    ]
+    three = [m for pair in zip(rounds, answers, strict=False) for m in pair]
+    return [
         case(
             "TW510 a third ask of one peer over a round limit of 2",
             three,
@@ -554,22 +604,30 @@ def flow_cases() -> list[dict[str, Any]]:
             [],
             config={"ask-round-limit": 1},
         ),
+    ]
+
+
+def unexpected_delivery_cases() -> list[dict[str, Any]]:
+    """TW511 unexpected-delivery: a Task, Message, Ask or report arrives that nothing in its
+    sender's conversation sent."""
+    forged = bundle_with(forged_message)
+    extended = bundle_with(extend_message)
+    extended_sent = find(extended, TL, is_call("send_message_to_sub_agent"))
+    extended_at = find(extended, UIO, is_delivery(f"{TL} 的消息"))
+    unasked = bundle_with(extend_task)
+    unasked_sent = find(unasked, TL, is_call("create_sub_agent"))
+    unasked_at = find(unasked, UIO, is_delivery(f"{TL} 的任务发布"))
+    accepted = bundle_with(with_acceptance)
+    late_at = next(i for i, m in enumerate(messages(late_answer(answered=False), UIO))
+                   if m["role"] == "user" and "的回答" in m["content"])
+    late_call_at = find(late_answer(answered=True), TL, is_call("answer_sub_agent_question"))
+    return [
         case("TW511 a Message nobody sent", forged, [("TW511", UIO, len(messages(forged, UIO)) - 1)]),
         case("TW511 near miss: the clean session", small_session(), []),
         case(
             "TW511 a report of a text the sub-agent never said",
             reports_beside("forged")[0],
             [("TW511", TL, reports_beside("forged")[1])],
-        ),
-        case(
-            "TW514 the text that answered ask_sub_agent also arrives as a report",
-            reports_beside("answer")[0],
-            [("TW514", TL, reports_beside("answer")[1])],
-        ),
-        case(
-            "TW514 near miss: the answering text reaches the leader only as the Answer",
-            answered_in_passing()[0].bundle(),
-            [],
         ),
         case(
             "TW511 near miss: a run result the router wrote when it stopped the turn",
@@ -662,10 +720,82 @@ def flow_cases() -> list[dict[str, Any]]:
             [],
             profile="astrion",
         ),
+    ]
+
+
+def output_not_delivered_cases() -> list[dict[str, Any]]:
+    """TW512 output-not-delivered: a sub-agent's natural output never reaches the Team Leader as an
+    Output."""
+    lost = bundle_with(lost_output)
+    lost_text = find(
+        lost, UIO, lambda m: m["role"] == "assistant" and m["content"].startswith("The palette is done")
+    )
+    return [
         case("TW512 a completion that never reaches the leader", lost, [("TW512", UIO, lost_text)]),
         case("TW512 near miss: the clean session", small_session(), []),
+    ]
+
+
+def output_kind_mismatch_cases() -> list[dict[str, Any]]:
+    """TW513 output-kind-mismatch: output of a message with tool calls is labelled completion, or
+    one without as progress."""
+    kind = bundle_with(wrong_kind)
+    kind_at = find(
+        kind,
+        TL,
+        lambda m: m["role"] == "user" and "任务完成汇报" in m["content"] and "Reviewing" in m["content"],
+    )
+    return [
+        case(
+            "TW513 near miss: the output that answered ask_sub_agent is no report",
+            answer_then_report(),
+            [],
+        ),
+        case(
+            "TW513 near miss: the output that answered a peer's notification is no report",
+            answer_then_report(FSE),
+            [],
+        ),
         case("TW513 a progress report labelled as completion", kind, [("TW513", TL, kind_at)]),
         case("TW513 near miss: the clean session", small_session(), []),
+    ]
+
+
+def answer_also_reported_cases() -> list[dict[str, Any]]:
+    """TW514 answer-also-reported: natural output that was delivered as an Answer also reaches the
+    Team Leader as an Output."""
+    return [
+        case(
+            "TW514 the text that answered ask_sub_agent also arrives as a report",
+            reports_beside("answer")[0],
+            [("TW514", TL, reports_beside("answer")[1])],
+        ),
+        case(
+            "TW514 near miss: the answering text reaches the leader only as the Answer",
+            answered_in_passing()[0].bundle(),
+            [],
+        ),
+    ]
+
+
+def flow_cases() -> list[dict[str, Any]]:
+    """Every case of the file, rule by rule."""
+    return [
+        *self_target_cases(),
+        *ask_not_delivered_cases(),
+        *unknown_question_cases(),
+        *question_answered_twice_cases(),
+        *answer_mismatch_cases(),
+        *not_delivered_cases(),
+        *message_lost_cases(),
+        *message_reordered_cases(),
+        *answer_not_returned_cases(),
+        *ask_without_report_cases(),
+        *ask_round_limit_cases(),
+        *unexpected_delivery_cases(),
+        *output_not_delivered_cases(),
+        *output_kind_mismatch_cases(),
+        *answer_also_reported_cases(),
         *spec_flow_cases(),
     ]
 
