@@ -33,3 +33,41 @@ def test_every_mypy_command_of_ci_is_a_hook() -> None:
     for command in ci:
         assert command in entries, command
     assert hooks()["ruff"] == ".venv/bin/ruff check"
+
+
+def check_message(tmp_path: Path, message: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "COMMIT_EDITMSG"
+    path.write_text(message, encoding="utf-8")
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "commit_message.py"), str(path)],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_a_subject_of_72_characters_with_a_body_after_a_blank_line_passes(tmp_path: Path) -> None:
+    subject = "x" * 72
+    assert check_message(tmp_path, f"{subject}\n\nThe detail.\n# a comment git added\n"
+                         ).returncode == 0
+
+
+def test_a_longer_subject_fails_with_its_length(tmp_path: Path) -> None:
+    result = check_message(tmp_path, "y" * 73 + "\n")
+    assert result.returncode == 1
+    assert "73 characters" in result.stderr
+
+
+def test_a_body_without_a_blank_line_fails(tmp_path: Path) -> None:
+    result = check_message(tmp_path, "Short subject\nThe body at once.\n")
+    assert result.returncode == 1
+    assert "second line" in result.stderr
+
+
+def test_a_message_of_comments_only_has_no_subject(tmp_path: Path) -> None:
+    result = check_message(tmp_path, "# Please enter the commit message\n\n")
+    assert result.returncode == 1
+    assert "no subject" in result.stderr
+
+
+def test_the_subject_check_runs_at_the_commit_msg_stage() -> None:
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    [hook] = [h for repo in config["repos"] for h in repo["hooks"] if h["id"] == "commit-subject"]
+    assert hook["stages"] == ["commit-msg"]
+    assert "commit-msg" in config["default_install_hook_types"]
