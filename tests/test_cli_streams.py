@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,10 +23,11 @@ def files(tmp_path: Path) -> dict[str, str]:
     return {"conversation": str(tmp_path / "c.json"), "envelope": str(tmp_path / "e.txt")}
 
 
-def _teamwire(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "teamwire", *args], text=True,
-                          stderr=subprocess.PIPE, check=False, timeout=120,
-                          **kwargs)  # type: ignore[call-overload]
+def _teamwire(args: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    result: subprocess.CompletedProcess[str] = subprocess.run(
+        [sys.executable, "-m", "teamwire", *args], text=True, stderr=subprocess.PIPE,
+        check=False, timeout=120, **kwargs)
+    return result
 
 
 def _commands(files: dict[str, str]) -> list[list[str]]:

@@ -61,5 +61,6 @@ def test_the_rfc_6901_examples() -> None:
 def test_value_kind_names_every_json_type() -> None:
     from teamwire.json_text import value_kind
 
-    assert [value_kind(v) for v in (None, True, 0, 1.5, "", [], {})] == [
+    values: tuple[object, ...] = (None, True, 0, 1.5, "", [], {})
+    assert [value_kind(v) for v in values] == [
         "null", "a boolean", "a number", "a number", "a string", "an array", "an object"]

@@ -839,8 +839,9 @@ def test_pattern_errors_name_the_definition() -> None:
 def test_versions_of_major_one_are_accepted() -> None:
     for version in ["1.0", "1.1", "1.10"]:
         assert schemas.is_valid("common#/$defs/version", version)
-    for version in ["2.0", "1.01", "01.0", "1", "1.", "1.0.0", "v1.0", 1.0]:
-        assert not schemas.is_valid("common#/$defs/version", version)
+    wrong: list[object] = ["2.0", "1.01", "01.0", "1", "1.", "1.0.0", "v1.0", 1.0]
+    for value in wrong:
+        assert not schemas.is_valid("common#/$defs/version", value)
 
 
 # --------------------------------------------------------------------------- the spec's tables

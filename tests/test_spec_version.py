@@ -62,8 +62,14 @@ def test_the_command_line_names_the_spec_version() -> None:
 def test_the_json_and_sarif_reports_name_the_spec_version(tmp_path: Path) -> None:
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps({**_demo_bundle(), "teamwire": "1.0"}), encoding="utf-8")
-    for form, read in (("json", lambda d: d["spec"]),
-                       ("sarif", lambda d: d["runs"][0]["tool"]["driver"]["properties"]["spec"])):
+    def json_spec(report: dict[str, Any]) -> Any:
+        return report["spec"]
+
+    def sarif_spec(report: dict[str, Any]) -> Any:
+        return report["runs"][0]["tool"]["driver"]["properties"]["spec"]
+
+    for form, read in (("json", json_spec),
+                       ("sarif", sarif_spec)):
         result = subprocess.run([sys.executable, "-m", "teamwire", "lint", "--format", form,
                                  str(path)], capture_output=True, text=True, check=False)
         assert result.returncode == 0, result.stderr

@@ -138,13 +138,14 @@ def test_a_tool_without_a_schema_has_only_the_rules_of_the_text() -> None:
 
 
 
-_CHECKERS = {profiles: ArgumentChecker(profiles)
-             for profiles in (("strict",), ("astrion", "astrion-10654c4", "strict"))}
+_CHECKERS: dict[tuple[str, ...], ArgumentChecker] = {
+    profiles: ArgumentChecker(profiles)
+    for profiles in (("strict",), ("astrion", "astrion-10654c4", "strict"))}
 _TOOLS = ["create_sub_agent", "send_message_to_sub_agent", "get_sub_agent_status", "ask_master",
           "ask_other_agent", "ask_sub_agent", "answer_sub_agent_question", "answer_other_agent",
           "terminate_sub_agent", "create_custom_agent", "read_file"]
 _FILLERS = {"integer": 1, "string": "ask_uio_001", "boolean": True, "array": []}
-_POOL = [1, 2, 0, -1, 2**53 - 1, 2**53, -(2**53) + 1, -(2**53), 1.0, 2.5, True, None, "", " ",
+_POOL: list[object] = [1, 2, 0, -1, 2**53 - 1, 2**53, -(2**53) + 1, -(2**53), 1.0, 2.5, True, None, "", " ",
          "\u3000", "ok", "ask_uio_001", [1, 2], [1, 1.0], [2**53], [], ["a"], {}]
 """Values of every JSON type, integers at I-JSON's bounds (TW-TOOL-023), blank texts."""
 

@@ -28,7 +28,7 @@ def _verdicts(name: str, arguments: str, result: Any, expected: dict[str, Any],
     first = [{"role": "system", "content": "s"}, {"role": "user", "content": REQUEST}]
     recorded = {"id": recorded_id, "type": "function",
                 "function": {"name": name, "arguments": arguments}}
-    second = [*first, {"role": "assistant", "content": None, "tool_calls": [recorded]},
+    second: list[dict[str, Any]] = [*first, {"role": "assistant", "content": None, "tool_calls": [recorded]},
               {"role": "tool", "tool_call_id": recorded_id,
                "content": result if isinstance(result, str) else json.dumps(result)}]
     reply = Reply(None, ((reply_id, name, arguments),))

@@ -29,7 +29,8 @@ def verdict(expected: dict[str, Any], received: dict[str, Any]) -> Status:
             "function": {"name": "list_agents", "arguments": "{}"}}
     first = [{"role": "system", "content": "You lead."}, {"role": "user", "content": REQUEST}]
     reply = Reply(None, (("call_1", "list_agents", "{}"),), ())
-    second = [*first, {"role": "assistant", "content": None, "tool_calls": [call]}, received]
+    second: list[dict[str, Any]] = [
+        *first, {"role": "assistant", "content": None, "tool_calls": [call]}, received]
     scenario = Scenario(name="shapes", title="shapes", requirements=("TW-CERT-007",),
                         level="core", profile="strict", request=REQUEST,
                         tokens={"[tw:leader]": LEADER}, scripts={LEADER: (reply, reply)},

@@ -22,7 +22,7 @@ EXPECTED = {"success": True, "agent_id": 1, "status": "completed", FURTHER_MEMBE
 
 def _verdict(result: dict[str, Any]) -> Any:
     first = [{"role": "system", "content": "s"}, {"role": "user", "content": REQUEST}]
-    second = [*first, {"role": "assistant", "content": None, "tool_calls": [CALL]},
+    second: list[dict[str, Any]] = [*first, {"role": "assistant", "content": None, "tool_calls": [CALL]},
               {"role": "tool", "tool_call_id": "c1", "content": json.dumps(result)}]
     reply = Reply(None, (("c1", "get_sub_agent_status", '{"agent_id": 1}'),))
     scenario = Scenario(

@@ -45,7 +45,7 @@ def _run(args: list[str], cwd: Path | None = None,
         "turn-timeout-zero", "retries-negative", "retries-not-ascii", "unanswered-asks-unknown"])
 def test_bad_usage_is_exit_2_with_the_reason(args: list[str], env: dict[str, str],
                                              message: str) -> None:
-    result = _run(args, **env)
+    result = _run(args, None, **env)
     assert result.returncode == 2
     assert result.stderr.strip() == message
 

@@ -36,7 +36,8 @@ def test_the_committed_scenarios_are_what_their_sources_write() -> None:
 
 
 def _base() -> dict[str, Any]:
-    return json.loads(SCENARIOS[0].read_text(encoding="utf-8"))
+    base: dict[str, Any] = json.loads(SCENARIOS[0].read_text(encoding="utf-8"))
+    return base
 
 
 @pytest.mark.parametrize(("edit", "message"), [

@@ -118,7 +118,7 @@ def test_two_diagrams_on_one_page_share_no_id() -> None:
             "<!-- teamwire-figure: scenario leader-asks-a-sub-agent -->\n")
     svgs = _svgs(figures.render_markers(page))
     assert len(svgs) == 4
-    ids = [node.get("id") for svg in svgs for node in svg.iter() if node.get("id")]
+    ids = [node.get("id", "") for svg in svgs for node in svg.iter() if node.get("id")]
     assert len(ids) > 4 and len(ids) == len(set(ids)), sorted(ids)
     for svg in svgs:  # each points only at arrowheads it defines itself
         own = {node.get("id") for node in svg.iter() if node.get("id")}

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -20,10 +21,10 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 
 
-def _snippet() -> dict[str, object]:
+def _snippet() -> dict[str, Any]:
     [block] = [b for b in re.findall(r"^```yaml\n(.*?)^```$", README, re.MULTILINE | re.DOTALL)
                if "teamwire-lint" in b]
-    config: dict[str, object] = yaml.safe_load(block)
+    config: dict[str, Any] = yaml.safe_load(block)
     return config
 
 
@@ -53,7 +54,7 @@ def test_the_readme_s_pre_commit_snippet_lints_what_it_selects(tmp_path: Path) -
     if not PRE_COMMIT.exists():
         pytest.fail("pre-commit is part of the test extra")
     config = _snippet()
-    [repo] = config["repos"]  # type: ignore[index]
+    [repo] = config["repos"]
     clone = tmp_path / "teamwire"
     clone.mkdir()
     _clone_of_this_tree(clone, repo["rev"])

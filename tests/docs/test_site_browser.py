@@ -130,7 +130,7 @@ def test_searching_an_id_lands_on_its_definition(browser: Any, served: str, quer
     # page; the first section result is the definition itself.
     seen: list[str | None] = [None]
 
-    def settled(driver: Any) -> str | None:
+    def settled(driver: Any) -> str | None:  # None: not settled yet, so the wait goes on
         href = driver.execute_script(
             "const a = [...document.querySelectorAll('.md-search-result__item a')]"
             ".map(e => e.href).filter(h => h.includes('#')); return a.length ? a[0] : null;")
@@ -139,6 +139,7 @@ def test_searching_an_id_lands_on_its_definition(browser: Any, served: str, quer
         return stable
 
     href = WebDriverWait(browser, 20, poll_frequency=0.3).until(settled)
+    assert href is not None  # until() returns only a value that is not None
     assert href.split("?")[0] == served + page and href.endswith("#" + anchor)
     _open(browser, href)
     target = browser.find_element(By.ID, anchor)

@@ -10,8 +10,8 @@ ROLE_NAMES = ["UI Operator", "Full-Stack Engineer", "Researcher", "数据 分析
 
 role_names = st.one_of(
     st.sampled_from(ROLE_NAMES),
-    st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"),
-                          blacklist_characters='<>"'), min_size=1, max_size=12)
+    st.text(st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp"),
+                          exclude_characters='<>"'), min_size=1, max_size=12)
     .map(str.strip).filter(lambda s: bool(s) and " 的" not in s and " 向 " not in s
                            and s != "Team Leader"),
 )
@@ -22,7 +22,7 @@ display_names = st.one_of(
 )
 
 labels = st.one_of(st.sampled_from([t.label for t in MessageType] + ["任务结束汇报"]),
-                   st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)),
+                   st.text(st.characters(exclude_characters="\n", codec="utf-8"),
                            min_size=1, max_size=8))
 
 ids = st.from_regex(r"\A(task_[0-9]{3}|(out|ask|ans|msg)_[a-z]{1,4}_[0-9]{3,5}|msg_[0-9a-f]{10})\Z")
@@ -30,7 +30,7 @@ ids = st.from_regex(r"\A(task_[0-9]{3}|(out|ask|ans|msg)_[a-z]{1,4}_[0-9]{3,5}|m
 tags = st.one_of(st.sampled_from(["Task", "Output", "Ask", "Message", "Answer"]),
                  st.from_regex(r"\A[A-Za-z][A-Za-z0-9_-]{0,8}\Z"))
 
-attr_values = st.text(st.characters(blacklist_characters='"\n', blacklist_categories=("Cs",)),
+attr_values = st.text(st.characters(exclude_characters='"\n', codec="utf-8"),
                       max_size=16)
 
 attributes = st.lists(
@@ -47,7 +47,7 @@ ADVERSARIAL = [
 ]
 
 contents = st.lists(st.one_of(st.sampled_from(ADVERSARIAL),
-                              st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)),
+                              st.text(st.characters(codec="utf-8"), max_size=20)),
                     max_size=6).map("".join)
 
 

@@ -78,9 +78,9 @@ def test_run_states_are_the_result_schemas() -> None:
     assert set(RUN_STATES) == set(schemas.schema("result#/properties/state")["enum"])
 
 
-SUMMARIES = st.one_of(st.none(), st.text(st.characters(blacklist_categories=("Cs",),
-                                                       blacklist_characters="<>\n"), max_size=20))
-TEXTS = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+SUMMARIES = st.one_of(st.none(), st.text(st.characters(codec="utf-8",
+                                                       exclude_characters="<>\n"), max_size=20))
+TEXTS = st.text(st.characters(codec="utf-8"), max_size=40)
 
 
 @given(display_names, st.sampled_from(RUN_STATES), TEXTS, SUMMARIES)

@@ -238,14 +238,15 @@ def test_other_lark_failures_still_end_as_errors_with_a_position() -> None:
     from teamwire.envelope.lark_parser import _lark_error
 
     text = "来自 A_1 的提问\nid: ask_a_001\n"
-    error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4, allowed={"NL"}))
+    failure = UnexpectedCharacters(text, 3, 1, 4, allowed={"NL"})  # type: ignore[no-untyped-call]
+    error = _lark_error(text, failure)
     assert (error.code, error.offset, error.line, error.column) == ("syntax", 3, 1, 4)
     assert error.message == "expected a line break, found 'A'"
     assert error.expected == ("a line break",)
-    error = _lark_error(text, UnexpectedEOF(["NL"]))
+    error = _lark_error(text, UnexpectedEOF(["NL"]))  # type: ignore[no-untyped-call]
     assert (error.offset, error.line, error.column) == (len(text), 3, 1)
     assert error.message == "expected a line break, found the end of the message"
-    error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4))
+    error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4))  # type: ignore[no-untyped-call]
     assert error.message == "expected nothing more, found 'A'"
     assert error.expected == ()
 
@@ -259,7 +260,8 @@ def test_a_lark_failure_names_each_expected_token_in_words_joined_by_or() -> Non
     from teamwire.envelope.lark_parser import _lark_error
 
     text = "来自 A_1 的提问\nid: ask_a_001\n"
-    error = _lark_error(text, UnexpectedCharacters(text, 3, 1, 4,
-                                                   allowed={"NL", "LESSTHAN", "MYSTERY"}))
+    failure = UnexpectedCharacters(  # type: ignore[no-untyped-call]
+        text, 3, 1, 4, allowed={"NL", "LESSTHAN", "MYSTERY"})
+    error = _lark_error(text, failure)
     assert error.message == "expected '<' or MYSTERY or a line break, found 'A'"
     assert error.expected == ("'<'", "MYSTERY", "a line break")

@@ -22,6 +22,7 @@ def test_an_ask_past_the_round_limit_names_the_agents_and_the_limit() -> None:
     core = team(max_ask_rounds=1)
     core.handle(ToolCallBlocked(UIO, "c1", FSE, "ask_uio_001", "which fields?", timeout=5))
     [*_, failed] = core.handle(TimerFired(UIO, "c1"))  # unanswered: round 1 is used up
+    assert isinstance(failed, FailToolCall), failed
     assert (failed.code, failed.call_id) == ("timeout", "c1")
     actions = core.handle(ToolCallBlocked(UIO, "c2", FSE, "ask_uio_002", "which fields now?"))
     assert actions == [FailToolCall(

@@ -82,7 +82,8 @@ def test_a_crowded_diagram_clashes() -> None:
 
 
 def test_a_state_without_a_position_is_refused_not_left_out() -> None:
-    partial = {s: p for s, p in POSITIONS.items() if s is not AgentState.CLOSING}
+    partial: dict[AgentState, tuple[float, float, float]] = {
+        s: p for s, p in POSITIONS.items() if s is not AgentState.CLOSING}
     with pytest.raises(KeyError, match="closing"):
         layout(positions=partial)
 

@@ -21,7 +21,7 @@ from teamwire.router.runtime.driver import DriverError, Reply, ToolCall
 from teamwire.router.runtime.openai_chat import OpenAIChatDriver
 from teamwire.router.runtime.openai_stream import read_event_stream
 
-texts = st.text(st.characters(blacklist_categories=["Cs"]), max_size=40)
+texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
 calls = st.builds(ToolCall, st.from_regex(r"call_[a-z0-9]{1,8}", fullmatch=True),
                   st.sampled_from(["send_message", "ask_sub_agent", "create_sub_agent"]),
                   st.dictionaries(st.text(max_size=5), st.integers() | texts, max_size=3)

@@ -159,6 +159,12 @@ class Expected:
     cancelled: list[tuple[str, str]] = field(default_factory=list)
 
 
+def coin(data: st.DataObject) -> bool:
+    """A drawn boolean (a function of its own, so that the type checker does not read the draw
+    in the context of the operand before ``and``)."""
+    return data.draw(st.booleans())
+
+
 def _observed(actions: list[Action]) -> Expected:
     """The same summary, read from the core's actions."""
     seen = Expected()
@@ -708,7 +714,7 @@ class RestartModel(RuleBasedStateMachine):
         """TW-ROUTE-008: before a model call, the queue in order, as user messages. The reply
         comes at once, or later (other agents act while the model thinks)."""
         asked = sorted({answerer for answerer, _, _ in self.open_asks(by_output=True)})
-        if asked and data.draw(st.booleans()):  # an agent whose next output is an answer
+        if asked and coin(data):  # an agent whose next output is an answer
             name = data.draw(st.sampled_from(asked))
         else:
             name = data.draw(st.sampled_from([n for n in self.agents if self.can_call(n)]))
@@ -796,7 +802,7 @@ class RestartModel(RuleBasedStateMachine):
         """A turn fails (model error, turn timeout), or a sub-agent is terminated."""
         if reason == "terminate" and len(self.alive()) > 1:
             queued = [n for n in self.alive() if self.agents[n].queue]
-            if queued and data.draw(st.booleans()):  # one whose queue is then discarded
+            if queued and coin(data):  # one whose queue is then discarded
                 self.terminate(data.draw(st.sampled_from(queued)))
             else:
                 self.terminate(data.draw(st.sampled_from(self.alive())))
@@ -927,9 +933,10 @@ class RestartModel(RuleBasedStateMachine):
         # nothing else but records written again as they were (the core re-checks, and so
         # rewrites, every agent with a queue)
         stored = {r.name: r for r in snapshots[source].agents}
-        for a in actions:
-            if not isinstance(a, StartTimer):
-                assert isinstance(a, PersistAgent) and a.record == stored[a.record.name], a
+        for action in actions:
+            if not isinstance(action, StartTimer):
+                assert isinstance(action, PersistAgent), action
+                assert action.record == stored[action.record.name], action
         for agent in self.agents.values():
             agent.in_model_call = False  # the model call in progress is repeated (TW-DUR-005)
 

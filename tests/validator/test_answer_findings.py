@@ -19,7 +19,7 @@ from teamwire.validator import LintOptions, lint_value
 TL, UIO = "Team Leader", "UI Operator_1"
 
 
-def _lint(builder: SessionBuilder) -> list[tuple[str, str, str]]:
+def _lint(builder: SessionBuilder) -> list[tuple[str, str, str | None]]:
     report = lint_value(builder.bundle(), "bundle.json", LintOptions(profile=Profile.STRICT))
     return [(f.rule, f.message, f.pointer) for f in report.findings]
 

@@ -32,7 +32,7 @@ def _call(name: str, arguments: dict[str, Any], text: str | None = None) -> dict
 
 
 def _findings(messages: list[dict[str, Any]], agent: str,
-              profile: Profile) -> list[tuple[str, str, str]]:
+              profile: Profile) -> list[tuple[str, str, str | None]]:
     report = lint_value(messages, "conversation.json", LintOptions(profile=profile, agent=agent))
     return [(f.rule, f.message, f.pointer) for f in report.findings]
 

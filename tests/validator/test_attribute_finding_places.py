@@ -22,7 +22,7 @@ def envelope(sender: str, label: str, message_id: str, tag: str, content: str = 
             f"{content}\n</{tag}>\n</{sender}>")
 
 
-def _findings(text: str, owner: str) -> list[tuple[str, str, int, int]]:
+def _findings(text: str, owner: str) -> list[tuple[str, str, int | None, int | None]]:
     report = lint_value([{"role": "user", "content": text}], "case.json",
                         LintOptions(profile=Profile.STRICT, agent=owner))
     return [(f.rule, f.message, f.line, f.column) for f in report.findings]

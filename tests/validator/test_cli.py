@@ -84,7 +84,9 @@ def test_stdin_findings_get_the_file_lines_a_file_gets(files: dict[str, Path]) -
 
 def test_select_ignore_and_severity(files: dict[str, Path]) -> None:
     path = str(files["broken"])
-    codes = lambda out: {f["rule"] for f in json.loads(out)["findings"]}  # noqa: E731
+    def codes(out: str) -> set[str]:
+        return {f["rule"] for f in json.loads(out)["findings"]}
+
     assert codes(run("lint", "-f", "json", "--select", "TW4", path)[1]) == {"TW401", "TW403"}
     assert "TW403" not in codes(run("lint", "-f", "json", "--ignore", "leader-tool-by-sub-agent",
                                     path)[1])
@@ -244,7 +246,7 @@ def test_directories_are_searched_once_and_missing_paths_keep_their_place(
     walked: list[str] = []
     walk = runner._walk
 
-    def counted(root: str, *args: Any) -> list[str]:
+    def counted(root: str, *args: Any) -> list[runner.Input]:
         walked.append(root)
         return walk(root, *args)
 

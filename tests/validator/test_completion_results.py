@@ -14,7 +14,7 @@ from teamwire.validator.scan import completion_result_problem, is_run_result
 _NAMES = st.sampled_from(["UI Operator_1", "Full-Stack Engineer_1", "", "x y"])
 _STATES = st.sampled_from(["error", "timeout", "completed", "running", "terminated"])
 _ATTRIBUTE = st.tuples(st.sampled_from(["agent", "state", "id", "x-y"]),
-                       st.text(st.characters(blacklist_characters='"\n'), max_size=12))
+                       st.text(st.characters(exclude_characters='"\n'), max_size=12))
 
 
 @st.composite

@@ -19,7 +19,7 @@ START = [{"role": "system", "content": "You lead."}, {"role": "user", "content":
 REFUSED = {"success": False, "error": {"code": "invalid-arguments", "message": "too deep"}}
 
 
-def _findings(raw: str) -> list[tuple[str, str, str]]:
+def _findings(raw: str) -> list[tuple[str, str, str | None]]:
     call = {"id": "c1", "type": "function",
             "function": {"name": "list_agents", "arguments": raw}}
     messages: list[dict[str, Any]] = [

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,7 +62,7 @@ def test_a_position_after_a_surrogate_pair_counts_its_twelve_raw_characters(
                                            column)
 
 
-def _jsonl(records: list[dict[str, object]]) -> bytes:
+def _jsonl(records: Sequence[Mapping[str, object]]) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
 
 
@@ -122,12 +124,14 @@ def test_many_findings_in_one_string_are_placed_in_one_walk(tmp_path: Path,
     content = TASK.format(label="").replace("<Task>", f"<Task {attributes}>") + "</Team Leader>"
     path = tmp_path / "c.json"
     path.write_text(json.dumps(_conversation(content)), encoding="utf-8")
-    from teamwire.validator import locate
-
     decoded: list[int] = []
-    real_loads = locate.json.loads
-    monkeypatch.setattr(locate.json, "loads",
-                        lambda text, *a, **k: decoded.append(len(text)) or real_loads(text, *a, **k))
+    real_loads = json.loads
+
+    def counted_loads(text: str, *args: Any, **kwargs: Any) -> Any:
+        decoded.append(len(text))
+        return real_loads(text, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counted_loads)  # the module locate decodes with
     placed = [p for p in _placed(path) if p[0] == "TW111"]
     assert len(placed) == 300
     text = path.read_text(encoding="utf-8")

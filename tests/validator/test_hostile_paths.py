@@ -74,7 +74,7 @@ def test_a_directory_that_cannot_be_listed_is_unreadable(tmp_path: Path,
     def scandir(path: object = ".") -> object:
         if str(path) == str(locked):
             raise PermissionError(13, "Permission denied", str(locked))
-        return real_scandir(path)  # type: ignore[arg-type]
+        return real_scandir(path)  # type: ignore[call-overload]
 
     # Root may list any directory, so the refusal is simulated where os.walk lists.
     monkeypatch.setattr(os, "scandir", scandir)

@@ -16,7 +16,7 @@ from teamwire.envelope import Profile
 from teamwire.validator import LintOptions, lint_value
 
 
-def _findings(messages: list[dict[str, Any]], agent: str) -> list[tuple[str, str, str]]:
+def _findings(messages: list[dict[str, Any]], agent: str) -> list[tuple[str, str, str | None]]:
     report = lint_value(messages, "conversation.json",
                         LintOptions(profile=Profile.STRICT, agent=agent))
     return [(f.rule, f.message, f.pointer) for f in report.findings]
@@ -35,9 +35,10 @@ def test_a_lone_header_line_is_a_malformed_envelope() -> None:
 
 
 def test_a_single_call_whose_function_is_a_string() -> None:
-    messages = [{"role": "system", "content": "You lead."}, {"role": "user", "content": "go"},
-                {"role": "assistant", "content": "Checking.", "tool_calls": [
-                    {"id": "c1", "type": "function", "function": "list_agents"}]},
-                {"role": "assistant", "content": "Done."}]
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You lead."}, {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "Checking.", "tool_calls": [
+            {"id": "c1", "type": "function", "function": "list_agents"}]},
+        {"role": "assistant", "content": "Done."}]
     assert _findings(messages, "Team Leader") == [
         ("TW004", "tool call needs an 'id' string and a 'function' object", "/2/tool_calls/0")]

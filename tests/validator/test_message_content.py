@@ -26,8 +26,8 @@ def findings(messages: list[dict[str, Any]]) -> list[tuple[str, int | None, str 
 @pytest.mark.parametrize(("role", "what"), [("system", "a system message"),
                                             ("user", "a user message")])
 def test_parts_are_not_checked(role: str, what: str) -> None:
-    messages = [{"role": "system", "content": "You are the Team Leader."},
-                {"role": role, "content": PARTS}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are the Team Leader."},
+                                      {"role": role, "content": PARTS}]
     assert findings(messages) == [
         ("TW005", 1, "/1/content", f"content of {what} is an array of parts; protocol messages "
          "are plain strings, so its parts are not checked")]

@@ -21,7 +21,7 @@ TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"
 START = [{"role": "system", "content": "You lead."}, {"role": "user", "content": "go"}]
 
 
-def _lint(messages: list[dict[str, Any]], agent: str = TL) -> list[tuple[str, str, str]]:
+def _lint(messages: list[dict[str, Any]], agent: str = TL) -> list[tuple[str, str, str | None]]:
     report = lint_value(messages, "conversation.json",
                         LintOptions(profile=Profile.STRICT, agent=agent))
     return [(f.rule, f.message, f.pointer) for f in report.findings]

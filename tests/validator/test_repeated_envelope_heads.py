@@ -20,7 +20,7 @@ def envelope(sender: str, label: str, message_id: str, tag: str) -> str:
     return f"来自 {sender} 的{label}\nid: {message_id}\n\n<{sender}>\n<{tag}>\nHi\n</{tag}>\n</{sender}>"
 
 
-def _id_findings(texts: list[str], owner: str) -> list[tuple[str, str, int, int, int]]:
+def _id_findings(texts: list[str], owner: str) -> list[tuple[str, str, int | None, int | None, int | None]]:
     report = lint_value([{"role": "user", "content": t} for t in texts], "case.json",
                         LintOptions(profile=Profile.STRICT, agent=owner))
     return [(f.rule, f.message, f.index, f.line, f.column) for f in report.findings

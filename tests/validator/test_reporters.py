@@ -87,6 +87,7 @@ def test_gitlab_code_quality_issues(report: LintReport, files: dict[str, Path],
                                      "info": "info"}[finding.severity.value]
         # paths relative to the checkout GitLab runs in; lines where the message starts
         assert issue["location"]["path"] == "broken.json"
+        assert finding.file_line is not None
         assert issue["location"]["lines"]["begin"] == finding.file_line >= 1
     fingerprints = [issue["fingerprint"] for issue in issues]
     assert len(set(fingerprints)) == len(fingerprints)

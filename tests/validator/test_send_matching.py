@@ -25,7 +25,7 @@ from teamwire.validator import LintOptions, lint_value
 TL, UIO, FSE = "Team Leader", "UI Operator_1", "Full-Stack Engineer_1"
 
 
-def _bundle_findings(builder: SessionBuilder) -> list[tuple[str, str, str]]:
+def _bundle_findings(builder: SessionBuilder) -> list[tuple[str, str, str | None]]:
     report = lint_value(builder.bundle(), "bundle.json", LintOptions(profile=Profile.STRICT))
     return sorted((f.rule, f.message, f.pointer) for f in report.findings
                   if f.rule.startswith("TW5"))

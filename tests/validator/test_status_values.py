@@ -29,7 +29,7 @@ def _result(n: int, value: dict[str, Any]) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": f"c{n}", "content": json.dumps(value)}
 
 
-def _status_findings(conversation: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+def _status_findings(conversation: list[dict[str, Any]]) -> list[tuple[str, str | None, int | None]]:
     report = lint_value(conversation, "case.json",
                         LintOptions(profile=Profile.STRICT, agent=TL))
     return [(f.message, f.pointer, f.index) for f in report.findings if f.rule == "TW416"]

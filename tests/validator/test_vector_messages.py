@@ -30,7 +30,7 @@ def vector(description: str) -> dict[str, Any]:
 
 
 # (vector, rule, pointer, (line, column) or None, message)
-PINNED: list[tuple[str, str, str, tuple[int, int] | None, str]] = [
+PINNED: list[tuple[str, str, str | None, tuple[int, int] | None, str]] = [
     (
         'TW501 an ask_master that never reaches the Team Leader',
         'TW501', '/agents/UI Operator_1/messages/2/tool_calls/0', None,
@@ -201,7 +201,7 @@ PINNED: list[tuple[str, str, str, tuple[int, int] | None, str]] = [
 
 @pytest.mark.parametrize(("description", "rule", "pointer", "place", "message"), PINNED,
                          ids=[p[0] for p in PINNED])
-def test_message_and_pointer(description: str, rule: str, pointer: str,
+def test_message_and_pointer(description: str, rule: str, pointer: str | None,
                              place: tuple[int, int] | None, message: str) -> None:
     found = [(f.pointer, None if f.line is None else (f.line, f.column), f.message)
              for f in run_case(vector(description)).findings if f.rule == rule]

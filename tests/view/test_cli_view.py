@@ -40,7 +40,11 @@ def test_output_to_a_file_or_standard_output(bundle_file: Path, tmp_path: Path) 
 def test_open_hands_the_page_to_the_browser(bundle_file: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    def open_page(url: str) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", open_page)
     assert CliRunner().invoke(main, ["view", str(bundle_file), "--open"]).exit_code == 0
     assert opened == [bundle_file.with_suffix(".html").resolve().as_uri()]
 
@@ -110,6 +114,7 @@ def test_terminal_prints_plain_bubbles_in_order_when_not_a_terminal(bundle_file:
 
 
 def test_terminal_pages_on_a_tty(bundle_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import rich.pager
     from rich.console import Console
 
     from teamwire.view.session import load_session
@@ -117,7 +122,7 @@ def test_terminal_pages_on_a_tty(bundle_file: Path, monkeypatch: pytest.MonkeyPa
 
     paged: list[str] = []
 
-    class Pager:
+    class Pager(rich.pager.Pager):
         def show(self, content: str) -> None:
             paged.append(content)
 
