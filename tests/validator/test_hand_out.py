@@ -12,7 +12,7 @@ import pytest
 
 from teamwire.envelope import Profile
 from teamwire.validator import REGISTRY
-from teamwire.validator.dispatch import PassReporter, hand_out, select
+from teamwire.validator.dispatch import Reporter, hand_out, select
 from teamwire.validator.emitter import Emitter, Policy
 from teamwire.validator.facts import FACT_TYPES, Owner, ToolCall, UserText
 from teamwire.validator.model import Agent, AgentKind
@@ -51,7 +51,7 @@ def test_each_check_reports_its_own_rule_in_order(count: int) -> None:
     hand = hand_out(checks)
     assert hand is not None
     owner = _Pass()
-    hand(UserText(4, "xyz"), PassReporter(owner))
+    hand(UserText(4, "xyz"), Reporter(owner=owner))
     assert owner.emitted == [(c.rule.code, f"from {c.rule.code}", 4, "/content/x", "xyz", 2)
                              for c in checks]
 
@@ -72,7 +72,7 @@ def test_a_later_report_is_made_when_called() -> None:
     hand = hand_out((Check(REGISTRY[rule], UserText, run, None),))
     assert hand is not None
     owner = _Pass()
-    hand(UserText(1, "text"), PassReporter(owner))
+    hand(UserText(1, "text"), Reporter(owner=owner))
     assert owner.emitted == []
     made[0]()
     assert owner.emitted == [(rule, "withdrawn unless called", 1, "/content", None, None)]
@@ -88,18 +88,18 @@ def test_the_selection_hands_each_fact_type_to_its_enabled_checks() -> None:
         assert (selection.hands[fact_type] is None) == (not expected), fact_type
 
 
-class _Naming(PassReporter):
+class _Naming(Reporter):
     """A reporter that records the rule of each check it is told before the check runs."""
 
     __slots__ = ("named",)
 
     def __init__(self, owner: _Pass) -> None:
-        super().__init__(owner)
         self.named: list[str] = []
+        super().__init__(owner.emit)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "check" and value is not None:
-            self.named.append(value.rule.code)
+        if name == "rule" and value is not None:
+            self.named.append(value.code)
         super().__setattr__(name, value)
 
 

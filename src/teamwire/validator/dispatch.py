@@ -2,7 +2,7 @@
 
 It only calls rules. A selection (the checks of one set of enabled rules) makes, once, one
 function per fact type that calls those checks in code order (``hand_out``); a pass hands its
-facts to them with one reporter of its own (``PassReporter``). What a fast path may skip is
+facts to them with one reporter of its own (``Reporter``). What a fast path may skip is
 derived here from the checks' triggers, so a new check is never skipped by a shortcut that
 predates it.
 """
@@ -61,37 +61,6 @@ def _opener(always: bool, prefixes: tuple[str, ...], suffixes: tuple[str, ...],
     return opens
 
 
-class _Reporter:
-    """The report of the check being run: reports its rules through the pass's emit.
-
-    Made for each fact handed out, without an ``__init__`` to call: this runs for every
-    fact."""
-
-    __slots__ = ("_emit", "check", "count")
-
-    _emit: Emit
-    check: Check[Any] | None
-    count: int
-    """Reports made, enabled rules or not."""
-
-    def __call__(self, fact: Fact, message: str, at: int | None = None,
-                 below: str = "", rule: Rule | None = None) -> None:
-        assert self.check is not None
-        self.count += 1
-        self._emit(self.check.rule_of(rule), message, fact.index, fact.tail + below,
-                   None if at is None else fact.text, at)
-
-    def later(self, fact: Fact, message: str, at: int | None = None,
-              below: str = "", rule: Rule | None = None) -> Callable[[], None]:
-        assert self.check is not None
-        self.count += 1
-        return partial(self._emit, self.check.rule_of(rule), message, fact.index,
-                       fact.tail + below, None if at is None else fact.text, at)
-
-
-_new_reporter = object.__new__
-
-
 class Emits(Protocol):
     """What a pass reports through: its ``emit``."""
 
@@ -100,67 +69,84 @@ class Emits(Protocol):
         """Report ``rule`` at message ``index`` (see ``Emit``)."""
 
 
-class PassReporter:
-    """The report of the checks a conversation pass hands its facts to: one per pass, told
-    each check before it runs (``hand_out``).
+class Reporter:
+    """The report of the check being run: its rule's findings go to ``emit``.
 
-    It holds the pass weakly: a pass holds its reporter, and a strong reference back would
-    tie the pass into a reference cycle, and with it the messages it remembers."""
+    One reporter serves many checks and facts: whoever hands a fact out sets ``rule`` to
+    the rule of each check before it runs (``hand_out``), and ``emit`` to where that fact's
+    findings go, or gives the ``owner`` (a conversation pass) whose ``emit`` they go to.
+    The owner is held weakly: a pass holds its reporter, and a strong reference back would
+    tie the pass into a reference cycle, and with it the messages it remembers. ``count``
+    counts the reports made, enabled rules or not."""
 
-    __slots__ = ("_owner", "check")
+    __slots__ = ("_emit", "_owner", "count", "rule")
 
-    def __init__(self, owner: Emits) -> None:
-        self._owner = weakref.ref(owner)
-        self.check: Check[Any] | None = None
+    def __init__(self, emit: Emit | None = None, owner: Emits | None = None) -> None:
+        self._emit = emit
+        self._owner = None if owner is None else weakref.ref(owner)
+        self.rule: Rule | None = None
+        self.count = 0
 
-    def _emit(self, rule: Rule | None) -> tuple[Emit, Rule]:
-        owner, check = self._owner(), self.check
-        assert owner is not None and check is not None  # a pass reports while it runs
-        return owner.emit, check.rule_of(rule)
+    @property
+    def emit(self) -> Emit:
+        """Where the findings go now."""
+        if self._owner is not None:
+            owner = self._owner()
+            assert owner is not None  # a pass reports while it runs
+            return owner.emit
+        assert self._emit is not None
+        return self._emit
+
+    @emit.setter
+    def emit(self, emit: Emit) -> None:
+        self._emit = emit
 
     def __call__(self, fact: Fact, message: str, at: int | None = None,
-                 below: str = "", rule: Rule | None = None) -> None:
-        emit, of = self._emit(rule)
-        emit(of, message, fact.index, fact.tail + below, None if at is None else fact.text, at)
+                 below: str = "") -> None:
+        assert self.rule is not None  # set while a check runs
+        self.count += 1
+        self.emit(self.rule, message, fact.index, fact.tail + below,
+                  None if at is None else fact.text, at)
 
     def later(self, fact: Fact, message: str, at: int | None = None,
-              below: str = "", rule: Rule | None = None) -> Callable[[], None]:
-        emit, of = self._emit(rule)
-        return partial(emit, of, message, fact.index, fact.tail + below,
+              below: str = "") -> Callable[[], None]:
+        assert self.rule is not None
+        self.count += 1
+        return partial(self.emit, self.rule, message, fact.index, fact.tail + below,
                        None if at is None else fact.text, at)
 
 
-Hand = Callable[[Any, PassReporter], None]
+Hand = Callable[[Any, Reporter], None]
 """Hands one fact to the checks it was made for, which report through the pass's reporter."""
 
 
 def hand_out(checks: tuple[Check[Any], ...]) -> Hand | None:
     """One function that hands a fact to each of ``checks`` in order, telling the reporter
-    each one before it runs (as ``dispatch`` does, without a reporter made per fact or the
+    each one's rule before it runs (as ``dispatch`` does, without a reporter made per fact or the
     checks' fields read per fact); None when there are none. Made once per selection."""
     if not checks:
         return None
-    pairs = tuple((c, c.run) for c in checks)
+    pairs = tuple((c.rule, c.run) for c in checks)
     # The common short lists unrolled: a loop costs more than the calls it makes.
     if len(pairs) == 1:
-        ((check, run),) = pairs
+        ((rule, run),) = pairs
 
-        def one(fact: Any, report: PassReporter) -> None:
-            report.check = check
+        def one(fact: Any, report: Reporter) -> None:
+            report.rule = rule
             run(fact, report)
         return one
     if len(pairs) == 2:
-        ((check, run), (check2, run2)) = pairs
+        ((rule, run), (rule2, run2)) = pairs
 
-        def two(fact: Any, report: PassReporter) -> None:
-            report.check = check
+        def two(fact: Any, report: Reporter) -> None:
+            report.rule = rule
             run(fact, report)
-            report.check = check2
+            report.rule = rule2
             run2(fact, report)
         return two
 
-    def every(fact: Any, report: PassReporter) -> None:
-        for report.check, each in pairs:
+    def every(fact: Any, report: Reporter) -> None:
+        for report.rule, each in pairs:
             each(fact, report)
     return every
 
@@ -335,15 +321,7 @@ def quiet_unless(checks: tuple[Check[Any], ...], *head: object) -> tuple[str, ..
 
 def dispatch(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> None:
     """Hand ``fact`` to each of ``checks``, which report through ``emit``."""
-    # One reporter per fact, rather than one kept by the pass: one holding the pass's emit
-    # would tie the pass into a reference cycle, and with it the messages it remembers. A
-    # check reports only while it runs, so the reporter names the rules of the one running.
-    report = _new_reporter(_Reporter)
-    report._emit = emit
-    report.count = 0
-    for check in checks:
-        report.check = check
-        check.run(fact, report)
+    reported(fact, checks, emit)
 
 
 def reported(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> bool:
@@ -353,10 +331,8 @@ def reported(fact: Fact, checks: tuple[Check[Any], ...], emit: Emit) -> bool:
     that are off), it tells whether the fact is fine whatever a file selects, which is what
     the memo may share.
     """
-    report = _new_reporter(_Reporter)
-    report._emit = emit
-    report.count = 0
+    report = Reporter(emit)
     for check in checks:
-        report.check = check
+        report.rule = check.rule
         check.run(fact, report)
     return report.count > 0

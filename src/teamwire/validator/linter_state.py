@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from teamwire.envelope import Profile
-from teamwire.validator.dispatch import Hand, PassReporter
+from teamwire.validator.dispatch import Hand, Reporter
 from teamwire.validator.emitter import Emitter
 from teamwire.validator.facts import (
     AgentCreated,
@@ -79,7 +79,7 @@ class LinterState:
         # The hand-out of each fact kind to the checks of the enabled rules (None: no such
         # check), and the one reporter they report through.
         hands = selection.hands
-        self.report = PassReporter(self)
+        self.report = Reporter(owner=self)
         self.id_hand = hands[EnvelopeId]
         self.malformed_hand = hands[Malformed]
         self.content_hand = hands[NotText]

@@ -65,13 +65,11 @@ class Report(Protocol[F_contra]):
     fact's text when the finding has a place in it."""
 
     def __call__(self, fact: F_contra, message: str, at: int | None = None,
-                 below: str = "", rule: Rule | None = None) -> None:
-        """``below`` extends the fact's pointer (a part of a tool call, say); ``rule``, for
-        a check of several rules, names the one the finding is of (``Check.rules``; the
-        check's first when omitted)."""
+                 below: str = "") -> None:
+        """``below`` extends the fact's pointer (a part of a tool call, say)."""
 
     def later(self, fact: F_contra, message: str, at: int | None = None,
-              below: str = "", rule: Rule | None = None) -> Callable[[], None]:
+              below: str = "") -> Callable[[], None]:
         """The same report, made when the returned function is called (for a finding the
         checks across conversations may still withdraw)."""
 
@@ -126,28 +124,10 @@ class Check(Generic[F]):
     ``ToolResult``, whether the check never reports a successful result (``"success":
     true``) of this tool in this conversation (``quiet(tool, owner)``), which are then not
     handed out at all. None: never."""
-    also: tuple[Rule, ...] = ()
-    """Further rules the check reports, each finding naming its own (``Report``'s ``rule``):
-    the checks of rules of one module that always look at the same facts, run as one."""
-
-    @property
-    def rules(self) -> tuple[Rule, ...]:
-        """Every rule the check may report: ``rule``, then ``also``."""
-        return (self.rule, *self.also)
 
     def selected(self, enabled: frozenset[str]) -> bool:
-        """Whether one of the check's rules is among ``enabled`` (codes): the check runs, and
-        the findings of its rules that are off are dropped where they are made."""
-        return self.rule.code in enabled or any(r.code in enabled for r in self.also)
-
-    def rule_of(self, rule: Rule | None) -> Rule:
-        """The rule of a finding the check made naming ``rule`` (None: its first); raises
-        for a rule that is not the check's, as a check reports only its own rules."""
-        if rule is None or rule is self.rule:
-            return self.rule
-        if any(rule is r for r in self.also):
-            return rule
-        raise ValueError(f"a check of {self.rule.code} reported {rule.code}, not its rule")
+        """Whether the check's rule is among ``enabled`` (codes)."""
+        return self.rule.code in enabled
 
 
 class Registry:
@@ -175,11 +155,8 @@ class Registry:
 
     def add_check(self, check: Check[Any]) -> None:
         """Register ``check`` of a rule registered before."""
-        for rule in check.rules:
-            if self._by_code.get(rule.code) is not rule:
-                raise ValueError(f"check of unregistered rule {rule.code}")
-        if len({rule.code for rule in check.rules}) != len(check.rules):
-            raise ValueError(f"check of {check.rule.code} names a rule twice")
+        if self._by_code.get(check.rule.code) is not check.rule:
+            raise ValueError(f"check of unregistered rule {check.rule.code}")
         checks = self._by_fact.setdefault(check.fact, [])
         checks.append(check)
         checks.sort(key=_code_of)  # stable: a rule's checks keep the order they were added
@@ -275,7 +252,7 @@ def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
           suffixes: Iterable[str] = (), mark: bool = False,
           content_prefixes: Iterable[str] = (), calls: Iterable[str] = (),
           tools: Iterable[str] = (), always: bool = False,
-          quiet: Callable[..., bool] | None = None, also: Iterable[Rule] = ()) -> Callable[
+          quiet: Callable[..., bool] | None = None) -> Callable[
               [Callable[[F, Report[F]], None]], Callable[[F, Report[F]], None]]:
     """Register the decorated function as a check of ``rule`` on facts of type ``on``.
 
@@ -284,9 +261,8 @@ def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
     if given, of which tools only (see ``Trigger``);
     ``always`` says the check may report any text,
     which turns off the fast paths that skip facts of this kind. One of them must be given. ``quiet`` is as
-    for ``Check``. ``also`` names further rules of the module the check reports (each
-    finding names its rule): one check for rules that always look at the same facts, which
-    saves a call per rule and fact; its trigger and quiet test are those of all of them.
+    for ``Check``. A check reports its one rule: a rule may have several checks (of
+    different facts), a check never several rules.
     """
     trigger = Trigger(tuple(prefixes), tuple(suffixes), mark, tuple(content_prefixes),
                       tuple(calls), tuple(tools))
@@ -299,7 +275,6 @@ def check(rule: Rule, on: type[F], *, prefixes: Iterable[str] = (),
         raise ValueError(f"check of {rule.code}: tools narrow calls, which it does not give")
 
     def register(run: Callable[[F, Report[F]], None]) -> Callable[[F, Report[F]], None]:
-        REGISTRY.add_check(Check(rule, on, run, None if always else trigger, quiet,
-                                 tuple(also)))
+        REGISTRY.add_check(Check(rule, on, run, None if always else trigger, quiet))
         return run
     return register

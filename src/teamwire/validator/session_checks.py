@@ -8,11 +8,11 @@ in one call with one reporter, rather than one dispatch (and one reporter) per f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from teamwire.validator.dispatch import Emit
+from teamwire.validator.dispatch import Emit, Reporter
+from teamwire.validator.dispatch import hand_out as dispatch_hand_out
 from teamwire.validator.facts import (
     AnswerGiven,
     IdShared,
@@ -24,7 +24,7 @@ from teamwire.validator.facts import (
     SendOutcome,
     UnmatchedDelivery,
 )
-from teamwire.validator.registry import Check, Rule
+from teamwire.validator.registry import Check
 from teamwire.validator.rules import REGISTRY
 
 Checks = tuple[Check[Any], ...]
@@ -60,44 +60,15 @@ def session_checks(enabled: frozenset[str]) -> SessionChecks:
                            for kind in _KINDS))
 
 
-class _BatchReporter:
-    """The report of the check being run on the fact being handed out: reports the check's
-    rules through the emit of that fact's conversation."""
-
-    __slots__ = ("check", "emit")
-
-    def __init__(self) -> None:
-        self.emit: Emit | None = None
-        self.check: Check[Any] | None = None
-
-    def __call__(self, fact: Any, message: str, at: int | None = None,
-                 below: str = "", rule: Rule | None = None) -> None:
-        assert self.emit is not None and self.check is not None
-        self.emit(self.check.rule_of(rule), message, fact.index, fact.tail + below,
-                  None if at is None else fact.text, at)
-
-    def later(self, fact: Any, message: str, at: int | None = None,
-              below: str = "", rule: Rule | None = None) -> Callable[[], None]:
-        assert self.emit is not None and self.check is not None
-        return partial(self.emit, self.check.rule_of(rule), message, fact.index,
-                       fact.tail + below, None if at is None else fact.text, at)
-
-
 def hand_out(batch: Sequence[tuple[Any, Emit]], checks: Checks) -> None:
     """Hand each fact of ``batch`` to each of ``checks``, fact by fact in order (as one
     dispatch per fact would); its findings go through the emit paired with it."""
-    if not batch or not checks:
+    hand = dispatch_hand_out(checks) if batch else None
+    if hand is None:
         return
-    report = _BatchReporter()
-    if len(checks) == 1:
-        report.check, run = checks[0], checks[0].run
-        for fact, report.emit in batch:
-            run(fact, report)
-        return
-    runs = [(check, check.run) for check in checks]
+    report = Reporter()
     for fact, report.emit in batch:
-        for report.check, run in runs:
-            run(fact, report)
+        hand(fact, report)
 
 
 _KEPT = 64

@@ -25,8 +25,8 @@ _ANSWER = MessageType.ANSWER
 
 
 def _quiet_unless_answer(mtype: MessageType | None, owner: Owner) -> bool:
-    # The quiet test of the checks of attributes and a header's receiver: without either,
-    # only an Answer is reported (it lacks its question_id).
+    # The quiet test of TW109's check: an envelope without attributes is reported only when
+    # it is an Answer (which then lacks its question_id).
     return mtype is not _ANSWER
 _ASK = env("UI Operator_1", "提问", "ask_uio_001", "Ask", "Is the API final?")
 
@@ -345,68 +345,85 @@ the prefix table: the asker may have chosen it.""",
              ' question_id="api-question"'))
 
 
-@check(ID_ATTRIBUTE, EnvelopeAttributes, always=True, quiet=_quiet_unless_answer,
-       also=(MISSING_QUESTION_ID, MISPLACED_QUESTION_ID, UNKNOWN_ATTRIBUTE, ASTRION_DIALECT,
-             SUBTYPE_MISMATCH, RECEIVER_CONFLICT, INVALID_QUESTION_ID))
-def _attributes(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
-    # The rules of an envelope's attributes and header receiver look at every envelope, so
-    # they run as one check: rule by rule, in code order, each finding naming its rule.
-    attributes, mtype, receiver = fact.attributes, fact.mtype, fact.receiver
-    strict = fact.owner.strict
-    # TW108: an id attribute beside the id line (and, for TW109, whether it names its
-    # question, told in the same loop).
-    asks = False
-    for name, value in attributes:
+def _quiet_without_attributes(mtype: MessageType | None, owner: Owner) -> bool:
+    # The quiet test of the checks that look only at attributes or a header's receiver: an
+    # envelope with neither gives them nothing to report.
+    return True
+
+
+@check(ID_ATTRIBUTE, EnvelopeAttributes, always=True, quiet=_quiet_without_attributes)
+def _id_attribute(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    for name, value in fact.attributes:
         if name == "id":
             report(fact, f"id given as an attribute (id=\"{shorten(value)}\"); the id belongs "
-                   "on the id line", attribute_offset(fact.text, name), rule=ID_ATTRIBUTE)
-        elif name == "question_id":
-            asks = True
-    # TW109: an Answer names its question.
-    if mtype is _ANSWER and not asks:
-        report(fact, "Answer without a question_id attribute", line_start(fact.text, 4) + 1,
-               rule=MISSING_QUESTION_ID)
-    if strict:
-        # TW110: only an Answer carries question_id (strict).
-        if mtype is not None and mtype is not _ANSWER:
-            for name, _value in attributes:
-                if name == "question_id":
-                    report(fact, f"question_id on {_article(fact.tag)} {fact.tag}; only Answer "
-                           "carries it", attribute_offset(fact.text, name),
-                           rule=MISPLACED_QUESTION_ID)
-        # TW111: no attribute the spec does not define (strict; 1.1 added none to 1.0's).
-        for name, _value in attributes:
+                   "on the id line", attribute_offset(fact.text, name))
+
+
+@check(MISSING_QUESTION_ID, EnvelopeAttributes, always=True, quiet=_quiet_unless_answer)
+def _missing_question_id(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    if fact.mtype is _ANSWER and all(name != "question_id" for name, _ in fact.attributes):
+        report(fact, "Answer without a question_id attribute", line_start(fact.text, 4) + 1)
+
+
+@check(MISPLACED_QUESTION_ID, EnvelopeAttributes, always=True, quiet=_quiet_without_attributes)
+def _misplaced_question_id(fact: EnvelopeAttributes,
+                           report: Report[EnvelopeAttributes]) -> None:
+    if fact.owner.strict and fact.mtype is not None and fact.mtype is not _ANSWER:
+        for name, _value in fact.attributes:
+            if name == "question_id":
+                report(fact, f"question_id on {_article(fact.tag)} {fact.tag}; only Answer "
+                       "carries it", attribute_offset(fact.text, name))
+
+
+@check(UNKNOWN_ATTRIBUTE, EnvelopeAttributes, always=True, quiet=_quiet_without_attributes)
+def _unknown_attribute(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    # Strict only; 1.1 added no attribute to 1.0's.
+    if fact.owner.strict:
+        for name, _value in fact.attributes:
             if name not in _SPEC_ATTRIBUTES:
                 report(fact, f"attribute {shorten(name)!r} is not part of spec {SPEC_VERSION}",
-                       attribute_offset(fact.text, name), rule=UNKNOWN_ATTRIBUTE)
-        # TW114: the receiver header is astrion's.
-        if receiver is not None:
-            report(fact, "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
-                   fact.text.find(" 向 ") + 3, rule=ASTRION_DIALECT)
-    else:
-        # TW116: an astrion subtype fits the type and the receiver.
-        if mtype is not None:
-            for name, value in attributes:
-                expected = _SUBTYPES.get(value) if name == "subtype" else None
-                if expected is None:
-                    continue
-                to = receiver or dict(attributes).get("target") or fact.owner.name
-                if mtype is not expected[0] or (expected[1] is not None and to is not None
-                                                and (to == LEADER_NAME) is not expected[1]):
-                    report(fact, f"subtype {value!r} does not fit a {mtype.label} to "
-                           f"{to or 'this receiver'}", attribute_offset(fact.text, name),
-                           rule=SUBTYPE_MISMATCH)
-        # TW117: the header's receiver and the target attribute agree.
-        if receiver is not None:
-            for name, value in attributes:
-                if name == "target" and value != receiver:
-                    report(fact, f"header names receiver {shorten(receiver)} but target is "
-                           f"{shorten(value)}", attribute_offset(fact.text, name),
-                           rule=RECEIVER_CONFLICT)
-    # TW118: an Answer's question_id is a message id.
-    if mtype is _ANSWER:
-        for name, value in attributes:
+                       attribute_offset(fact.text, name))
+
+
+@check(ASTRION_DIALECT, EnvelopeAttributes, always=True, quiet=_quiet_without_attributes)
+def _astrion_receiver_header(fact: EnvelopeAttributes,
+                             report: Report[EnvelopeAttributes]) -> None:
+    if fact.owner.strict and fact.receiver is not None:
+        report(fact, "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
+               fact.text.find(" 向 ") + 3)
+
+
+@check(SUBTYPE_MISMATCH, EnvelopeAttributes, always=True, quiet=_quiet_without_attributes)
+def _subtype_mismatch(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    attributes, mtype, receiver = fact.attributes, fact.mtype, fact.receiver
+    if fact.owner.strict or mtype is None:
+        return
+    for name, value in attributes:
+        expected = _SUBTYPES.get(value) if name == "subtype" else None
+        if expected is None:
+            continue
+        to = receiver or dict(attributes).get("target") or fact.owner.name
+        if mtype is not expected[0] or (expected[1] is not None and to is not None
+                                        and (to == LEADER_NAME) is not expected[1]):
+            report(fact, f"subtype {value!r} does not fit a {mtype.label} to "
+                   f"{to or 'this receiver'}", attribute_offset(fact.text, name))
+
+
+@check(RECEIVER_CONFLICT, EnvelopeAttributes, always=True, quiet=_quiet_without_attributes)
+def _receiver_conflict(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    receiver = fact.receiver
+    if fact.owner.strict or receiver is None:
+        return
+    for name, value in fact.attributes:
+        if name == "target" and value != receiver:
+            report(fact, f"header names receiver {shorten(receiver)} but target is "
+                   f"{shorten(value)}", attribute_offset(fact.text, name))
+
+
+@check(INVALID_QUESTION_ID, EnvelopeAttributes, always=True, quiet=_quiet_without_attributes)
+def _invalid_question_id(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    if fact.mtype is _ANSWER:
+        for name, value in fact.attributes:
             if name == "question_id" and MESSAGE_ID.fullmatch(value) is None:
                 report(fact, f"question_id {shorten(value)!r} is not a message id (empty, or "
-                       "holds white space, '<' or '>')", attribute_offset(fact.text, name),
-                       rule=INVALID_QUESTION_ID)
+                       "holds white space, '<' or '>')", attribute_offset(fact.text, name))

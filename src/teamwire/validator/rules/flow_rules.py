@@ -162,39 +162,43 @@ the Team Leader in the order it said them.""",
     good="Team Leader sends 'A', then 'B'; UI Operator_1 receives 'A', then 'B'")
 
 
-@check(ASK_NOT_DELIVERED, SendOutcome, always=True,
-       also=(NOT_DELIVERED, MESSAGE_LOST, MESSAGE_REORDERED))
-def _send_outcome(fact: SendOutcome, report: Report[SendOutcome]) -> None:
-    # The rules of a send's outcome look at every send, so they run as one check: rule by
-    # rule, in code order, each finding naming its rule.
+@check(ASK_NOT_DELIVERED, SendOutcome, always=True)
+def _ask_not_delivered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
     delivery, tool, target = fact.delivery, fact.tool, fact.target
     if delivery is None:
-        lost = _lost(fact)
-        # TW501: an ask reaches its target.
-        if lost and not fact.overtaken and tool in ASK_TOOLS:
+        if tool in ASK_TOOLS and not fact.overtaken and _lost(fact):
             which = f" with id {fact.message_id!r}" if fact.message_id else ""
-            report(fact, f"{tool}: no Ask{which} from {fact.sender} reached {target}",
-                   rule=ASK_NOT_DELIVERED)
-        # TW505: a message reaches its target.
-        if lost and not fact.overtaken and tool not in ASK_TOOLS:
-            report(fact, f"{tool}: the message never reached {target}", rule=NOT_DELIVERED)
-        # TW506: no message is lost while later ones on its channel arrive.
-        if lost and fact.overtaken:
-            report(fact, f"{tool} to {target} was never delivered, while later messages "
-                   "on the same channel were", rule=MESSAGE_LOST)
+            report(fact, f"{tool}: no Ask{which} from {fact.sender} reached {target}")
         return
-    # TW501: the Ask that arrived is the one the call sent.
+    # The Ask that arrived is the one the call sent.
     if fact.id_differs:
         report(fact, f"{tool}: the Ask reached {target} with id {delivery.id!r}, not "
-               f"{fact.message_id!r}", rule=ASK_NOT_DELIVERED)
+               f"{fact.message_id!r}")
     if fact.content_differs:
         report(fact, f"{tool}: the {delivery.mtype.tag} {fact.message_id!r} reached {target} "
-               f"with other content than the call's ({shorten(delivery.content, 40)!r})",
-               rule=ASK_NOT_DELIVERED)
-    # TW507: messages of one channel arrive in the order they were sent.
-    if delivery.index < fact.latest:
-        report(fact, f"{tool} to {target} was delivered (message {delivery.index}) "
-               f"before a message sent earlier (message {fact.latest})", rule=MESSAGE_REORDERED)
+               f"with other content than the call's ({shorten(delivery.content, 40)!r})")
+
+
+@check(NOT_DELIVERED, SendOutcome, always=True)
+def _not_delivered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
+    if fact.delivery is None and fact.tool not in ASK_TOOLS and not fact.overtaken \
+            and _lost(fact):
+        report(fact, f"{fact.tool}: the message never reached {fact.target}")
+
+
+@check(MESSAGE_LOST, SendOutcome, always=True)
+def _message_lost(fact: SendOutcome, report: Report[SendOutcome]) -> None:
+    if fact.delivery is None and fact.overtaken and _lost(fact):
+        report(fact, f"{fact.tool} to {fact.target} was never delivered, while later "
+               "messages on the same channel were")
+
+
+@check(MESSAGE_REORDERED, SendOutcome, always=True)
+def _send_reordered(fact: SendOutcome, report: Report[SendOutcome]) -> None:
+    delivery = fact.delivery
+    if delivery is not None and delivery.index < fact.latest:
+        report(fact, f"{fact.tool} to {fact.target} was delivered (message {delivery.index}) "
+               f"before a message sent earlier (message {fact.latest})")
 
 
 ANSWER_NOT_RETURNED = rule(
@@ -214,26 +218,27 @@ nothing is expected: two conversations cannot tell whether the answer came first
     + "\n# Full-Stack Engineer_1's ask_master result:\n" + _ANSWER)
 
 
-@check(UNKNOWN_QUESTION, AnswerGiven, always=True,
-       also=(QUESTION_ANSWERED_TWICE, ANSWER_NOT_RETURNED))
-def _answer_given(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
-    # The rules of an accepted answer look at every answer, so they run as one check: rule by
-    # rule, in code order, each finding naming its rule.
-    # TW502: the answer answers a question the asker put to the caller.
+@check(UNKNOWN_QUESTION, AnswerGiven, always=True)
+def _unknown_question(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
     if fact.asker is None:
-        report(fact, f"{fact.tool}: no open question {fact.question_id!r} to answer",
-               rule=UNKNOWN_QUESTION)
+        report(fact, f"{fact.tool}: no open question {fact.question_id!r} to answer")
     elif not fact.asked:
         report(fact, f"{fact.tool}: {fact.asker} asked no question {fact.question_id!r} of "
-               f"{fact.answerer} before this answer", rule=UNKNOWN_QUESTION)
-    # TW503: a question is answered once.
+               f"{fact.answerer} before this answer")
+
+
+@check(QUESTION_ANSWERED_TWICE, AnswerGiven, always=True)
+def _question_answered_twice(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
     if fact.asked and fact.again:
         report(fact, f"{fact.tool}: question {fact.question_id!r} of {fact.asker} is answered "
-               "again", rule=QUESTION_ANSWERED_TWICE)
-    # TW508: the answer comes back as the result of the asker's ask.
+               "again")
+
+
+@check(ANSWER_NOT_RETURNED, AnswerGiven, always=True)
+def _answer_not_returned(fact: AnswerGiven, report: Report[AnswerGiven]) -> None:
     if fact.returned is False:
         report(fact, f"{fact.tool}: the answer to {fact.question_id!r} does not come back as "
-               f"the result of {fact.asker}'s {fact.ask_tool} call", rule=ANSWER_NOT_RETURNED)
+               f"the result of {fact.asker}'s {fact.ask_tool} call")
 
 
 ASK_WITHOUT_REPORT = rule(
@@ -386,28 +391,31 @@ on; completion (任务完成汇报) from one without tool calls, which ends the 
 _PROGRESS, _COMPLETION = MessageType.PROGRESS, MessageType.COMPLETION  # (read per Output)
 
 
-@check(MESSAGE_REORDERED, PairedOutputs, always=True, also=(OUTPUT_KIND_MISMATCH,))
-def _paired_outputs(fact: PairedOutputs, report: Report[Any]) -> None:
-    # The rules of an Output paired with what its sender said look at every such Output, so
-    # they run as one check, over the paired Outputs of a sender at once: Output by Output,
-    # rule by rule in code order, each finding naming its rule and its Output. Those paired
-    # in step arrive in the order they were said (TW507 has nothing to say of them).
+@check(OUTPUT_KIND_MISMATCH, PairedOutputs, always=True)
+def _paired_output_kind(fact: PairedOutputs, report: Report[Any]) -> None:
+    # The paired Outputs of a sender, at once: progress comes with tool calls, completion
+    # without, for those paired in step with what was said and those paired later alike.
     in_step = islice(zip(fact.said, fact.outputs, strict=False), fact.in_step)
     for (_at, _text, has_calls), output in in_step:
         mtype = output[2]
         if mtype is not (_PROGRESS if has_calls else _COMPLETION):
             report(fact.paired((output, has_calls, -1)), f"output of {fact.sender} with"
                    f"{'' if has_calls else 'out'} tool calls is delivered as {mtype.label} "
-                   f"({output[1]})", rule=OUTPUT_KIND_MISMATCH)
+                   f"({output[1]})")
     for pair in fact.later:
-        (index, output_id, mtype, _content), has_calls, latest = pair
-        # TW507: a sender's outputs arrive in the order it said them.
-        if index < latest:
-            report(fact.paired(pair), f"output {output_id!r} of {fact.sender} arrives (message "
-                   f"{index}) before an output said earlier (message {latest})",
-                   rule=MESSAGE_REORDERED)
-        # TW513: progress comes with tool calls, completion without.
+        (_index, output_id, mtype, _content), has_calls, _latest = pair
         if mtype is not (_PROGRESS if has_calls else _COMPLETION):
             report(fact.paired(pair), f"output of {fact.sender} with"
                    f"{'' if has_calls else 'out'} tool calls is delivered as {mtype.label} "
-                   f"({output_id})", rule=OUTPUT_KIND_MISMATCH)
+                   f"({output_id})")
+
+
+@check(MESSAGE_REORDERED, PairedOutputs, always=True)
+def _paired_output_order(fact: PairedOutputs, report: Report[Any]) -> None:
+    # A sender's outputs arrive in the order it said them; those paired in step with what
+    # was said did, so only the later ones are looked at.
+    for pair in fact.later:
+        (index, output_id, _mtype, _content), _has_calls, latest = pair
+        if index < latest:
+            report(fact.paired(pair), f"output {output_id!r} of {fact.sender} arrives (message "
+                   f"{index}) before an output said earlier (message {latest})")

@@ -356,28 +356,32 @@ def _agent_id_reused(fact: AgentCreated, report: Report[AgentCreated]) -> None:
                f"message {fact.first}")
 
 
-@check(UNKNOWN_TARGET, CallTarget, always=True,
-       also=(TERMINATED_TARGET, AMBIGUOUS_TARGET, SELF_TARGET))
-def _targets(fact: CallTarget, report: Report[CallTarget]) -> None:
-    # The rules of a call's target look at every target named, so they run as one check:
-    # rule by rule, in code order, each finding naming its rule.
+@check(UNKNOWN_TARGET, CallTarget, always=True)
+def _unknown_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    if not fact.caller and not fact.roles:
+        report(fact, f"{fact.tool} targets {fact.named}, which does not exist")
+
+
+@check(TERMINATED_TARGET, CallTarget, always=True)
+def _terminated_target(fact: CallTarget, report: Report[CallTarget]) -> None:
     roles = fact.roles
-    # TW408: the target exists.
-    if not fact.caller and not roles:
-        report(fact, f"{fact.tool} targets {fact.named}, which does not exist",
-               rule=UNKNOWN_TARGET)
-    # TW409: a call to a terminated sub-agent fails.
     if fact.terminated and not fact.terminated_ok and len(roles) == 1:
         report(fact, f"{fact.tool} targets {roles[0]} #{fact.agent_id}, which was "
-               "terminated, and did not fail", rule=TERMINATED_TARGET)
-    # TW410: an agent_id several roles share needs a role_id.
+               "terminated, and did not fail")
+
+
+@check(AMBIGUOUS_TARGET, CallTarget, always=True)
+def _ambiguous_target(fact: CallTarget, report: Report[CallTarget]) -> None:
+    roles = fact.roles
     if len(roles) > 1:
         report(fact, f"{fact.tool}: agent_id {fact.agent_id} matches agents of roles "
-               f"{', '.join(roles)}; the call must fail or name a role_id",
-               rule=AMBIGUOUS_TARGET)
-    # TW415: a call targeting its own caller fails.
+               f"{', '.join(roles)}; the call must fail or name a role_id")
+
+
+@check(SELF_TARGET, CallTarget, always=True)
+def _self_target(fact: CallTarget, report: Report[CallTarget]) -> None:
     if fact.caller:
-        report(fact, f"{fact.tool} targets its own caller and did not fail", rule=SELF_TARGET)
+        report(fact, f"{fact.tool} targets its own caller and did not fail")
 
 
 @check(MISSING_TOOL_RESULT, MissingResult, always=True)
