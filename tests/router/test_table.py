@@ -17,10 +17,12 @@ from hypothesis import strategies as st
 
 from teamwire.envelope import MessageType
 from teamwire.router import (
+    AcknowledgeSend,
     AgentCreated,
     AgentState,
     AgentTerminated,
     AnswerGiven,
+    FailToolCall,
     LocalProtocolError,
     MessageSent,
     ModelCallStarted,
@@ -28,6 +30,7 @@ from teamwire.router import (
     Restarted,
     RoutingCore,
     Snapshot,
+    StartTurn,
     TimerFired,
     ToolCallBlocked,
     ToolCallReturned,
@@ -35,8 +38,9 @@ from teamwire.router import (
     TurnStarted,
 )
 from teamwire.router.events import AGENT_EVENT_TYPES, AgentEvent, TurnFailed
-from teamwire.router.table import TRANSITIONS
-from tests.router.helpers import FSE, LEADER, UIO, feed, team
+from teamwire.router.states import Delivery
+from teamwire.router.table import DELIVERY, STATE_TRIGGERED, TRANSITIONS
+from tests.router.helpers import FSE, LEADER, UIO, feed, of_type, team
 
 S = AgentState
 A, I, R, C, W, D, T = (S.ABSENT, S.IDLE, S.RUNNING, S.CLOSING, S.WAITING, S.COMPLETED,  # noqa: E741
@@ -279,3 +283,32 @@ def test_terminated_is_final() -> None:
             with pytest.raises(LocalProtocolError):
                 core.handle(event)
         assert core.state(UIO) is S.TERMINATED
+
+
+@pytest.mark.parametrize("state", [s for s in SUB_STATES if s in DELIVERY],
+                         ids=lambda s: s.value)
+def test_a_message_goes_as_the_delivery_table_s_row_of_its_receiver_s_state_says(
+        state: AgentState) -> None:
+    # The table decides: the acknowledgment names the row's delivery, the receiver ends in
+    # the row's state (a new turn starting with the message), or the send fails.
+    delivery, after = DELIVERY[state]
+    core = _sub_in(state)
+    actions = core.handle(MessageSent(LEADER, UIO, MessageType.MESSAGE, "note", call_id="c-n"))
+    if delivery is Delivery.REJECTED:
+        [failed] = of_type(actions, FailToolCall)
+        assert failed.code == "agent-terminated"
+        assert core.state(UIO) is state and not core.pending(UIO)
+        return
+    [ack] = of_type(actions, AcknowledgeSend)
+    assert ack.delivery == delivery.value
+    assert core.state(UIO) is after
+    started = of_type(actions, StartTurn)
+    if delivery is Delivery.NEW_TURN:
+        assert [m.content for m in started[0].messages] == ["note"] and not core.pending(UIO)
+    else:
+        assert not started and [m.content for m in core.pending(UIO)] == ["note"]
+
+
+def test_the_state_triggered_moves_are_the_delivery_table_s_new_turn_rows() -> None:
+    assert {s: after for s, (d, after) in DELIVERY.items()
+                               if d is Delivery.NEW_TURN} == STATE_TRIGGERED

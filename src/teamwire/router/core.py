@@ -22,7 +22,6 @@ identity, and envelope text is rendered only when a host reads it.
 
 from __future__ import annotations
 
-import copy
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -58,6 +57,7 @@ from teamwire.router.actions import (
     StoreAction,
     ToolCallResult,
 )
+from teamwire.router.checkpoint import Checkpoint
 from teamwire.router.errors import LocalProtocolError, TargetError
 from teamwire.router.events import (
     AGENT_EVENT_TYPES,
@@ -78,7 +78,7 @@ from teamwire.router.events import (
     TurnStarted,
 )
 from teamwire.router.records import AgentRecord, AskKind, OpenAsk, RoutedMessage, Snapshot
-from teamwire.router.states import AgentState
+from teamwire.router.states import AgentState, Delivery
 from teamwire.router.table import DELIVERY, EVENT_TRIGGERED, STATE_TRIGGERED, EventKey, Outcome
 
 DEFAULT_MAX_ASK_ROUNDS = 8
@@ -95,18 +95,21 @@ _PROGRESS = MessageType.PROGRESS
 _COMPLETION = MessageType.COMPLETION
 _ABSENT = AgentState.ABSENT
 _WAITING = AgentState.WAITING
-_TERMINATED = AgentState.TERMINATED
 _FINAL = Outcome.FINAL
 _ACCEPTED = Outcome.ACCEPTED
 _ASK_RESOLVED = Outcome.ASK_RESOLVED
-_SEND_ROUTE = {state: (delivery.value, state in STATE_TRIGGERED)
-               for state, (delivery, _) in DELIVERY.items()}
-"""Receiver state → (the delivery an acknowledgment names, whether the message starts a turn)."""
+_REJECTED = Delivery.REJECTED
+_NEW_TURN = Delivery.NEW_TURN
 
 _SUBJECT: dict[type[Any], Callable[[Any], str]] = {
-    event: attrgetter("sender" if event in (MessageSent, AnswerGiven) else "agent")
-    for event in AGENT_EVENT_TYPES}
-"""Event type → how to read its subject (the agent whose state decides its legality)."""
+    event: attrgetter(event.SUBJECT_FIELD) for event in AGENT_EVENT_TYPES}
+"""Event type → how to read its subject (the field ``subject`` reads, without the property's
+call on the per-event path)."""
+
+
+def _rejects(receiver: _Agent) -> bool:
+    """Whether the delivery table refuses every message to ``receiver`` in its state."""
+    return DELIVERY[receiver.state][0] is _REJECTED
 
 
 def _column(event: type[AgentEvent]) -> dict[AgentState, AgentState]:
@@ -257,7 +260,7 @@ class RoutingCore:
         if after is not state:
             self._enter(agents[name], after)
         if touched:
-            self._settle()
+            self._start_pending_turns()
             store += [PersistAgent(agents[name].record()) for name in touched]
         if effects:
             store += effects
@@ -276,7 +279,7 @@ class RoutingCore:
         self._touched.clear()
         self._restarted(event)
         if self._touched:
-            self._settle()
+            self._start_pending_turns()
             store.extend([PersistAgent(self._agents[name].record()) for name in self._touched])
         store.extend(self._effects)
         return store
@@ -472,7 +475,7 @@ class RoutingCore:
             problem = "invalid-arguments", f"id {event.question_id!r} is not a single token"
         elif target is None:
             problem = "unknown-agent", f"no agent named {event.target!r}"
-        elif target.state is _TERMINATED:
+        elif _rejects(target):
             problem = "agent-terminated", f"{target.name} is terminated and receives nothing"
         elif agent.name == target.name:
             problem = "invalid-arguments", "an ask cannot target its own caller"
@@ -527,16 +530,13 @@ class RoutingCore:
         # the usual send (a router id, a live receiver) passes one test; the rest is checked
         # in the error order of the specification
         if message_id is not None or receiver is None or receiver is sender \
-                or receiver.state is _TERMINATED:
+                or _rejects(receiver):
             if not self._send_accepted(event, sender, receiver):
                 return None
             assert receiver is not None and message_id is not None
             self._alloc.observe(message_id)
         else:
-            allocate, ids = self._alloc.allocate, self._ids
-            message_id = allocate(kind, LEADER_NAME, LEADER_ROLE_ID)
-            while message_id in ids:  # skip ids an agent chose
-                message_id = allocate(kind, LEADER_NAME, LEADER_ROLE_ID)
+            message_id = self._allocate(kind, sender)
         if kind is _TASK:
             correlation = message_id
             if receiver.task_id is None:  # its first TASK (TW-TYPE-014)
@@ -544,21 +544,14 @@ class RoutingCore:
                 self._touched[receiver.name] = None
         else:
             correlation = receiver.task_id or message_id
-        seq = self._seq
-        self._seq = seq + 1
-        message = RoutedMessage(message_id, kind, sender.name, receiver.name, event.content, seq,
-                                None, correlation, 0, call_id)
-        self._ids[message_id] = None
-        receiver.queue.append(message)
-        delivery, starts_turn = _SEND_ROUTE[receiver.state]
-        if starts_turn:
-            self._touched[receiver.name] = None  # re-checked by _settle
+        message = RoutedMessage(message_id, kind, sender.name, receiver.name, event.content,
+                                self._next_seq(), None, correlation, 0, call_id)
         if call_id is None:  # without a tool call there is nothing to answer
-            self._store.append(PersistMessage(message, None))
+            self._route(message, receiver, acknowledged=False)
             return None
+        delivery = self._route(message, receiver, acknowledged=True)
         ack = AcknowledgeSend(LEADER_NAME, call_id, message_id, receiver.name, delivery)
         sender.results[call_id] = ack
-        self._store.append(PersistMessage(message, delivery))
         self._effects.append(ack)
         return None
 
@@ -581,7 +574,7 @@ class RoutingCore:
             self._effects.append(AcknowledgeSend(
                 sender.name, call_id, message_id, receiver.name,
                 first.delivery if first is not None else None, duplicate=True))
-        elif receiver.state is _TERMINATED:
+        elif _rejects(receiver):
             self._fail(sender.name, call_id, "agent-terminated",
                        f"{receiver.name} is terminated and receives nothing")
         else:
@@ -608,7 +601,7 @@ class RoutingCore:
             self._fail(sender.name, event.call_id, "unknown-agent",
                        f"no agent named {event.receiver!r}")
             return None
-        if receiver.state is _TERMINATED:
+        if _rejects(receiver):
             self._fail(sender.name, event.call_id, "agent-terminated",
                        f"{receiver.name} is terminated and receives nothing")
             return None
@@ -718,7 +711,7 @@ class RoutingCore:
                 self._touched[agent.name] = None
         for message in sorted(snap.pending, key=lambda m: m.seq):
             self._agents[message.receiver].queue.append(message)
-            self._touched[message.receiver] = None  # re-checked by _settle
+            self._touched[message.receiver] = None  # re-checked by _start_pending_turns
         for message_id in snap.ids:
             self._ids[message_id] = None
             self._alloc.observe(message_id)
@@ -772,7 +765,7 @@ class RoutingCore:
         agent.state = EVENT_TRIGGERED[agent.state][key]
         self._touched[agent.name] = None
 
-    def _settle(self) -> None:
+    def _start_pending_turns(self) -> None:
         """Apply the state-triggered transitions: an agent whose state has an entry in
         ``STATE_TRIGGERED`` and whose pending queue is not empty starts a turn with it."""
         agents = self._agents
@@ -786,14 +779,25 @@ class RoutingCore:
                     self._effects.append(StartTurn(agent.name, self._drain(agent)))
 
     def _enqueue(self, message: RoutedMessage) -> None:
-        """Persist ``message`` and queue it for its receiver (routing by receiver state;
-        ``_message_sent`` does the same in place, on the per-message path)."""
+        """Route ``message`` to its receiver (``_route``), with no acknowledgment to give."""
+        self._route(message, self._agents[message.receiver], acknowledged=False)
+
+    def _route(self, message: RoutedMessage, receiver: _Agent, *, acknowledged: bool) -> str:
+        """Persist ``message`` and queue it for ``receiver`` as the delivery table's row of
+        the receiver's state says; the delivery an acknowledgment names. Every message goes
+        through here; callers have refused messages to a receiver the table rejects.
+        ``acknowledged``: the persisted message records its delivery (a send's result)."""
+        state = receiver.state
+        delivery, after = DELIVERY[state]
+        assert delivery is not _REJECTED  # refused by the caller, with its error result
         self._ids[message.id] = None
-        self._store.append(PersistMessage(message, None))
-        receiver = self._agents[message.receiver]
+        self._store.append(PersistMessage(message, delivery.value if acknowledged else None))
         receiver.queue.append(message)
-        if receiver.state in STATE_TRIGGERED:
-            self._touched[receiver.name] = None  # re-checked by _settle
+        if after is not state:
+            if delivery is not _NEW_TURN:  # a new turn starts in _start_pending_turns
+                receiver.state = after
+            self._touched[receiver.name] = None
+        return delivery.value
 
     def _drain(self, agent: _Agent) -> tuple[RoutedMessage, ...]:
         """Take every pending message of ``agent`` for delivery (batch drain)."""
@@ -899,60 +903,6 @@ class RoutingCore:
         seq = self._seq
         self._seq = seq + 1
         return seq
-
-
-class Checkpoint:
-    """The state of a ``RoutingCore`` at one moment (see ``RoutingCore.checkpoint``)."""
-
-    __slots__ = ("_agents", "_alloc", "_asks", "_awaiting", "_ids", "_questions",
-                 "_received", "_role_names", "_seq")
-
-    def __init__(self, core: RoutingCore) -> None:
-        self._agents = [(a, a.state, a.ask, tuple(a.rounds.items()), a.turns, a.tool_calls,
-                         a.task_id, tuple(a.queue), len(a.results))
-                        for a in core._agents.values()]
-        self._role_names = tuple(core._role_names.items())
-        self._ids = len(core._ids)
-        self._questions = len(core._questions)
-        self._received = len(core._received)
-        self._alloc = _copy_allocator(core._alloc)
-        self._seq = core._seq
-        self._asks = tuple(core._asks_by_question.items())
-        self._awaiting = tuple((k, tuple(v)) for k, v in core._awaiting_output.items())
-
-    def restore(self, core: RoutingCore) -> None:
-        """Put ``core`` back into this state."""
-        agents = core._agents
-        while len(agents) > len(self._agents):  # agents are only ever added
-            agents.popitem()
-        for (agent, state, ask, rounds, turns, tool_calls, task_id, queue,
-             results) in self._agents:
-            agent.state, agent.ask, agent.rounds = state, ask, dict(rounds)
-            agent.turns, agent.tool_calls, agent.task_id = turns, tool_calls, task_id
-            agent.queue = deque(queue)
-            _truncate(agent.results, results)
-        core._role_names = dict(self._role_names)
-        _truncate(core._ids, self._ids)
-        _truncate(core._questions, self._questions)
-        _truncate(core._received, self._received)
-        core._alloc = _copy_allocator(self._alloc)
-        core._seq = self._seq
-        core._asks_by_question = dict(self._asks)
-        core._awaiting_output = {k: deque(v) for k, v in self._awaiting}
-
-
-def _truncate(grown: dict[Any, Any], length: int) -> None:
-    """Drop the newest entries of an insertion-ordered dict that only ever gains keys."""
-    while len(grown) > length:
-        grown.popitem()
-
-
-def _copy_allocator(alloc: IdAllocator) -> IdAllocator:
-    """A copy of ``alloc`` whose counters move independently (its attributes are small)."""
-    copied = copy.copy(alloc)
-    for name, value in vars(alloc).items():
-        setattr(copied, name, copy.copy(value))
-    return copied
 
 
 Router = RoutingCore

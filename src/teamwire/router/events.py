@@ -9,6 +9,7 @@ states the subject may end in.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from teamwire.envelope import MessageType
 from teamwire.router.records import Snapshot
@@ -19,6 +20,8 @@ class AgentSubject:
     """An event whose subject is ``agent``."""
 
     agent: str
+    SUBJECT_FIELD: ClassVar[str] = "agent"
+    """The field that names the subject."""
 
     @property
     def subject(self) -> str:
@@ -31,6 +34,8 @@ class SenderSubject:
     """An event whose subject is its ``sender``."""
 
     sender: str
+    SUBJECT_FIELD: ClassVar[str] = "sender"
+    """The field that names the subject."""
 
     @property
     def subject(self) -> str:

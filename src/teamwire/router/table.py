@@ -113,9 +113,6 @@ EVENT_TRIGGERED: dict[AgentState, dict[EventKey, AgentState]] = {
     T: {TimerFired: T},
 }
 
-STATE_TRIGGERED: dict[AgentState, AgentState] = {I: R, D: R}
-"""State → the state an agent in it moves to as soon as its pending queue is not empty."""
-
 DELIVERY: dict[AgentState, tuple[Delivery, AgentState]] = {
     I: (Delivery.NEW_TURN, R),
     D: (Delivery.NEW_TURN, R),
@@ -128,9 +125,18 @@ DELIVERY: dict[AgentState, tuple[Delivery, AgentState]] = {
 }
 """Receiver state → (how a message is delivered, receiver state afterwards).
 
-A waiting receiver's matching answer is not a message of this table: it
-resolves the blocked call (``ANSWER_RESOLVES``).
+The core routes every message by its row: the delivery is what an acknowledgment names, a
+``REJECTED`` row refuses the message (``agent-terminated``), a ``NEW_TURN`` row starts a
+turn with the queue (``STATE_TRIGGERED``), and any other row whose state afterwards differs
+moves the receiver there. A waiting receiver's matching answer is not a message of this
+table: it resolves the blocked call (``ANSWER_RESOLVES``).
 """
+
+STATE_TRIGGERED: dict[AgentState, AgentState] = {
+    state: after for state, (delivery, after) in DELIVERY.items()
+    if delivery is Delivery.NEW_TURN}
+"""State → the state an agent in it moves to as soon as its pending queue is not empty: the
+``NEW_TURN`` rows of ``DELIVERY``."""
 
 HOLDS_QUEUE = frozenset(state for state, (delivery, after) in DELIVERY.items()
                         if delivery in (Delivery.INLINE, Delivery.QUEUED) and after is state)

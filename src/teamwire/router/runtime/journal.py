@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from teamwire.router.actions import Action, AppendConversation, PersistSetting
-from teamwire.router.core import Checkpoint, RoutingCore
+from teamwire.router.checkpoint import Checkpoint
+from teamwire.router.core import RoutingCore
 from teamwire.router.errors import StoreFailure
 from teamwire.router.events import Event
 from teamwire.router.runtime.clock import Clock
