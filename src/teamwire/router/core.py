@@ -107,9 +107,18 @@ _SUBJECT: dict[type[Any], Callable[[Any], str]] = {
 call on the per-event path)."""
 
 
+_ROUTES: dict[AgentState, tuple[str, AgentState | None, bool]] = {
+    state: (delivery.value, after if after is not state and delivery is not _NEW_TURN else None,
+            after is not state)
+    for state, (delivery, after) in DELIVERY.items() if delivery is not _REJECTED}
+"""``DELIVERY`` as ``_route`` reads it, per receiver state the table does not reject: (the
+delivery an acknowledgment names, the state the receiver moves to at once or None, whether
+the receiver is re-checked after the event: a ``NEW_TURN`` row starts its turn there)."""
+
+
 def _rejects(receiver: _Agent) -> bool:
     """Whether the delivery table refuses every message to ``receiver`` in its state."""
-    return DELIVERY[receiver.state][0] is _REJECTED
+    return receiver.state not in _ROUTES
 
 
 def _column(event: type[AgentEvent]) -> dict[AgentState, AgentState]:
@@ -547,9 +556,9 @@ class RoutingCore:
         message = RoutedMessage(message_id, kind, sender.name, receiver.name, event.content,
                                 self._next_seq(), None, correlation, 0, call_id)
         if call_id is None:  # without a tool call there is nothing to answer
-            self._route(message, receiver, acknowledged=False)
+            self._route(message, receiver, False)
             return None
-        delivery = self._route(message, receiver, acknowledged=True)
+        delivery = self._route(message, receiver, True)
         ack = AcknowledgeSend(LEADER_NAME, call_id, message_id, receiver.name, delivery)
         sender.results[call_id] = ack
         self._effects.append(ack)
@@ -780,24 +789,23 @@ class RoutingCore:
 
     def _enqueue(self, message: RoutedMessage) -> None:
         """Route ``message`` to its receiver (``_route``), with no acknowledgment to give."""
-        self._route(message, self._agents[message.receiver], acknowledged=False)
+        self._route(message, self._agents[message.receiver], False)
 
-    def _route(self, message: RoutedMessage, receiver: _Agent, *, acknowledged: bool) -> str:
+    def _route(self, message: RoutedMessage, receiver: _Agent, acknowledged: bool) -> str:
         """Persist ``message`` and queue it for ``receiver`` as the delivery table's row of
         the receiver's state says; the delivery an acknowledgment names. Every message goes
         through here; callers have refused messages to a receiver the table rejects.
         ``acknowledged``: the persisted message records its delivery (a send's result)."""
-        state = receiver.state
-        delivery, after = DELIVERY[state]
-        assert delivery is not _REJECTED  # refused by the caller, with its error result
+        # refused by the caller, with its error result, when the table rejects it (KeyError)
+        delivery, move, touches = _ROUTES[receiver.state]
         self._ids[message.id] = None
-        self._store.append(PersistMessage(message, delivery.value if acknowledged else None))
+        self._store.append(PersistMessage(message, delivery if acknowledged else None))
         receiver.queue.append(message)
-        if after is not state:
-            if delivery is not _NEW_TURN:  # a new turn starts in _start_pending_turns
-                receiver.state = after
+        if touches:
+            if move is not None:  # a NEW_TURN row's turn starts in _start_pending_turns
+                receiver.state = move
             self._touched[receiver.name] = None
-        return delivery.value
+        return delivery
 
     def _drain(self, agent: _Agent) -> tuple[RoutedMessage, ...]:
         """Take every pending message of ``agent`` for delivery (batch drain)."""
