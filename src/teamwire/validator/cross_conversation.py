@@ -31,11 +31,10 @@ from teamwire.validator.model import Call, DeliveredEnvelope, Facts, Link, Outpu
 from teamwire.validator.registry import Rule
 from teamwire.validator.session_checks import SessionChecks, hand_out, session_checks
 from teamwire.validator.session_index import SessionIndex
-from teamwire.validator.tooling import answered_id, ask_other_form, named_target
+from teamwire.validator.tooling import ASK_TOOLS, answered_id, ask_other_form, named_target
 
 _SENDS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent", "create_sub_agent",
                     "send_message_to_sub_agent"})
-_ASKS = frozenset({"ask_master", "ask_other_agent", "ask_sub_agent"})
 _ANSWER_TOOLS = frozenset({"answer_sub_agent_question", "answer_other_agent"})
 # Tuples of types rather than sets: a tuple tests members by identity first, while a set
 # hashes enum members, which is slow.
@@ -323,7 +322,7 @@ class SessionChecker:
                 send.id_differs = True
         if found is not None:
             send.delivery = found
-            if send.call.name in _ASKS:
+            if send.call.name in ASK_TOOLS:
                 self._asked[(sender, send.target, found.id)] = send
 
     def _channels(self, sends: list[SendOutcome]) -> None:

@@ -76,6 +76,11 @@ def line_start(text: str, n: int) -> int:
     return at + 1
 
 
+def id_offset(text: str) -> int:
+    """Offset of the id on an envelope's id line (the second line, after ``id: ``)."""
+    return text.find("\n") + 5
+
+
 def attribute_offset(text: str, name: str) -> int:
     """Offset of attribute ``name`` on the inner open tag line of an envelope."""
     start = line_start(text, 4)

@@ -18,7 +18,7 @@ from teamwire.validator.facts import (
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import env, user
-from teamwire.validator.scan import attribute_offset, line_start, shorten, unsafe_name_char
+from teamwire.validator.scan import attribute_offset, id_offset, line_start, shorten, unsafe_name_char
 
 E, W = Severity.ERROR, Severity.WARNING
 _ANSWER = MessageType.ANSWER
@@ -151,7 +151,7 @@ def _id_prefix_mismatch(fact: EnvelopeId, report: Report[EnvelopeId]) -> None:
     if prefix != fact.wanted:
         report(fact, f"id {fact.message_id!r} has prefix {prefix + '_'!r}; "
                f"{_article(fact.tag)} {fact.tag} ({fact.label}) takes {fact.wanted + '_'!r}",
-               fact.text.find("\n") + 5)
+               id_offset(fact.text))
 
 
 ID_SHAPE = rule(
@@ -173,7 +173,7 @@ def _id_shape(fact: EnvelopeId, report: Report[EnvelopeId]) -> None:
             or (not fact.strict and ASTRION_ID.fullmatch(fact.message_id)):
         return
     report(fact, f"id {shorten(fact.message_id)!r} is not 'task_NNN' or '{{prefix}}_{{abbr}}_NNN'",
-           fact.text.find("\n") + 5)
+           id_offset(fact.text))
 
 
 ID_ATTRIBUTE = rule(

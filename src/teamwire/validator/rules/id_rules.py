@@ -10,7 +10,7 @@ from teamwire.validator.facts import EnvelopeId, IdRepeated, IdShared, ToolCall
 from teamwire.validator.findings import Severity
 from teamwire.validator.registry import Report, check, rule
 from teamwire.validator.rules.examples import call, env, user
-from teamwire.validator.scan import shorten
+from teamwire.validator.scan import id_offset, shorten
 from teamwire.validator.tooling import ASK_TOOLS, ask_other_form
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -32,7 +32,7 @@ profile astrion an Answer may reuse the id of the question it answers.""",
 def _id_reused(fact: IdRepeated, report: Report[IdRepeated]) -> None:
     if not fact.same:
         report(fact, f"id {fact.message_id!r} is already used by another message (message "
-               f"{fact.first})", fact.text.find("\n") + 5)
+               f"{fact.first})", id_offset(fact.text))
 
 
 @check(ID_REUSED, IdShared, always=True)
@@ -56,7 +56,7 @@ second copy is a duplicate delivery.""",
 def _duplicate_delivery(fact: IdRepeated, report: Report[IdRepeated]) -> None:
     if fact.same:
         report(fact, f"message {fact.message_id!r} is delivered again (first at message "
-               f"{fact.first})", fact.text.find("\n") + 5)
+               f"{fact.first})", id_offset(fact.text))
 
 
 MULTIPLE_RECEIVERS = rule(
@@ -127,14 +127,14 @@ def _chosen_id_in_envelope(fact: EnvelopeId, report: Report[EnvelopeId]) -> None
     if match is None:
         if fact.strict or not ASTRION_ID.fullmatch(fact.message_id):
             report(fact, f"id {shorten(fact.message_id)!r} is not 'task_NNN' or "
-                   "'{prefix}_{abbr}_NNN'", fact.text.find("\n") + 5)
+                   "'{prefix}_{abbr}_NNN'", id_offset(fact.text))
         return
     prefix = match.group("prefix") or "task"
     wanted = fact.wanted
     if wanted is not None and prefix != wanted:
         article = "an" if fact.tag[:1] in "AEIOUaeiou" else "a"
         report(fact, f"id {fact.message_id!r} has prefix {prefix + '_'!r}; {article} {fact.tag} "
-               f"({fact.label}) takes {wanted + '_'!r}", fact.text.find("\n") + 5)
+               f"({fact.label}) takes {wanted + '_'!r}", id_offset(fact.text))
 
 ID_ABBREVIATION_MISMATCH = rule(
     "TW305", "id-abbreviation-mismatch", W,
