@@ -227,7 +227,9 @@ def test_reports_for_ci_junit_markdown_badge_and_the_json_schema(tmp_path: Path)
     suite = ElementTree.fromstring(junit.stdout)
     [case] = suite.iter("testcase")
     assert case.get("name") == "batch-drain"
-    assert "TW-ROUTE-008" in case.find("failure").get("message")  # type: ignore[union-attr]
+    failure = case.find("failure")
+    assert failure is not None
+    assert "TW-ROUTE-008" in failure.get("message", "")
     markdown = subprocess.run(
         [sys.executable, "-m", "teamwire", "certify", "--router", MINI, "--scenario", scenario,
          "-f", "markdown"], capture_output=True, text=True, timeout=120, check=False,
