@@ -22,7 +22,8 @@ the tests can check that certification fails with the right requirements:
 - ``keep-repeats``: arguments that name a member twice are read, the last value kept;
 - ``any-integer``: integers beyond 2^53-1 are taken as any other;
 - ``any-question``: an answer tool answers whatever its asker waits on, whichever id it names;
-- ``take-any-knob``: an out-of-range ask timeout or round limit is taken as given;
+- ``take-any-knob``: an out-of-range ask timeout or round limit is taken as given, and an
+  ``unanswered_asks`` other than ``wait`` and ``fail`` is read as ``wait``;
 - ``run-unoffered``: a base tool it does not offer runs anyway, with a text result.
 - ``per-agent-ids``: each agent counts its own ids, so two instances of one role give the
   same ``out_`` id.
@@ -274,7 +275,12 @@ class Router:
         self.given: set[str] = set()  # ids the router allocated, which no agent may choose
         self.ask_timeout: float | None = knob("TEAMWIRE_ASK_TIMEOUT", False, 300)
         self.round_limit = int(knob("TEAMWIRE_ROUND_LIMIT", True, 8))
-        self.fail_unanswered = os.environ.get("TEAMWIRE_UNANSWERED_ASKS") == "fail"
+        unanswered = os.environ.get("TEAMWIRE_UNANSWERED_ASKS") or "wait"
+        if unanswered not in ("wait", "fail") and FAULT != "take-any-knob":
+            sys.stderr.write("error: TEAMWIRE_UNANSWERED_ASKS must be wait or fail, "
+                             f"not {unanswered!r}\n")
+            sys.exit(2)
+        self.fail_unanswered = unanswered == "fail"
         if FAULT == "no-timeout":
             self.ask_timeout = None
         if FAULT == "no-round-limit":
