@@ -9,6 +9,7 @@
 //   keep-call-ids  tool calls keep the ids the model gave, empty, missing or repeated
 //   utf16-call-ids a new call id keeps the first 64 UTF-16 units of the given one, not code points
 //   no-summary     list_active_sub_agents gives every summary empty
+//   utf16-summary  a summary keeps the first 120 UTF-16 units of its line, not code points
 //   take-any-knob  an unanswered_asks other than wait and fail is read as wait
 //   list-terminated list_active_sub_agents lists terminated sub-agents too
 //   early-progress a turn a progress report starts makes its first call before the report's
@@ -268,7 +269,8 @@ function blank(text) {
 function summaryOf(agent) {
   const said = agent.messages.filter((m) => m.role === "assistant" && !blank(m.content)).pop();
   if (!said) return "";
-  return Array.from(said.content.split(/[\n\r]/)[0]).slice(0, 120).join("");
+  const line = said.content.split(/[\n\r]/)[0];
+  return FAULT === "utf16-summary" ? line.slice(0, 120) : Array.from(line).slice(0, 120).join("");
 }
 
 // region: start-turn

@@ -36,6 +36,10 @@ the tests can check that certification fails with the right requirements:
   completed, as if it had ended naturally.
 - ``answer-the-terminated``: an answer to a terminated asker fails as not-waiting, not as
   agent-terminated (TW-TOOL-037);
+- ``no-summary``: list_active_sub_agents gives every summary empty, as 1.0 let it;
+- ``blank-summary``: a summary is of the latest assistant text, blank or not;
+- ``any-line-break``: a summary ends at any line break Python knows (U+2028 too), not at
+  LF or CR alone;
 - ``answer-at-end``: the Team Leader's ask_sub_agent is answered by the final output of the
   sub-agent's turn, not by text beside tool calls before it (TW-ROUTE-014).
 
@@ -219,10 +223,14 @@ def tools(names: list[str]) -> list[dict[str, Any]]:
 def summary_of(agent: Agent) -> str:
     """The latest assistant text that is not blank, up to its first LF or CR, at most 120 code
     points (TW-TOOL-015); str.strip() knows the white space chapter 00 lists."""
-    said = [m["content"] for m in agent.messages
-            if m["role"] == "assistant" and (m.get("content") or "").strip()]
+    if FAULT == "no-summary":
+        return ""
+    said = [m["content"] or "" for m in agent.messages if m["role"] == "assistant"
+            and ((m.get("content") or "").strip() or FAULT == "blank-summary")]
     if not said:
         return ""
+    if FAULT == "any-line-break":
+        return (said[-1].splitlines() or [""])[0][:120]
     line = said[-1].split("\n", 1)[0].split("\r", 1)[0]
     return line[:120]
 
