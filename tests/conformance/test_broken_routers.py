@@ -122,6 +122,8 @@ CASES: list[Any] = [
     pytest.param(JS, "utf16-summary", "summary-of-the-latest-text", "TW-TOOL-015",
                  ["Team Leader call 4", "Team Leader call 7"], {},
                  id="cuts-a-summary-by-utf-16-units-node", marks=needs_node),
+    pytest.param(PY, "fail-queued", "unanswered-spares-a-queued-ask", "TW-ROUTE-030",
+                 ["model-calls", "Team Leader call 3"], {}, id="fails-an-ask-still-in-the-queue"),
     pytest.param(JS, "early-progress", "progress-and-ask-to-an-idle-leader", "TW-ROUTE-033",
                  ["model-calls", "Team Leader call 3", "Full-Stack Engineer_1 call 2",
                   "Team Leader call 5"], {}, id="starts-a-turn-before-the-reply-has-run-node",

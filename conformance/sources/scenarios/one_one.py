@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.sources.scenarios.blocks import (
+    FSE,
+    FSE_TASK,
     TL,
     UIO,
     UIO_TASK,
@@ -14,12 +16,14 @@ from conformance.sources.scenarios.blocks import (
     call,
     calls,
     create,
+    envelope,
     expect,
     says,
     scenario,
     schedule,
     tool,
 )
+from conformance.sources.scenarios.routing import output
 
 LINE = "Form\u2028ready: " + "\U0001d405" * 130
 """A first line of 142 code points, 272 UTF-16 units: a U+2028, which ends no line here, and
@@ -56,3 +60,30 @@ def summary_of_the_latest_text() -> dict[str, Any]:
 
 
 SCENARIOS = [summary_of_the_latest_text]
+
+
+def unanswered_spares_a_queued_ask() -> dict[str, Any]:
+    question = "Which port?"
+    return scenario(
+        "unanswered-spares-a-queued-ask",
+        "With unanswered_asks set to fail, the Team Leader's ask that reaches a sub-agent "
+        "during its final reply waits in its queue: the end of that turn leaves it pending, "
+        "and the turn the queue starts delivers it and answers it",
+        ["TW-ROUTE-030", "TW-ROUTE-011", "TW-TOOL-036", "TW-CERT-005"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               calls(call("call_tl_2", "ask_sub_agent", agent_id=1, question=question,
+                          question_id="ask_tl_001")),
+               says("Port noted.")),
+         agent(FSE, says("The API is done."), says("Port 8080."))],
+        # the engineer's first call is held until the ask has reached the router; settle
+        # gives the router time to run the ask before the engineer's reply comes
+        schedule((TL, 1), (FSE, 1, "await"), (TL, 2), (FSE, 1), (FSE, 2), (TL, 3)),
+        [expect(FSE, 2, envelope(TL, "提问", "ask_tl_001", "Ask", question)),
+         expect(TL, 3, tool("call_tl_2", envelope(
+             FSE, "回答", "ans_fse_001", "Answer", "Port 8080.",
+             (("question_id", "ask_tl_001"),))["content"]),
+                output(FSE, "out_fse_001", "The API is done."))],
+        knobs={"unanswered_asks": "fail"}, settle=0.5)
+
+
+SCENARIOS.append(unanswered_spares_a_queued_ask)

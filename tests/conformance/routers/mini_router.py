@@ -40,6 +40,8 @@ the tests can check that certification fails with the right requirements:
 - ``blank-summary``: a summary is of the latest assistant text, blank or not;
 - ``any-line-break``: a summary ends at any line break Python knows (U+2028 too), not at
   LF or CR alone;
+- ``fail-queued``: with unanswered_asks fail, the end of a turn fails an ask to its agent
+  that still waits in the queue, not only the ones the turn received (TW-ROUTE-030);
 - ``answer-at-end``: the Team Leader's ask_sub_agent is answered by the final output of the
   sub-agent's turn, not by text beside tool calls before it (TW-ROUTE-014).
 
@@ -520,7 +522,7 @@ class Router:
                 # with unanswered_asks fail, an ask this turn received and left unanswered
                 # ends with it (TW-ROUTE-030); by default it waits on
                 if self.fail_unanswered and other.waiting_on == agent.name and not other.answered.is_set() \
-                        and other.asked_text not in agent.pending:
+                        and (other.asked_text not in agent.pending or FAULT == "fail-queued"):
                     other.answer = error("unanswered", f"{agent.name} did not answer")
                     self.resolved(other)
             if agent.pending:
