@@ -118,9 +118,12 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
                                "leader-model-call-fails",
                                "model-call-retried",
                                "refuses-a-negative-number-of-model-retries",
-                               "refuses-a-zero-turn-timeout", "sub-agent-model-call-fails",
+                               "refuses-a-zero-turn-timeout",
+                               "refuses-an-unknown-unanswered-asks-value",
+                               "sub-agent-model-call-fails",
                                "turn-timers-at-one-instant",
-                               "unanswered-ask-master", "unanswered-ask-sub-agent"]
+                               "unanswered-ask-master", "unanswered-ask-sub-agent",
+                               "unanswered-spares-a-queued-ask"]
     assert "needs the router's clock" in skipped["answer-at-the-ask-timeout"]
     assert "needs the router's clock" in skipped["turn-timers-at-one-instant"]
     assert "declares no turn_timeout knob" in skipped["default-turn-timeout"]

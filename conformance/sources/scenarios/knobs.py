@@ -43,6 +43,14 @@ def refuses_a_negative_number_of_model_retries() -> dict[str, Any]:
                    {"model_retries": -1})
 
 
+def refuses_an_unknown_unanswered_asks_value() -> dict[str, Any]:
+    return refuses("refuses-an-unknown-unanswered-asks-value",
+                   "A router started with unanswered_asks set to neither wait nor fail "
+                   "refuses to start",
+                   {"unanswered_asks": "never"})
+
+
 SCENARIOS = [refuses_a_zero_ask_timeout, refuses_a_negative_ask_timeout,
              refuses_a_zero_round_limit, refuses_a_zero_turn_timeout,
-             refuses_a_negative_number_of_model_retries]
+             refuses_a_negative_number_of_model_retries,
+             refuses_an_unknown_unanswered_asks_value]

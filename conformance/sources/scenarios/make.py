@@ -30,6 +30,7 @@ from conformance.sources.scenarios import (
     knobs,
     lifecycle,
     natural_output,
+    one_one,
     routing,
     targets,
 )
@@ -49,7 +50,7 @@ ASTRION_ROUTER = [sys.executable, str(ROOT / "tests" / "conformance" / "routers"
 SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *lifecycle.SCENARIOS,
            *arguments.SCENARIOS, *ids.SCENARIOS, *natural_output.SCENARIOS,
            *failures.SCENARIOS, *durability.SCENARIOS, *knobs.SCENARIOS,
-           *astrion.SCENARIOS]
+           *one_one.SCENARIOS, *astrion.SCENARIOS]
 
 
 def _declared(command: list[str]) -> Capabilities:

@@ -9,6 +9,8 @@
 //   keep-call-ids  tool calls keep the ids the model gave, empty, missing or repeated
 //   utf16-call-ids a new call id keeps the first 64 UTF-16 units of the given one, not code points
 //   no-summary     list_active_sub_agents gives every summary empty
+//   utf16-summary  a summary keeps the first 120 UTF-16 units of its line, not code points
+//   take-any-knob  an unanswered_asks other than wait and fail is read as wait
 //   list-terminated list_active_sub_agents lists terminated sub-agents too
 //   early-progress a turn a progress report starts makes its first call before the report's
 //                  reply has run its tool calls
@@ -42,7 +44,12 @@ function knob(name, whole, fallback) {
 const ASK_TIMEOUT_SETTING = knob("TEAMWIRE_ASK_TIMEOUT", false, 300);
 const ASK_TIMEOUT = FAULT === "no-timeout" ? null : ASK_TIMEOUT_SETTING;
 const ROUND_LIMIT = knob("TEAMWIRE_ROUND_LIMIT", true, 8);
-const FAIL_UNANSWERED = process.env.TEAMWIRE_UNANSWERED_ASKS === "fail";
+const UNANSWERED = process.env.TEAMWIRE_UNANSWERED_ASKS || "wait";
+if (UNANSWERED !== "wait" && UNANSWERED !== "fail" && FAULT !== "take-any-knob") {
+  process.stderr.write(`error: TEAMWIRE_UNANSWERED_ASKS must be wait or fail, not ${JSON.stringify(UNANSWERED)}\n`);
+  process.exit(2);
+}
+const FAIL_UNANSWERED = UNANSWERED === "fail";
 const LEADER = "Team Leader";
 // The role catalog the harness names (role id -> name, description), or the preset roles.
 const CATALOG = process.env.TEAMWIRE_ROLES ? JSON.parse(readFileSync(process.env.TEAMWIRE_ROLES, "utf8")) : [
@@ -262,7 +269,8 @@ function blank(text) {
 function summaryOf(agent) {
   const said = agent.messages.filter((m) => m.role === "assistant" && !blank(m.content)).pop();
   if (!said) return "";
-  return Array.from(said.content.split(/[\n\r]/)[0]).slice(0, 120).join("");
+  const line = said.content.split(/[\n\r]/)[0];
+  return FAULT === "utf16-summary" ? line.slice(0, 120) : Array.from(line).slice(0, 120).join("");
 }
 
 // region: start-turn

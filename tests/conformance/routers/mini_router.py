@@ -22,7 +22,8 @@ the tests can check that certification fails with the right requirements:
 - ``keep-repeats``: arguments that name a member twice are read, the last value kept;
 - ``any-integer``: integers beyond 2^53-1 are taken as any other;
 - ``any-question``: an answer tool answers whatever its asker waits on, whichever id it names;
-- ``take-any-knob``: an out-of-range ask timeout or round limit is taken as given;
+- ``take-any-knob``: an out-of-range ask timeout or round limit is taken as given, and an
+  ``unanswered_asks`` other than ``wait`` and ``fail`` is read as ``wait``;
 - ``run-unoffered``: a base tool it does not offer runs anyway, with a text result.
 - ``per-agent-ids``: each agent counts its own ids, so two instances of one role give the
   same ``out_`` id.
@@ -35,6 +36,12 @@ the tests can check that certification fails with the right requirements:
   completed, as if it had ended naturally.
 - ``answer-the-terminated``: an answer to a terminated asker fails as not-waiting, not as
   agent-terminated (TW-TOOL-037);
+- ``no-summary``: list_active_sub_agents gives every summary empty, as 1.0 let it;
+- ``blank-summary``: a summary is of the latest assistant text, blank or not;
+- ``any-line-break``: a summary ends at any line break Python knows (U+2028 too), not at
+  LF or CR alone;
+- ``fail-queued``: with unanswered_asks fail, the end of a turn fails an ask to its agent
+  that still waits in the queue, not only the ones the turn received (TW-ROUTE-030);
 - ``answer-at-end``: the Team Leader's ask_sub_agent is answered by the final output of the
   sub-agent's turn, not by text beside tool calls before it (TW-ROUTE-014).
 
@@ -218,10 +225,14 @@ def tools(names: list[str]) -> list[dict[str, Any]]:
 def summary_of(agent: Agent) -> str:
     """The latest assistant text that is not blank, up to its first LF or CR, at most 120 code
     points (TW-TOOL-015); str.strip() knows the white space chapter 00 lists."""
-    said = [m["content"] for m in agent.messages
-            if m["role"] == "assistant" and (m.get("content") or "").strip()]
+    if FAULT == "no-summary":
+        return ""
+    said = [m["content"] or "" for m in agent.messages if m["role"] == "assistant"
+            and ((m.get("content") or "").strip() or FAULT == "blank-summary")]
     if not said:
         return ""
+    if FAULT == "any-line-break":
+        return (said[-1].splitlines() or [""])[0][:120]
     line = said[-1].split("\n", 1)[0].split("\r", 1)[0]
     return line[:120]
 
@@ -274,7 +285,12 @@ class Router:
         self.given: set[str] = set()  # ids the router allocated, which no agent may choose
         self.ask_timeout: float | None = knob("TEAMWIRE_ASK_TIMEOUT", False, 300)
         self.round_limit = int(knob("TEAMWIRE_ROUND_LIMIT", True, 8))
-        self.fail_unanswered = os.environ.get("TEAMWIRE_UNANSWERED_ASKS") == "fail"
+        unanswered = os.environ.get("TEAMWIRE_UNANSWERED_ASKS") or "wait"
+        if unanswered not in ("wait", "fail") and FAULT != "take-any-knob":
+            sys.stderr.write("error: TEAMWIRE_UNANSWERED_ASKS must be wait or fail, "
+                             f"not {unanswered!r}\n")
+            sys.exit(2)
+        self.fail_unanswered = unanswered == "fail"
         if FAULT == "no-timeout":
             self.ask_timeout = None
         if FAULT == "no-round-limit":
@@ -506,7 +522,7 @@ class Router:
                 # with unanswered_asks fail, an ask this turn received and left unanswered
                 # ends with it (TW-ROUTE-030); by default it waits on
                 if self.fail_unanswered and other.waiting_on == agent.name and not other.answered.is_set() \
-                        and other.asked_text not in agent.pending:
+                        and (other.asked_text not in agent.pending or FAULT == "fail-queued"):
                     other.answer = error("unanswered", f"{agent.name} did not answer")
                     self.resolved(other)
             if agent.pending:
