@@ -37,6 +37,9 @@ from teamwire.envelope import Envelope, render
 PROFILE = "astrion"
 ANY_ID = "<any id>"
 HEX = "<10 hex digits>"
+STOP_CANCELLED_ASK = "<any text>等待回答被取消（软停止）<any text>"
+"""The result of an ask a stop cancelled: an error text that holds astrion's words "the wait
+for an answer was cancelled (soft stop)" (TW-PROF-038)."""
 
 
 def envelope(sender: str, label: str, message_id: str, tag: str,
@@ -180,12 +183,12 @@ def stop_sub_agent() -> dict[str, Any]:
     return scenario(
         "astrion-stop-sub-agent",
         "Profile astrion: stop_sub_agent by display name pauses a sub-agent that waits on "
-        "its ask: the ask keeps no result and an answer to it fails with not-waiting, the "
+        "its ask: the ask gets astrion's cancellation text and an answer to it fails with not-waiting, the "
         "message queued for it stays queued, and the next message starts its next turn with "
         "both; get_sub_agent_status by display_names reports it idle and a name that names "
         "nobody as not found; a message to a sub-agent waiting on a later ask still waits",
         ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-025", "TW-PROF-019",
-         "TW-PROF-026", "TW-PROF-032", "TW-CERT-019"],
+         "TW-PROF-026", "TW-PROF-032", "TW-PROF-038", "TW-CERT-019"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                says("Waiting."),
                calls(call("call_tl_2", "send_message_to_sub_agent", display_name=UIO,
@@ -218,7 +221,8 @@ def stop_sub_agent() -> dict[str, Any]:
                     {"found": False, "display_name": "UI Operator_9", FURTHER_MEMBERS: True}]))),
          expect(TL, 5, tool("call_tl_5", failed("not-waiting"))),
          expect(TL, 6, tool("call_tl_6", succeeded(display_name=UIO))),
-         expect(UIO, 2, envelope(TL, "消息", ANY_ID, "Message", "The logo is navy."),
+         expect(UIO, 2, tool("call_uio_1", STOP_CANCELLED_ASK),
+                envelope(TL, "消息", ANY_ID, "Message", "The logo is navy."),
                 envelope(TL, "消息", ANY_ID, "Message", "Use navy for now.")),
          expect(TL, 7, envelope(UIO, "提问", "ask_uio_002", "Ask", "Which grey for the text?")),
          expect(TL, 8, tool("call_tl_7", succeeded(display_name=UIO)),
@@ -272,9 +276,9 @@ def status_by_number() -> dict[str, Any]:
         "the order given, each sub-agent's instance number, display name and status, and a "
         "number that names nobody as not found; stop_sub_agent by agent_id pauses a "
         "sub-agent waiting on its ask, whose status is then idle, and a message starts its "
-        "next turn with the ask left without a result",
+        "next turn after the ask's cancellation text",
         ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-019", "TW-PROF-025",
-         "TW-PROF-032", "TW-CERT-019"],
+         "TW-PROF-032", "TW-PROF-038", "TW-CERT-019"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "ui-operator", UIO2_TASK)),
                says("Waiting."), says("Thinking about the font."),
@@ -303,7 +307,8 @@ def status_by_number() -> dict[str, Any]:
                     {"found": True, "agent_id": 2, "display_name": UIO2, "status": "idle",
                      FURTHER_MEMBERS: True}]))),
          expect(TL, 7, tool("call_tl_6", succeeded(display_name=UIO2))),
-         expect(UIO2, 2, envelope(TL, "消息", ANY_ID, "Message", "Use Inter.")),
+         expect(UIO2, 2, tool("call_uio2_1", STOP_CANCELLED_ASK),
+                envelope(TL, "消息", ANY_ID, "Message", "Use Inter.")),
          expect(TL, 8, output(UIO2, "The sign-in form uses Inter."))],
         level=PROFILE, profile=PROFILE)
 

@@ -52,7 +52,8 @@ display name or instance number. These faults are mistakes of that mode:
 - ``exact-names``: a display name in other letter case names no sub-agent;
 - ``answer-envelope``: an ask's answer comes back as an Answer envelope, not as the text;
 - ``stop-drops-queue``: stop_sub_agent empties the stopped sub-agent's queue;
-- ``stop-answers-ask``: stop_sub_agent gives the cancelled ask an error result;
+- ``stop-leaves-ask``: stop_sub_agent leaves the cancelled ask without a result, as chapter
+  12 used to say, where astrion gives it its cancellation text (TW-PROF-038);
 - ``status-drops-unknown``: get_sub_agent_status leaves out a sub-agent it cannot find;
 - ``stop-keeps-reply``: the reply of a model call in flight when stop_sub_agent stopped the
   sub-agent is appended to its conversation (its calls left without results) instead of
@@ -77,6 +78,9 @@ FAULT = os.environ.get("MINI_ROUTER_FAULT", "")
 ASTRION = "--profile=astrion" in sys.argv or (
     "--profile" in sys.argv[:-1] and sys.argv[sys.argv.index("--profile") + 1] == "astrion")
 LEADER = "Team Leader"
+CANCELLED_ASK = "等待回答被取消（软停止）"
+"""The result astrion gives an ask that a stop cancelled: "the wait for an answer was cancelled
+(soft stop)" (TW-PROF-038)."""
 ROLES: dict[str, str] = {}  # role id -> role name, read from TEAMWIRE_ROLES
 DESCRIPTIONS: dict[str, str] = {}  # role id -> description
 LARGEST = 2 ** 53 - 1  # the integers every JSON reader holds exactly
@@ -447,10 +451,10 @@ class Router:
                 if agent.state == "terminated":
                     return True  # its conversation ends where it was terminated
                 if agent.stopped == generation:
-                    if FAULT == "stop-answers-ask":
-                        agent.messages.append({
-                            "role": "tool", "tool_call_id": call["id"],
-                            "content": error("cancelled", "the turn was stopped")})
+                    if result is CANCELLED_ASK and FAULT != "stop-leaves-ask":
+                        # the ask the stop cancelled ends with astrion's text (TW-PROF-038)
+                        agent.messages.append({"role": "tool", "tool_call_id": call["id"],
+                                               "content": result})
                     return True  # stopped (TW-PROF-025): the open calls keep no result
                 agent.messages.append({"role": "tool", "tool_call_id": call["id"],
                                        "content": result})
@@ -626,7 +630,7 @@ class Router:
                     self.executing += 1
             with self.lock:
                 if agent.stopped == turn:
-                    return ""  # its turn was stopped: the caller appends nothing
+                    return CANCELLED_ASK  # its turn was stopped (TW-PROF-038)
                 agent.waiting_on = None
                 agent.asked_id = None
                 if agent.state == "waiting":
