@@ -80,7 +80,7 @@ def display_names() -> dict[str, Any]:
         "display name, in other letter case too; list_active_sub_agents lists the "
         "terminated one; an intent argument changes nothing",
         ["TW-PROF-032", "TW-PROF-034", "TW-PROF-015", "TW-PROF-026", "TW-PROF-024",
-         "TW-PROF-014", "TW-CERT-019"],
+         "TW-PROF-014", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK,
                                 intent="Design the forms"),
                          create("call_tl_2", "ui-operator", UIO2_TASK),
@@ -119,7 +119,7 @@ def ask_master() -> dict[str, Any]:
         "alone and the asker reads 'Team Leader 的回答：' and the answer as text; an ask "
         "without question_id gets the id ask_master_ and ten hex digits",
         ["TW-PROF-033", "TW-PROF-034", "TW-PROF-018", "TW-PROF-021", "TW-PROF-027",
-         "TW-PROF-028", "TW-CERT-019"],
+         "TW-PROF-028", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
                says("Waiting."),
                calls(call("call_tl_2", "answer_sub_agent_question", question_id="ask_fse_001",
@@ -149,7 +149,7 @@ def ask_other_agent() -> dict[str, Any]:
         "'子智能体的回答：' and the answer; a sub-agent's list_active_sub_agents is text; an "
         "ask without question_id gets the id ask_other_ and ten hex digits",
         ["TW-PROF-032", "TW-PROF-033", "TW-PROF-034", "TW-PROF-022", "TW-PROF-023",
-         "TW-PROF-026", "TW-PROF-027", "TW-PROF-028", "TW-CERT-019"],
+         "TW-PROF-026", "TW-PROF-027", "TW-PROF-028", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "full-stack-engineer", FSE_TASK)),
                says("Waiting."), says("Noted."), says("Noted."), says("Noted."),
@@ -188,7 +188,7 @@ def stop_sub_agent() -> dict[str, Any]:
         "both; get_sub_agent_status by display_names reports it idle and a name that names "
         "nobody as not found; a message to a sub-agent waiting on a later ask still waits",
         ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-025", "TW-PROF-019",
-         "TW-PROF-026", "TW-PROF-032", "TW-PROF-038", "TW-CERT-019"],
+         "TW-PROF-026", "TW-PROF-032", "TW-PROF-038", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                says("Waiting."),
                calls(call("call_tl_2", "send_message_to_sub_agent", display_name=UIO,
@@ -247,7 +247,7 @@ def stop_during_model_call() -> dict[str, Any]:
         "in the sub-agent's conversation, its ask never reaches the Team Leader, its text is "
         "no Output, and the next message starts the sub-agent's next turn",
         ["TW-PROF-037", "TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-026",
-         "TW-PROF-032", "TW-CERT-019"],
+         "TW-PROF-032", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                calls(call("call_tl_2", "stop_sub_agent", display_name=UIO),
                      call("call_tl_3", "get_sub_agent_status", display_names=[UIO])),
@@ -278,7 +278,7 @@ def status_by_number() -> dict[str, Any]:
         "sub-agent waiting on its ask, whose status is then idle, and a message starts its "
         "next turn after the ask's cancellation text",
         ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-019", "TW-PROF-025",
-         "TW-PROF-032", "TW-PROF-038", "TW-CERT-019"],
+         "TW-PROF-032", "TW-PROF-038", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "ui-operator", UIO2_TASK)),
                says("Waiting."), says("Thinking about the font."),
