@@ -3,7 +3,12 @@ their strict forms, and a form the profile finds invalid does not."""
 
 from __future__ import annotations
 
-from teamwire.conformance.profile_reading import read_messages, strict_form
+from teamwire.conformance.profile_reading import (
+    astrion_statuses,
+    read_messages,
+    strict_form,
+    with_astrion_statuses,
+)
 
 UIO = "UI Operator_1"
 FSE = "Full-Stack Engineer_1"
@@ -53,3 +58,17 @@ def test_only_user_messages_are_read_and_other_text_is_unchanged() -> None:
     assert read_messages(messages, "Team Leader") == [
         {"role": "user", "content": text(f"来自 {UIO} 的任务完成汇报", "Output")},
         messages[1], messages[2]]
+
+
+def test_waiting_and_running_compare_the_same_and_so_do_completed_and_idle() -> None:
+    expected = [{"role": "tool", "tool_call_id": "c1", "json": {"success": True, "results": [
+        {"status": "waiting"}, {"status": "completed"}, {"status": {"<if present>": "idle"}},
+        {"status": "terminated"}]}}]
+    shown = [{"role": "tool", "tool_call_id": "c1", "json": {"success": True, "results": [
+        {"status": "running"}, {"status": "idle"}, {"status": {"<if present>": "idle"}},
+        {"status": "terminated"}]}}]
+    assert with_astrion_statuses(expected) == shown
+    assert with_astrion_statuses(shown) == shown
+    # a terminated sub-agent stays terminated, and running is not idle
+    assert astrion_statuses({"status": "terminated"}) != astrion_statuses({"status": "idle"})
+    assert astrion_statuses({"status": "waiting"}) != astrion_statuses({"status": "completed"})

@@ -188,7 +188,7 @@ def stop_sub_agent() -> dict[str, Any]:
         "both; get_sub_agent_status by display_names reports it idle and a name that names "
         "nobody as not found; a message to a sub-agent waiting on a later ask still waits",
         ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-025", "TW-PROF-019",
-         "TW-PROF-026", "TW-PROF-032", "TW-PROF-038", "TW-CERT-019", "TW-CERT-027"],
+         "TW-PROF-026", "TW-PROF-032", "TW-PROF-038", "TW-PROF-039", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                says("Waiting."),
                calls(call("call_tl_2", "send_message_to_sub_agent", display_name=UIO,
@@ -278,7 +278,7 @@ def status_by_number() -> dict[str, Any]:
         "sub-agent waiting on its ask, whose status is then idle, and a message starts its "
         "next turn after the ask's cancellation text",
         ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-019", "TW-PROF-025",
-         "TW-PROF-032", "TW-PROF-038", "TW-CERT-019", "TW-CERT-027"],
+         "TW-PROF-032", "TW-PROF-038", "TW-PROF-039", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "ui-operator", UIO2_TASK)),
                says("Waiting."), says("Thinking about the font."),

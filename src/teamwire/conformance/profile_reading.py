@@ -87,3 +87,35 @@ def read_messages(messages: list[Any], reader: str) -> list[Any]:
             message = {**message, "content": strict_form(message["content"], reader)}
         out.append(message)
     return out
+
+
+ASTRION_STATUSES: dict[str, str] = {"waiting": "running", "completed": "idle"}
+"""The states TW-ROUTE-001 names that astrion shows by another name (TW-PROF-039)."""
+
+
+def astrion_statuses(value: Any) -> Any:
+    """``value`` with every ``status`` member named as astrion names it (TW-PROF-039), so
+    that a status compares equal under either name; an optional member's value too."""
+    if isinstance(value, list):
+        return [astrion_statuses(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, member in value.items():
+        if key == "status" and isinstance(member, str):
+            member = ASTRION_STATUSES.get(member, member)
+        elif key == "status" and isinstance(member, dict) and len(member) == 1:
+            [(marker, inner)] = member.items()
+            member = {marker: ASTRION_STATUSES.get(inner, inner) if isinstance(inner, str)
+                      else astrion_statuses(inner)}
+        else:
+            member = astrion_statuses(member)
+        out[key] = member
+    return out
+
+
+def with_astrion_statuses(messages: list[Any]) -> list[Any]:
+    """Chat messages with every tool result's statuses as astrion names them."""
+    return [{**m, "json": astrion_statuses(m["json"])}
+            if isinstance(m, dict) and m.get("role") == "tool" and "json" in m else m
+            for m in messages]

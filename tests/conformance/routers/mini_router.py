@@ -221,6 +221,14 @@ def envelope(sender: str, label: str, message_id: str, tag: str, content: str,
             f"{content}\n</{tag}>\n</{sender}>")
 
 
+def shown(state: str) -> str:
+    """A state as the router reports it: with ``--native-forms``, by astrion's names, which
+    have no waiting or completed (TW-PROF-039)."""
+    if NATIVE_FORMS:
+        return {"waiting": "running", "completed": "idle"}.get(state, state)
+    return state
+
+
 def error(code: str, message: str) -> str:
     return json.dumps({"success": False, "error": {"code": code, "message": message}})
 
@@ -736,7 +744,7 @@ class Router:
                     return found
                 status = {"success": True, "agent_id": found.agent_id,
                           "role_id": found.role_id, "display_name": found.name,
-                          "status": found.state}
+                          "status": shown(found.state)}
                 result = self.run_result(found)
                 if result is not None:
                     status["result"] = result
@@ -785,7 +793,7 @@ class Router:
             if name == "list_active_sub_agents":
                 return json.dumps({"success": True, "agents": [
                     {"agent_id": a.agent_id, "role_id": a.role_id, "display_name": a.name,
-                     "status": a.state, "summary": summary_of(a)}
+                     "status": shown(a.state), "summary": summary_of(a)}
                     for a in self.agents.values() if a.name != LEADER
                     # astrion lists the terminated too (TW-PROF-024)
                     and (ASTRION or FAULT == "list-terminated" or a.state != "terminated")]})
@@ -892,7 +900,7 @@ class Router:
                 continue
             results.append({"found": True, "agent_id": found.agent_id,
                             "role_id": found.role_id, "display_name": found.name,
-                            "status": found.state})
+                            "status": shown(found.state)})
         return json.dumps({"success": True, "results": results})
 
     def named(self, caller: Agent, name: Any) -> Agent | str:
@@ -924,7 +932,7 @@ class Router:
         if FAULT == "stop-drops-queue":
             found.pending = []
         return json.dumps({"success": True, "agent_id": found.agent_id,
-                           "display_name": found.name, "status": found.state})
+                           "display_name": found.name, "status": shown(found.state)})
 
     def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
         """The sub-agent an agent_id (and role_id) names, or the error result."""
