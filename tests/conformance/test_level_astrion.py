@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "conformance" / "scenarios"
 MINI = ROOT / "tests" / "conformance" / "routers" / "mini_router.py"
 ASTRION_ROUTER = f"{sys.executable} {MINI} --profile astrion"
+NATIVE_ROUTER = f"{sys.executable} {MINI} --native-forms"
 
 
 def level_of(path: Path) -> str:
@@ -124,10 +125,11 @@ def requirements_of(scenario: str) -> tuple[str, ...]:
                  ["UI Operator_1 call 2"], id="an-answer-as-an-envelope-to-ask-other-agent"),
     pytest.param("stop-drops-queue", "astrion-stop-sub-agent", "TW-PROF-035",
                  ["UI Operator_1 call 2"], id="a-stop-empties-the-queue"),
-    pytest.param("stop-answers-ask", "astrion-stop-sub-agent", "TW-PROF-025",
-                 ["UI Operator_1 call 2"], id="a-stop-gives-the-cancelled-ask-a-result"),
-    pytest.param("stop-answers-ask", "astrion-status-by-number", "TW-PROF-025",
-                 ["UI Operator_2 call 2"], id="a-stop-by-number-gives-the-cancelled-ask-a-result"),
+    pytest.param("stop-leaves-ask", "astrion-stop-sub-agent", "TW-PROF-038",
+                 ["UI Operator_1 call 2"], id="a-stop-leaves-the-cancelled-ask-without-a-result"),
+    pytest.param("stop-leaves-ask", "astrion-status-by-number", "TW-PROF-038",
+                 ["UI Operator_2 call 2"],
+                 id="a-stop-by-number-leaves-the-cancelled-ask-without-a-result"),
     pytest.param("status-drops-unknown", "astrion-status-by-number", "TW-PROF-036",
                  ["Team Leader call 5"], id="status-by-number-leaves-out-an-unknown-number"),
     pytest.param("status-drops-unknown", "astrion-stop-sub-agent", "TW-PROF-036",
@@ -188,3 +190,33 @@ def test_the_same_router_in_profile_astrion_fails_the_strict_scenarios_it_is_not
     failed = {c["check"] for s in report["scenarios"] for c in s["checks"]
               if c["status"] == "fail"}
     assert "tool-set" in failed
+
+
+def test_a_router_that_writes_astrions_own_envelope_forms_is_certified_at_level_astrion(
+        declaration: str) -> None:
+    """Header 来自 A 向 B ("from A to B"), target and subtype attributes, label 任务结束汇报
+    ("task ended report"): each compared by the meaning profile astrion gives it
+    (TW-CERT-027)."""
+    code, report, stderr = teamwire("certify", "--router", NATIVE_ROUTER, "--level", "astrion",
+                                    "--describe", declaration, "--wait", "3", "-f", "json")
+    assert code == 0, what_failed(report) + "\n" + stderr
+    assert report["certified"] is True
+    ran = sorted(s["scenario"] for s in report["scenarios"] if "skipped" not in s)
+    assert ran == ASTRION
+
+
+def test_an_envelope_in_astrions_form_that_the_profile_finds_invalid_fails(
+        declaration: str) -> None:
+    """A target attribute naming another sub-agent than the header (TW-PROF-007) is not read
+    as the strict form: the Ask the answerer receives differs from the expected one."""
+    scenario = "astrion-ask-other-agent"
+    code, report, stderr = teamwire(
+        "certify", "--router", NATIVE_ROUTER, "--level", "astrion", "--describe", declaration,
+        "--scenario", str(SCENARIOS / f"{scenario}.json"), "--wait", "2", "-f", "json",
+        env={"MINI_ROUTER_FAULT": "native-target"})
+    assert code == 1, stderr
+    [result] = report["scenarios"]
+    failed = sorted(c["check"] for c in result["checks"] if c["status"] == "fail")
+    assert failed == ["Full-Stack Engineer_1 call 2", "Full-Stack Engineer_1 call 4"]
+    assert all("TW-CERT-027" in c["requirements"] for c in result["checks"]
+               if c["status"] == "fail")

@@ -37,6 +37,9 @@ from teamwire.envelope import Envelope, render
 PROFILE = "astrion"
 ANY_ID = "<any id>"
 HEX = "<10 hex digits>"
+STOP_CANCELLED_ASK = "<any text>等待回答被取消（软停止）<any text>"
+"""The result of an ask a stop cancelled: an error text that holds astrion's words "the wait
+for an answer was cancelled (soft stop)" (TW-PROF-038)."""
 
 
 def envelope(sender: str, label: str, message_id: str, tag: str,
@@ -77,7 +80,7 @@ def display_names() -> dict[str, Any]:
         "display name, in other letter case too; list_active_sub_agents lists the "
         "terminated one; an intent argument changes nothing",
         ["TW-PROF-032", "TW-PROF-034", "TW-PROF-015", "TW-PROF-026", "TW-PROF-024",
-         "TW-PROF-014", "TW-CERT-019"],
+         "TW-PROF-014", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK,
                                 intent="Design the forms"),
                          create("call_tl_2", "ui-operator", UIO2_TASK),
@@ -116,7 +119,7 @@ def ask_master() -> dict[str, Any]:
         "alone and the asker reads 'Team Leader 的回答：' and the answer as text; an ask "
         "without question_id gets the id ask_master_ and ten hex digits",
         ["TW-PROF-033", "TW-PROF-034", "TW-PROF-018", "TW-PROF-021", "TW-PROF-027",
-         "TW-PROF-028", "TW-CERT-019"],
+         "TW-PROF-028", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
                says("Waiting."),
                calls(call("call_tl_2", "answer_sub_agent_question", question_id="ask_fse_001",
@@ -146,7 +149,7 @@ def ask_other_agent() -> dict[str, Any]:
         "'子智能体的回答：' and the answer; a sub-agent's list_active_sub_agents is text; an "
         "ask without question_id gets the id ask_other_ and ten hex digits",
         ["TW-PROF-032", "TW-PROF-033", "TW-PROF-034", "TW-PROF-022", "TW-PROF-023",
-         "TW-PROF-026", "TW-PROF-027", "TW-PROF-028", "TW-CERT-019"],
+         "TW-PROF-026", "TW-PROF-027", "TW-PROF-028", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "full-stack-engineer", FSE_TASK)),
                says("Waiting."), says("Noted."), says("Noted."), says("Noted."),
@@ -180,12 +183,12 @@ def stop_sub_agent() -> dict[str, Any]:
     return scenario(
         "astrion-stop-sub-agent",
         "Profile astrion: stop_sub_agent by display name pauses a sub-agent that waits on "
-        "its ask: the ask keeps no result and an answer to it fails with not-waiting, the "
+        "its ask: the ask gets astrion's cancellation text and an answer to it fails with not-waiting, the "
         "message queued for it stays queued, and the next message starts its next turn with "
         "both; get_sub_agent_status by display_names reports it idle and a name that names "
         "nobody as not found; a message to a sub-agent waiting on a later ask still waits",
         ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-025", "TW-PROF-019",
-         "TW-PROF-026", "TW-PROF-032", "TW-CERT-019"],
+         "TW-PROF-026", "TW-PROF-032", "TW-PROF-038", "TW-PROF-039", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                says("Waiting."),
                calls(call("call_tl_2", "send_message_to_sub_agent", display_name=UIO,
@@ -218,7 +221,8 @@ def stop_sub_agent() -> dict[str, Any]:
                     {"found": False, "display_name": "UI Operator_9", FURTHER_MEMBERS: True}]))),
          expect(TL, 5, tool("call_tl_5", failed("not-waiting"))),
          expect(TL, 6, tool("call_tl_6", succeeded(display_name=UIO))),
-         expect(UIO, 2, envelope(TL, "消息", ANY_ID, "Message", "The logo is navy."),
+         expect(UIO, 2, tool("call_uio_1", STOP_CANCELLED_ASK),
+                envelope(TL, "消息", ANY_ID, "Message", "The logo is navy."),
                 envelope(TL, "消息", ANY_ID, "Message", "Use navy for now.")),
          expect(TL, 7, envelope(UIO, "提问", "ask_uio_002", "Ask", "Which grey for the text?")),
          expect(TL, 8, tool("call_tl_7", succeeded(display_name=UIO)),
@@ -243,7 +247,7 @@ def stop_during_model_call() -> dict[str, Any]:
         "in the sub-agent's conversation, its ask never reaches the Team Leader, its text is "
         "no Output, and the next message starts the sub-agent's next turn",
         ["TW-PROF-037", "TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-026",
-         "TW-PROF-032", "TW-CERT-019"],
+         "TW-PROF-032", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)),
                calls(call("call_tl_2", "stop_sub_agent", display_name=UIO),
                      call("call_tl_3", "get_sub_agent_status", display_names=[UIO])),
@@ -272,9 +276,9 @@ def status_by_number() -> dict[str, Any]:
         "the order given, each sub-agent's instance number, display name and status, and a "
         "number that names nobody as not found; stop_sub_agent by agent_id pauses a "
         "sub-agent waiting on its ask, whose status is then idle, and a message starts its "
-        "next turn with the ask left without a result",
+        "next turn after the ask's cancellation text",
         ["TW-PROF-035", "TW-PROF-036", "TW-PROF-016", "TW-PROF-019", "TW-PROF-025",
-         "TW-PROF-032", "TW-CERT-019"],
+         "TW-PROF-032", "TW-PROF-038", "TW-PROF-039", "TW-CERT-019", "TW-CERT-027"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          create("call_tl_2", "ui-operator", UIO2_TASK)),
                says("Waiting."), says("Thinking about the font."),
@@ -303,7 +307,8 @@ def status_by_number() -> dict[str, Any]:
                     {"found": True, "agent_id": 2, "display_name": UIO2, "status": "idle",
                      FURTHER_MEMBERS: True}]))),
          expect(TL, 7, tool("call_tl_6", succeeded(display_name=UIO2))),
-         expect(UIO2, 2, envelope(TL, "消息", ANY_ID, "Message", "Use Inter.")),
+         expect(UIO2, 2, tool("call_uio2_1", STOP_CANCELLED_ASK),
+                envelope(TL, "消息", ANY_ID, "Message", "Use Inter.")),
          expect(TL, 8, output(UIO2, "The sign-in form uses Inter."))],
         level=PROFILE, profile=PROFILE)
 

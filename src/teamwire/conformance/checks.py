@@ -26,6 +26,7 @@ from teamwire.conformance.matching import (
     with_further_members,
     with_placeholders,
 )
+from teamwire.conformance.profile_reading import read_messages, with_astrion_statuses
 from teamwire.conformance.run_checks import RUN_CHECKS
 from teamwire.conformance.runner import Run
 from teamwire.conformance.verdict import Status as Status
@@ -546,6 +547,9 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
                                     wanted, None))
             continue
         got = [_normal(m) for m in appended(calls, expectation.call)]
+        if run.scenario.profile == "astrion":  # envelopes by their meaning (TW-CERT-027)
+            got = with_astrion_statuses(read_messages(got, expectation.agent))
+            wanted = with_astrion_statuses(wanted)  # either name of a state (TW-PROF-039)
         wanted = _unless_offered(wanted, got, calls.get(expectation.call - 1))
         wanted = with_further_members(_optional_left_out(with_placeholders(wanted, got), got), got)
         if matches(wanted, got):  # markers are resolved by now; true is not 1

@@ -54,12 +54,17 @@ Started with ``--profile astrion`` it runs profile astrion as chapter 12 describ
 that profile (TW-PROF-032 to TW-PROF-037): astrion's tool set, instances numbered per role,
 sub-agents named by display name, ask ids it draws when the asker gives none, and the results
 of a sub-agent's tools as astrion's texts, stops that pause a sub-agent, and statuses by
-display name or instance number. These faults are mistakes of that mode:
+display name or instance number. Started with ``--native-forms`` it runs the same
+profile and writes envelopes in astrion's own forms, which the certifier reads by their
+meaning (TW-CERT-027). These faults are mistakes of that mode:
 
 - ``exact-names``: a display name in other letter case names no sub-agent;
 - ``answer-envelope``: an ask's answer comes back as an Answer envelope, not as the text;
 - ``stop-drops-queue``: stop_sub_agent empties the stopped sub-agent's queue;
-- ``stop-answers-ask``: stop_sub_agent gives the cancelled ask an error result;
+- ``native-target`` (with ``--native-forms``): an Ask's ``target`` attribute differs from
+  the receiver its header names;
+- ``stop-leaves-ask``: stop_sub_agent leaves the cancelled ask without a result, as chapter
+  12 used to say, where astrion gives it its cancellation text (TW-PROF-038);
 - ``status-drops-unknown``: get_sub_agent_status leaves out a sub-agent it cannot find;
 - ``stop-keeps-reply``: the reply of a model call in flight when stop_sub_agent stopped the
   sub-agent is appended to its conversation (its calls left without results) instead of
@@ -81,13 +86,20 @@ from pathlib import Path
 from typing import Any
 
 FAULT = os.environ.get("MINI_ROUTER_FAULT", "")
-ASTRION = "--profile=astrion" in sys.argv or (
+ASTRION = "--native-forms" in sys.argv or "--profile=astrion" in sys.argv or (
     "--profile" in sys.argv[:-1] and sys.argv[sys.argv.index("--profile") + 1] == "astrion")
 LEADER = "Team Leader"
+NATIVE_FORMS = "--native-forms" in sys.argv
+"""Profile astrion (``--native-forms`` implies it), writing astrion's own envelope forms:
+the completion label 任务结束汇报 ("task ended report"), the subtype attribute, and a header
+and target attribute naming a sub-agent receiver (来自 A 向 B: "from A to B")."""
+CANCELLED_ASK = "等待回答被取消（软停止）"
+"""The result astrion gives an ask that a stop cancelled: "the wait for an answer was cancelled
+(soft stop)" (TW-PROF-038)."""
 ROLES: dict[str, str] = {}  # role id -> role name, read from TEAMWIRE_ROLES
 DESCRIPTIONS: dict[str, str] = {}  # role id -> description
 LARGEST = 2 ** 53 - 1  # the integers every JSON reader holds exactly
-ASK_LINE = re.compile(r"\A来自 (.+) 的(?:提问|消息)\nid: (\S+)\n")
+ASK_LINE = re.compile(r"\A来自 (.+?)(?: 向 .+)? 的(?:提问|消息)\nid: (\S+)\n")
 CHOSEN_ID = re.compile(r'[^\s<>"]+')  # an id an agent may choose (TW-ID-001)
 
 
@@ -196,9 +208,32 @@ ASKED_TEXT = {"ask_master": "Team Leader 的回答：\n", "ask_other_agent": "�
 
 
 def envelope(sender: str, label: str, message_id: str, tag: str, content: str,
-             attributes: str = "") -> str:
-    return (f"来自 {sender} 的{label}\nid: {message_id}\n\n<{sender}>\n<{tag}{attributes}>\n"
+             attributes: str = "", receiver: str | None = None) -> str:
+    header = f"来自 {sender} 的{label}"
+    if NATIVE_FORMS:  # astrion's own forms, which profile astrion reads (TW-CERT-027)
+        subtype = {"任务完成汇报": "completion_report", "任务进度输出": "progress_output"}.get(label)
+        if tag == "Ask":
+            subtype = "ask_master" if receiver == LEADER else "ask_other"
+        if label == "任务完成汇报":
+            header = f"来自 {sender} 的任务结束汇报"
+        if receiver is not None and receiver != LEADER:
+            header = f"来自 {sender} 向 {receiver} 的{label}"
+            # fault native-target: the target attribute names another sub-agent than the
+            # header, an envelope profile astrion finds invalid (TW-PROF-007)
+            named = receiver + "x" if FAULT == "native-target" else receiver
+            attributes += f' target="{named}"'
+        if subtype is not None:
+            attributes += f' subtype="{subtype}"'
+    return (f"{header}\nid: {message_id}\n\n<{sender}>\n<{tag}{attributes}>\n"
             f"{content}\n</{tag}>\n</{sender}>")
+
+
+def shown(state: str) -> str:
+    """A state as the router reports it: with ``--native-forms``, by astrion's names, which
+    have no waiting or completed (TW-PROF-039)."""
+    if NATIVE_FORMS:
+        return {"waiting": "running", "completed": "idle"}.get(state, state)
+    return state
 
 
 def error(code: str, message: str) -> str:
@@ -463,10 +498,10 @@ class Router:
                 if agent.state == "terminated":
                     return True  # its conversation ends where it was terminated
                 if agent.stopped == generation:
-                    if FAULT == "stop-answers-ask":
-                        agent.messages.append({
-                            "role": "tool", "tool_call_id": call["id"],
-                            "content": error("cancelled", "the turn was stopped")})
+                    if result is CANCELLED_ASK and FAULT != "stop-leaves-ask":
+                        # the ask the stop cancelled ends with astrion's text (TW-PROF-038)
+                        agent.messages.append({"role": "tool", "tool_call_id": call["id"],
+                                               "content": result})
                     return True  # stopped (TW-PROF-025): the open calls keep no result
                 agent.messages.append({"role": "tool", "tool_call_id": call["id"],
                                        "content": result})
@@ -626,7 +661,8 @@ class Router:
                     target.message_asks[question_id] = agent
                     agent.asked_text = envelope(agent.name, "消息", question_id, "Message", text)
                 else:
-                    agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text)
+                    agent.asked_text = envelope(agent.name, "提问", question_id, "Ask", text,
+                                                receiver=target.name)
                 turn = agent.generation
                 self.deliver(target, agent.asked_text)
             with self.lock:  # waiting in the ask: the turns this reply started may begin
@@ -642,7 +678,7 @@ class Router:
                     self.executing += 1
             with self.lock:
                 if agent.stopped == turn:
-                    return ""  # its turn was stopped: the caller appends nothing
+                    return CANCELLED_ASK  # its turn was stopped (TW-PROF-038)
                 agent.waiting_on = None
                 agent.asked_id = None
                 if agent.state == "waiting":
@@ -724,7 +760,7 @@ class Router:
                     return found
                 status = {"success": True, "agent_id": found.agent_id,
                           "role_id": found.role_id, "display_name": found.name,
-                          "status": found.state}
+                          "status": shown(found.state)}
                 result = self.run_result(found)
                 if result is not None:
                     status["result"] = result
@@ -773,7 +809,7 @@ class Router:
             if name == "list_active_sub_agents":
                 return json.dumps({"success": True, "agents": [
                     {"agent_id": a.agent_id, "role_id": a.role_id, "display_name": a.name,
-                     "status": a.state, "summary": summary_of(a)}
+                     "status": shown(a.state), "summary": summary_of(a)}
                     for a in self.agents.values() if a.name != LEADER
                     # astrion lists the terminated too (TW-PROF-024)
                     and (ASTRION or FAULT == "list-terminated" or a.state != "terminated")]})
@@ -880,7 +916,7 @@ class Router:
                 continue
             results.append({"found": True, "agent_id": found.agent_id,
                             "role_id": found.role_id, "display_name": found.name,
-                            "status": found.state})
+                            "status": shown(found.state)})
         return json.dumps({"success": True, "results": results})
 
     def named(self, caller: Agent, name: Any) -> Agent | str:
@@ -912,7 +948,7 @@ class Router:
         if FAULT == "stop-drops-queue":
             found.pending = []
         return json.dumps({"success": True, "agent_id": found.agent_id,
-                           "display_name": found.name, "status": found.state})
+                           "display_name": found.name, "status": shown(found.state)})
 
     def resolve(self, caller: Agent, agent_id: int, role_id: str | None) -> Agent | str:
         """The sub-agent an agent_id (and role_id) names, or the error result."""

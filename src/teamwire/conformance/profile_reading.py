@@ -1,0 +1,121 @@
+"""Envelopes as profile astrion reads them (TW-CERT-027).
+
+A router of profile astrion may write astrion's own envelope forms (chapter 12): a header that
+names the receiver (``来自 A 向 B 的…``), a ``target`` or ``subtype`` attribute, a
+``question_id`` on a tag other than ``Answer``, the completion label ``任务结束汇报``. The
+profile gives each the meaning of a ``strict`` form. Before a scenario's expected messages,
+written in ``strict`` forms, are compared with what such a router appended, each envelope it
+appended is read as the profile reads it and rendered again in its ``strict`` form; an
+envelope the profile finds invalid (a receiver that differs between header and ``target``, a
+``subtype`` that contradicts the type) is left as it was sent, so that it does not match.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from teamwire.envelope import Envelope, ParseError, is_envelope, parse, render
+from teamwire.envelope.types import ASTRION_COMPLETION_LABEL, MessageType
+
+LEADER = "Team Leader"
+
+_SUBTYPES: dict[str, MessageType] = {
+    "progress_output": MessageType.PROGRESS,
+    "completion_report": MessageType.COMPLETION,
+    "ask_master": MessageType.ASK,
+    "ask_other": MessageType.ASK,
+}
+"""The subtypes TW-PROF-008 checks, with the type each one requires."""
+
+
+def strict_form(text: str, reader: str) -> str:
+    """``text`` with an envelope in astrion's forms rendered in its ``strict`` form, as the
+    agent ``reader`` (whose conversation holds it) reads it in profile astrion; any other
+    text, and an envelope the profile finds invalid, unchanged."""
+    if not is_envelope(text):
+        return text
+    try:
+        envelope = parse(text)
+    except ParseError:
+        return text
+    read = _read(envelope, reader)
+    if read is None or read == envelope:
+        return text
+    try:
+        return render(read)
+    except ValueError:
+        return text
+
+
+def _read(envelope: Envelope, reader: str) -> Envelope | None:
+    """The ``strict`` envelope of the same meaning; None when profile astrion finds the
+    envelope invalid."""
+    attributes = dict(envelope.attributes)
+    target = attributes.pop("target", None)
+    subtype = attributes.pop("subtype", None)
+    if envelope.tag != "Answer":
+        attributes.pop("question_id", None)  # TW-PROF-009
+    receiver = envelope.receiver
+    if target is not None and receiver is not None and target != receiver:
+        return None  # TW-PROF-007
+    receiver = receiver or target
+    if receiver is not None and receiver != reader:
+        return None  # the envelope names another receiver than the one it reached
+    label = envelope.label
+    kind = MessageType.COMPLETION if label == ASTRION_COMPLETION_LABEL \
+        else MessageType.from_label(label)
+    if subtype in _SUBTYPES:  # TW-PROF-008
+        if kind is not _SUBTYPES[subtype]:
+            return None
+        if (subtype == "ask_master" and reader != LEADER) \
+                or (subtype == "ask_other" and reader == LEADER):
+            return None
+    if kind is MessageType.COMPLETION:
+        label = MessageType.COMPLETION.label  # TW-PROF-010
+    kept = tuple((k, v) for k, v in envelope.attributes if k in attributes)
+    return Envelope(sender=envelope.sender, label=label, id=envelope.id, tag=envelope.tag,
+                    content=envelope.content, attributes=kept, receiver=None)
+
+
+def read_messages(messages: list[Any], reader: str) -> list[Any]:
+    """Chat messages with every user message's envelope in its ``strict`` form
+    (``strict_form``); the other messages unchanged."""
+    out = []
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "user" \
+                and isinstance(message.get("content"), str):
+            message = {**message, "content": strict_form(message["content"], reader)}
+        out.append(message)
+    return out
+
+
+ASTRION_STATUSES: dict[str, str] = {"waiting": "running", "completed": "idle"}
+"""The states TW-ROUTE-001 names that astrion shows by another name (TW-PROF-039)."""
+
+
+def astrion_statuses(value: Any) -> Any:
+    """``value`` with every ``status`` member named as astrion names it (TW-PROF-039), so
+    that a status compares equal under either name; an optional member's value too."""
+    if isinstance(value, list):
+        return [astrion_statuses(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, member in value.items():
+        if key == "status" and isinstance(member, str):
+            member = ASTRION_STATUSES.get(member, member)
+        elif key == "status" and isinstance(member, dict) and len(member) == 1:
+            [(marker, inner)] = member.items()
+            member = {marker: ASTRION_STATUSES.get(inner, inner) if isinstance(inner, str)
+                      else astrion_statuses(inner)}
+        else:
+            member = astrion_statuses(member)
+        out[key] = member
+    return out
+
+
+def with_astrion_statuses(messages: list[Any]) -> list[Any]:
+    """Chat messages with every tool result's statuses as astrion names them."""
+    return [{**m, "json": astrion_statuses(m["json"])}
+            if isinstance(m, dict) and m.get("role") == "tool" and "json" in m else m
+            for m in messages]
