@@ -83,7 +83,7 @@ import sys
 import threading
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 FAULT = os.environ.get("MINI_ROUTER_FAULT", "")
 ASTRION = "--native-forms" in sys.argv or "--profile=astrion" in sys.argv or (
@@ -612,7 +612,8 @@ class Router:
                 return done
         if name in ("ask_master", "ask_other_agent", "ask_sub_agent"):
             id_name = "message_id" if name == "ask_other_agent" else "question_id"
-            question_id = args.get(id_name)
+            # any-chosen-id lets through a value that is no id, whatever its type
+            question_id = cast(str, args.get(id_name))
             if (not isinstance(question_id, str) or not CHOSEN_ID.fullmatch(question_id)) \
                     and FAULT != "any-chosen-id":
                 return error("invalid-arguments", f"{id_name} is no id (TW-ID-001)")
@@ -777,11 +778,11 @@ class Router:
                 message_id = self.next_id("msg", agent)
                 how = self.deliver(target, envelope(LEADER, "消息", message_id, "Message",
                                                     args["message"]))
-                result = {"success": True, "display_name": target.name,
-                          "message_id": message_id, "delivery": how}
+                sent: dict[str, Any] = {"success": True, "display_name": target.name,
+                                        "message_id": message_id, "delivery": how}
                 if FAULT == "no-delivery":
-                    del result["delivery"]
-                return json.dumps(result)
+                    del sent["delivery"]
+                return json.dumps(sent)
             if name == "answer_sub_agent_question":
                 found = self.resolve(agent, args["agent_id"], args.get("role_id"))
                 if isinstance(found, str):
