@@ -39,7 +39,7 @@ from teamwire.router import (
 )
 from teamwire.router.events import AGENT_EVENT_TYPES, AgentEvent, TurnFailed
 from teamwire.router.states import Delivery
-from teamwire.router.table import DELIVERY, STATE_TRIGGERED, TRANSITIONS
+from teamwire.router.table import DELIVERY, TRANSITIONS
 from tests.router.helpers import FSE, LEADER, UIO, feed, of_type, team
 
 S = AgentState
@@ -307,8 +307,3 @@ def test_a_message_goes_as_the_delivery_table_s_row_of_its_receiver_s_state_says
         assert [m.content for m in started[0].messages] == ["note"] and not core.pending(UIO)
     else:
         assert not started and [m.content for m in core.pending(UIO)] == ["note"]
-
-
-def test_the_state_triggered_moves_are_the_delivery_table_s_new_turn_rows() -> None:
-    assert {s: after for s, (d, after) in DELIVERY.items()
-                               if d is Delivery.NEW_TURN} == STATE_TRIGGERED

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conformance.sources.transcripts.vector_runner import run_case
 
 from teamwire.validator import REGISTRY, Severity, facts
-from teamwire.validator.dispatch import dispatch
+from teamwire.validator.dispatch import dispatch, reported
 from teamwire.validator.facts import UserText
-from teamwire.validator.registry import Rule, check
+from teamwire.validator.registry import Check, Rule, check
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [case for path in sorted((ROOT / "conformance" / "transcripts").glob("*.json"))
@@ -52,14 +53,21 @@ def test_a_rule_alone_finds_what_it_finds_among_all(code: str) -> None:
 
 
 def test_a_finding_carries_the_rule_of_the_check_that_made_it() -> None:
+    # dispatch (the file-level hand-out) tells the reporter each check's rule in turn: the
+    # second check's finding is not blamed on the first's rule.
     emitted: list[str] = []
 
     def emit(rule: Rule, message: str, index: int | None, tail: str = "",
              text: str | None = None, offset: int | None = None) -> None:
         emitted.append(rule.code)
-    checks = tuple(c for c in REGISTRY.checks_of(UserText))
-    dispatch(UserText(0, "[系统通知|x] hello"), checks, emit)
-    assert emitted and all(code in {c.rule.code for c in checks} for code in emitted)
+
+    def reporting(rule: Rule) -> Check[Any]:
+        return Check(rule, UserText, lambda fact, report: report(fact, "found"), None)
+    first, second = REGISTRY["TW301"], REGISTRY["TW302"]
+    dispatch(UserText(0, "x"), (reporting(first), reporting(second)), emit)
+    assert emitted == ["TW301", "TW302"]
+    assert reported(UserText(0, "x"), (reporting(second),), emit)
+    assert emitted[-1] == "TW302"
 
 
 def test_a_check_of_an_unregistered_rule_cannot_be_added() -> None:

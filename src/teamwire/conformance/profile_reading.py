@@ -14,18 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from teamwire.envelope import Envelope, ParseError, is_envelope, parse, render
-from teamwire.envelope.types import ASTRION_COMPLETION_LABEL, MessageType
-
-LEADER = "Team Leader"
-
-_SUBTYPES: dict[str, MessageType] = {
-    "progress_output": MessageType.PROGRESS,
-    "completion_report": MessageType.COMPLETION,
-    "ask_master": MessageType.ASK,
-    "ask_other": MessageType.ASK,
-}
-"""The subtypes TW-PROF-008 checks, with the type each one requires."""
+from teamwire.envelope import (
+    LEADER_NAME,
+    Envelope,
+    MessageType,
+    ParseError,
+    Profile,
+    is_envelope,
+    parse,
+    render,
+)
+from teamwire.envelope.types import ASTRION_SUBTYPES
 
 
 def strict_form(text: str, reader: str) -> str:
@@ -62,13 +61,11 @@ def _read(envelope: Envelope, reader: str) -> Envelope | None:
     if receiver is not None and receiver != reader:
         return None  # the envelope names another receiver than the one it reached
     label = envelope.label
-    kind = MessageType.COMPLETION if label == ASTRION_COMPLETION_LABEL \
-        else MessageType.from_label(label)
-    if subtype in _SUBTYPES:  # TW-PROF-008
-        if kind is not _SUBTYPES[subtype]:
-            return None
-        if (subtype == "ask_master" and reader != LEADER) \
-                or (subtype == "ask_other" and reader == LEADER):
+    kind = MessageType.from_label(label, Profile.ASTRION)
+    required = ASTRION_SUBTYPES.get(subtype) if subtype is not None else None
+    if required is not None:  # TW-PROF-008
+        mtype, to_leader = required
+        if kind is not mtype or (to_leader is not None and (reader == LEADER_NAME) is not to_leader):
             return None
     if kind is MessageType.COMPLETION:
         label = MessageType.COMPLETION.label  # TW-PROF-010

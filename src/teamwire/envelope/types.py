@@ -117,6 +117,15 @@ class MessageType(enum.Enum):
 ASTRION_COMPLETION_LABEL = "任务结束汇报"
 """The astrion dialect's label for a completion report."""
 
+ASTRION_SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
+    "progress_output": (MessageType.PROGRESS, None),
+    "completion_report": (MessageType.COMPLETION, None),
+    "ask_master": (MessageType.ASK, True),
+    "ask_other": (MessageType.ASK, False),
+}
+"""The astrion ``subtype`` values TW-PROF-008 checks: the type each requires, and whether
+its envelope goes to the Team Leader (True), to another agent (False), or either (None)."""
+
 _BY_LABEL: dict[str, MessageType] = {t.label: t for t in MessageType}
 
 TAGS: frozenset[str] = frozenset(t.tag for t in MessageType)

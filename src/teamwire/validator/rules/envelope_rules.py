@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from teamwire.envelope import ASTRION_COMPLETION_LABEL, LEADER_NAME, MessageType, name_problem
 from teamwire.envelope.ids import ASTRION_ID, MESSAGE_ID
+from teamwire.envelope.types import ASTRION_SUBTYPES
 from teamwire.spec_version import SPEC_VERSION
 from teamwire.validator.facts import (
     DisplayName,
@@ -310,15 +311,6 @@ sub-agent.""",
                   ' subtype="progress_output"')))
 
 
-# subtype → (type it requires, whether the receiver must be the leader; None: either)
-_SUBTYPES: dict[str, tuple[MessageType, bool | None]] = {
-    "progress_output": (MessageType.PROGRESS, None),
-    "completion_report": (MessageType.COMPLETION, None),
-    "ask_master": (MessageType.ASK, True),
-    "ask_other": (MessageType.ASK, False),
-}
-
-
 RECEIVER_CONFLICT = rule(
     "TW117", "receiver-conflict", E,
     "An astrion header names a receiver that differs from the target attribute.",
@@ -399,7 +391,7 @@ def _subtype_mismatch(fact: EnvelopeAttributes, report: Report[EnvelopeAttribute
     if fact.owner.strict or mtype is None:
         return
     for name, value in attributes:
-        expected = _SUBTYPES.get(value) if name == "subtype" else None
+        expected = ASTRION_SUBTYPES.get(value) if name == "subtype" else None
         if expected is None:
             continue
         to = receiver or dict(attributes).get("target") or fact.owner.name
