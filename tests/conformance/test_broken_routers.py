@@ -196,14 +196,17 @@ CASES: list[Any] = [
 
 RACING = {"no-inline": {"Team Leader call 4"},
           "keep-repeats": {"model-calls", "UI Operator_1 call 1", "Team Leader call 3"},
-          "relay-leader-text": {"Team Leader call 4", "Team Leader call 6"}}
+          "relay-leader-text": {"Team Leader call 4", "Team Leader call 6"},
+          "late-running": {"Team Leader call 6"}}
 """Checks a fault may or may not fail, by timing the schedule does not hold. no-inline: the
 message held back starts a third, unscripted turn of the operator, whose empty output reaches
 the Team Leader either before its fourth model call or after it. keep-repeats: the messages
 the fault sends reach the operator either before its first model call or as an unscripted
 second turn, whose report then reaches the Team Leader too. relay-leader-text: the prose the
 fault relays starts unscripted turns of both sub-agents, whose reports reach the Team Leader
-before one of its calls or another."""
+before one of its calls or another. late-running: the false wait-cycle gives the operator an
+unscripted fourth turn, whose report reaches the Team Leader either with the scripted one
+before its sixth model call or after it."""
 
 
 @pytest.mark.parametrize(("router", "fault", "scenario", "broken", "failed_checks", "run_checks"),
