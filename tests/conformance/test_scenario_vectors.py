@@ -51,9 +51,13 @@ def _base() -> dict[str, Any]:
     (lambda d: d.update(knobs={"round_limit": 0}), "knobs/round_limit"),
     (lambda d: d.update(refused=True), "is expected to be empty"),
     (lambda d: d["agents"][0]["replies"][0]["tool_calls"][0].update(id=7), "id"),
+    (lambda d: d["expect"][0].update(requirements=["TW-SEC-001"]),
+     "names TW-SEC-001, which the scenario's requirements do not list"),
+    (lambda d: d["expect"][0].update(requirements=[]), "requirements"),
 ], ids=["no-leader-token", "unscripted-release", "bad-name", "nested-tokens",
         "zero-ask-timeout-not-refused", "zero-round-limit-not-refused", "refused-with-a-schedule",
-        "call-id-not-text"])
+        "call-id-not-text", "expectation-cites-a-foreign-requirement",
+        "expectation-cites-nothing"])
 def test_a_scenario_that_cannot_be_run_is_refused_with_the_reason(edit: Any, message: str) -> None:
     data = _base()
     edit(data)

@@ -92,5 +92,9 @@ def scenario(name: str, title: str, requirements: list[str], agents: list[dict[s
     return out
 
 
-def expect(agent_name: str, number: int, *messages: dict[str, Any]) -> dict[str, Any]:
-    return {"agent": agent_name, "call": number, "appended": list(messages)}
+def expect(agent_name: str, number: int, *messages: dict[str, Any],
+           requirements: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What ``agent_name`` is shown before its call ``number``; ``requirements``, when the
+    scenario checks more than these messages show, are the ones a difference here breaks."""
+    cited = {"requirements": list(requirements)} if requirements else {}
+    return {"agent": agent_name, "call": number, **cited, "appended": list(messages)}

@@ -68,10 +68,13 @@ def task_to_idle_sub_agent() -> dict[str, Any]:
                says("Waiting for the operator."), says("The page is done.")),
          agent(UIO, says("The form is designed."))],
         schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3)),
-        [expect(TL, 1, user(REQUEST)),
-         expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001"))),
-         expect(UIO, 1, TASK_UIO),
-         expect(TL, 3, output(UIO, "out_uio_001", "The form is designed."))])
+        [expect(TL, 1, user(REQUEST), requirements=("TW-ROUTE-023",)),
+         expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001")),
+                requirements=("TW-TOOL-007", "TW-TOOL-009", "TW-TOOL-042", "TW-TOOL-047")),
+         expect(UIO, 1, TASK_UIO,
+                requirements=("TW-ROUTE-007", "TW-ROUTE-009", "TW-TOOL-007", "TW-TOOL-042")),
+         expect(TL, 3, output(UIO, "out_uio_001", "The form is designed."),
+                requirements=("TW-ROUTE-007", "TW-ROUTE-009", "TW-ROUTE-023"))])
 
 
 def first_call_after_the_reply() -> dict[str, Any]:

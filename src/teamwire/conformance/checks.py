@@ -535,6 +535,7 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
     verdicts = []
     for expectation in run.scenario.expectations:
         name = f"{expectation.agent} call {expectation.call}"
+        cited = expectation.requirements or run.scenario.requirements  # TW-CERT-030
         calls = numbered.get(expectation.agent, {})
         wanted = [_normal(m) for m in expectation.appended]
         if expectation.call not in calls:
@@ -543,7 +544,7 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
                 if made == list(range(1, len(made) + 1)) else \
                 f"{expectation.agent} made no model call for reply {expectation.call} (its " \
                 f"calls asked for replies {', '.join(map(str, made))})"
-            verdicts.append(Verdict(name, Status.FAIL, run.scenario.requirements, said,
+            verdicts.append(Verdict(name, Status.FAIL, cited, said,
                                     wanted, None))
             continue
         got = [_normal(m) for m in appended(calls, expectation.call)]
@@ -553,11 +554,11 @@ def _expectations(run: Run, numbered: dict[str, dict[int, ModelCall]]) -> list[V
         wanted = _unless_offered(wanted, got, calls.get(expectation.call - 1))
         wanted = with_further_members(_optional_left_out(with_placeholders(wanted, got), got), got)
         if matches(wanted, got):  # markers are resolved by now; true is not 1
-            verdicts.append(Verdict(name, Status.PASS, run.scenario.requirements))
+            verdicts.append(Verdict(name, Status.PASS, cited))
         else:
             found = first_difference(wanted, got)
             where = "" if found is None else f"; first difference at {found}"
-            verdicts.append(Verdict(name, Status.FAIL, run.scenario.requirements,
+            verdicts.append(Verdict(name, Status.FAIL, cited,
                                     "the messages appended before this call differ from the "
                                     f"expected ones{where}", wanted, got))
     return verdicts

@@ -84,6 +84,8 @@ class Expectation:
     agent: str
     call: int
     appended: tuple[dict[str, Any], ...]
+    requirements: tuple[str, ...] = ()
+    """The requirements these messages show (TW-CERT-030); none: the scenario's."""
 
 
 @dataclass(frozen=True)
@@ -153,8 +155,15 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
         if step.agent not in names or not 1 <= step.call <= len(scripts[step.agent]):
             raise ScenarioError(f"{source}: the schedule releases call {step.call} of "
                                 f"{step.agent}, which has no such scripted reply")
-    expectations = tuple(Expectation(e["agent"], e["call"], tuple(e["appended"]))
+    expectations = tuple(Expectation(e["agent"], e["call"], tuple(e["appended"]),
+                                     tuple(e.get("requirements", ())))
                          for e in data.get("expect", ()))
+    for expectation in expectations:
+        foreign = sorted(set(expectation.requirements) - set(data["requirements"]))
+        if foreign:
+            raise ScenarioError(f"{source}: the expectation of {expectation.agent}'s call "
+                                f"{expectation.call} names {', '.join(foreign)}, which the "
+                                "scenario's requirements do not list (TW-CERT-030)")
     return Scenario(
         name=data["scenario"], title=data["title"], requirements=tuple(data["requirements"]),
         level=data.get("level", "core"), profile=data.get("profile", "strict"),

@@ -43,7 +43,9 @@ the tests can check that certification fails with the right requirements:
 - ``fail-queued``: with unanswered_asks fail, the end of a turn fails an ask to its agent
   that still waits in the queue, not only the ones the turn received (TW-ROUTE-030);
 - ``answer-at-end``: the Team Leader's ask_sub_agent is answered by the final output of the
-  sub-agent's turn, not by text beside tool calls before it (TW-ROUTE-014).
+  sub-agent's turn, not by text beside tool calls before it (TW-ROUTE-014);
+- ``created-idle``: create_sub_agent's result gives the new sub-agent the status ``idle``,
+  as 1.0's TW-TOOL-007 read, though its Task has started its first turn (TW-TOOL-047).
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
@@ -737,7 +739,8 @@ class Router:
                 self.deliver(sub, envelope(LEADER, "任务发布", task_id, "Task", args["task"]))
                 return json.dumps({"success": True, "agent_id": sub.agent_id,
                                    "role_id": sub.role_id, "display_name": sub.name,
-                                   "status": "running", "task_id": task_id})
+                                   "status": "idle" if FAULT == "created-idle" else "running",
+                                   "task_id": task_id})
             if name == "answer_other_agent":
                 found = self.resolve(agent, args["source_agent_id"], args.get("role_id"))
                 if isinstance(found, str):
