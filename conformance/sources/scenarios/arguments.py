@@ -69,9 +69,11 @@ def refused_arguments() -> dict[str, Any]:
         [expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001")),
                 tool("call_tl_2", failed("invalid-arguments")),
                 tool("call_tl_3", failed("invalid-arguments")),
-                tool("call_tl_4", failed("invalid-arguments"))),
-         expect(UIO, 1, TASK_UIO),
-         expect(UIO, 2, tool("call_uio_1", failed("invalid-arguments"))),
+                tool("call_tl_4", failed("invalid-arguments")),
+                requirements=("TW-TOOL-024", "TW-TOOL-025", "TW-TOOL-037", "TW-TOOL-039")),
+         expect(UIO, 1, TASK_UIO, requirements=("TW-TOOL-025", "TW-TOOL-026")),
+         expect(UIO, 2, tool("call_uio_1", failed("invalid-arguments")),
+                requirements=("TW-TOOL-030", "TW-TOOL-037")),
          expect(TL, 3, output(UIO, "out_uio_001", "The form is designed."))])
 
 

@@ -50,11 +50,13 @@ def message_to_waiting_sub_agent() -> dict[str, Any]:
         [expect(TL, 4, tool("call_tl_2", {"success": True, "display_name": FSE,
                                            "message_id": "msg_tl_001", "delivery": "queued"}),
                 tool("call_tl_3", {"success": True, "display_name": FSE,
-                                   "question_id": "ask_fse_001"})),
+                                   "question_id": "ask_fse_001"}),
+                requirements=("TW-ROUTE-013", "TW-TOOL-012")),
          expect(FSE, 2, tool("call_fse_1", envelope(
              TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
              (("question_id", "ask_fse_001"),))["content"]),
-                envelope(TL, "消息", "msg_tl_001", "Message", "Also add rate limits."))])
+                envelope(TL, "消息", "msg_tl_001", "Message", "Also add rate limits."),
+                requirements=("TW-ROUTE-008", "TW-ROUTE-012", "TW-ROUTE-013"))])
 
 
 def terminated_during_an_ask() -> dict[str, Any]:

@@ -109,8 +109,10 @@ def message_to_running_sub_agent() -> dict[str, Any]:
          agent(UIO, calls(call("call_uio_1", "list_active_sub_agents")),
                says("Reusing the auth module."))],
         schedule((TL, 1), (TL, 2), (TL, 3), (UIO, 1), (UIO, 2), (TL, 4)),
-        [expect(TL, 3, tool("call_tl_2", sent("msg_tl_001", "inline"))),
-         expect(UIO, 2, tool("call_uio_1", active("running")), message("msg_tl_001", GUIDANCE)),
+        [expect(TL, 3, tool("call_tl_2", sent("msg_tl_001", "inline")),
+                requirements=("TW-ROUTE-007", "TW-TOOL-011", "TW-TOOL-012")),
+         expect(UIO, 2, tool("call_uio_1", active("running")), message("msg_tl_001", GUIDANCE),
+                requirements=("TW-ROUTE-007", "TW-ROUTE-008", "TW-TOOL-015")),
          expect(TL, 4, output(UIO, "out_uio_001", "Reusing the auth module."))])
 
 
@@ -132,9 +134,11 @@ def answer_to_waiting_sub_agent() -> dict[str, Any]:
                says("Using port 8080."))],
         schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (TL, 4), (FSE, 2), (TL, 5)),
         [expect(FSE, 1, TASK_FSE),
-         expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", question)),
+         expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", question),
+                requirements=("TW-TOOL-020",)),
          expect(TL, 4, tool("call_tl_2", {"success": True, "display_name": FSE,
-                                           "question_id": "ask_fse_001"})),
+                                           "question_id": "ask_fse_001"}),
+                requirements=("TW-TOOL-014",)),
          expect(FSE, 2, tool("call_fse_1", envelope(
              TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
              (("question_id", "ask_fse_001"),))["content"])),

@@ -99,10 +99,14 @@ def custom_roles_and_creation_errors() -> dict[str, Any]:
                                    "display_name": "Coder_1",
                                    "status": {IF_PRESENT: "running"},
                                    "task_id": "task_001"}),
-                tool("call_tl_6", failed("duplicate-id"))),
-         expect("Coder_1", 1, envelope(TL, "任务发布", "task_001", "Task", CODER_TASK)),
+                tool("call_tl_6", failed("duplicate-id")),
+                requirements=("TW-TOOL-007", "TW-TOOL-008", "TW-TOOL-018", "TW-TOOL-033",
+                              "TW-TOOL-036", "TW-NAME-008", "TW-NAME-010")),
+         expect("Coder_1", 1, envelope(TL, "任务发布", "task_001", "Task", CODER_TASK),
+                requirements=("TW-TOOL-007", "TW-TOOL-018")),
          expect(TL, 3, envelope("Coder_1", "任务完成汇报", "out_c_001", "Output",
-                                "Code written."))])
+                                "Code written."),
+                requirements=("TW-ID-006", "TW-TOOL-018"))])
 
 
 def listed(role_id: str, name: str, description: str) -> dict[str, Any]:
