@@ -15,6 +15,8 @@ import pytest
 
 from teamwire.conformance.endpoint import ModelEndpoint
 from teamwire.conformance.scenario import Reply
+from teamwire.router.runtime.driver import DriverError
+from teamwire.router.runtime.openai_stream import read_event_stream
 
 REPLIES = {
     "Team Leader": [Reply(None, (("call_1", "create_sub_agent",
@@ -183,3 +185,30 @@ def test_a_reply_fails_its_scripted_tries_in_order_then_is_given() -> None:
     assert [c.failure for c in server.calls] == [*reply.failures, None]
     assert [c.number for c in server.calls_of("Team Leader")] == [1]  # the one answered
     assert server.unexpected == []
+
+
+def test_a_streamed_request_that_gets_no_assistant_message_is_told_so_by_an_error_event(
+) -> None:
+    """To a request for a stream, the failure without an assistant message is an event stream
+    whose one event carries ``error`` and that ends before ``data: [DONE]`` (TW-CERT-037): a
+    stream of chunks without choices would read as an empty reply, not as a failure."""
+    server = ModelEndpoint({"[tw:leader]": "Team Leader"},
+                           {"Team Leader": [Reply("Done.", failures=("malformed",))]})
+    url = server.start()
+    results: list[tuple[int, bytes]] = []
+    try:
+        client = threading.Thread(target=_ask, args=(url, results, True, 0))
+        client.start()
+        call = server.wait_for_call("Team Leader", 1, timeout=10)
+        assert call is not None and call.stream
+        server.release(call)
+        client.join(10)
+    finally:
+        server.close()
+    [(status, body)] = results
+    assert status == 200
+    events = [line for line in body.decode().split("\n") if line]
+    assert len(events) == 1 and events[0].startswith("data: ")
+    assert set(json.loads(events[0][len("data: "):])) == {"error"}
+    with pytest.raises(DriverError, match="reported an error"):
+        read_event_stream(body.splitlines(keepends=True))

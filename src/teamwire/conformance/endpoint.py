@@ -44,7 +44,8 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 FAILURES: dict[str, str] = {
     "status-500": "the endpoint answers HTTP 500 (a server error)",
     "status-429": "the endpoint answers HTTP 429 (too many requests, retry at once)",
-    "malformed": "the endpoint answers HTTP 200 with a response that holds no assistant message",
+    "malformed": "the endpoint answers HTTP 200 with a response that holds no assistant message"
+                 " (to a streamed request: an event stream whose one event is an error)",
     "disconnect": "the endpoint closes the connection without answering",
 }
 """The ways a scripted model call can fail, each a failed model call by TW-ROUTE-031."""
@@ -348,7 +349,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, call: ModelCall, body: dict[str, Any]) -> None:
         """Write the answer the schedule released: a scripted failure or the reply."""
         if call.failure is not None:
-            self._fail(call.failure)
+            self._fail(call.failure, call.stream)
             return
         reply = call.reply or Reply("")
         if call.stream:
@@ -360,12 +361,15 @@ class _Handler(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "message": reply.message(),
                              "finish_reason": "tool_calls" if reply.tool_calls else "stop"}]})
 
-    def _fail(self, failure: str) -> None:
+    def _fail(self, failure: str, stream: bool) -> None:
         """Answer a try with its scripted failure (FAILURES)."""
         if failure == "disconnect":
             self.close_connection = True
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if failure == "malformed" and stream:
+            self._stream_error()
             return
         if failure == "malformed":
             self._json(200, {"id": "chatcmpl-malformed", "object": "chat.completion",
@@ -386,15 +390,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
-    def _stream(self, reply: Reply) -> None:
-        """The reply as server-sent events, as the OpenAI API streams: a role delta, the
-        content, each tool call (name first, then its arguments in two pieces), the finish."""
+    def _open_stream(self) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
+
+    def _stream_error(self) -> None:
+        """A streamed answer that holds no assistant message (TW-CERT-037): one event whose
+        data is an error object, and the stream closed before ``data: [DONE]``. A stream of
+        chunks with no choices would be read by the official SDKs as an empty reply, not as
+        the failure it is; an ``error`` event they raise as an error."""
+        self._open_stream()
+        data = {"error": {"message": FAILURES["malformed"], "type": "scripted"}}
+        self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+
+    def _stream(self, reply: Reply) -> None:
+        """The reply as server-sent events, as the OpenAI API streams: a role delta, the
+        content, each tool call (name first, then its arguments in two pieces), the finish."""
+        self._open_stream()
         chunks: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
         if reply.content:
             middle = len(reply.content) // 2
