@@ -62,6 +62,19 @@ def test_strict_flags_the_receiver_header_at_the_receiver() -> None:
     assert tw114.agent == FSE
 
 
+def test_strict_flags_both_dialect_forms_of_one_envelope_each_where_it_is() -> None:
+    # One check of TW114 sees the header's receiver and its label together, and reports
+    # each form at its own place, in the order the header reads them.
+    text = render(Envelope(UIO, "任务结束汇报", "out_uio_001", "Output", "Done.", (), TL))
+    findings = [f for f in lint(text, TL, profile="strict") if f.rule == "TW114"]
+    header = text.split("\n", 1)[0]
+    assert [(f.message, f.line, f.column) for f in findings] == [
+        ("the header form '来自 A 向 B 的…' belongs to the astrion dialect",
+         *at_receiver(text, TL)),
+        ("label '任务结束汇报' is the astrion dialect's completion label; profile strict uses "
+         "'任务完成汇报'", 1, header.index("任务结束汇报") + 1)]
+
+
 def test_header_receiver_other_than_the_owner() -> None:
     text = ask(receiver=FSE, content="Tell me 向 whom.")
     findings = lint(text, "Tester_1")

@@ -91,8 +91,8 @@ class EnvelopeChecks(LinterState):
         if receiver is not None and not self.names.get(receiver):
             self.check_name(receiver, index, text, text.find(" 向 ") + 3)
         if self.attribute_hand:
-            self.attribute_hand(EnvelopeAttributes(index, text, sender, receiver, tag, mtype,
-                                                   attributes, self.owner), self.report)
+            self.attribute_hand(EnvelopeAttributes(index, text, sender, receiver, label, tag,
+                                                   mtype, attributes, self.owner), self.report)
         if self.envelope_hand and self.envelope_gate.opens(text, content):
             self.envelope_hand(EnvelopeText(index, text, content), self.report)
         return mtype

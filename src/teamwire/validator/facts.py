@@ -192,11 +192,12 @@ class DisplayName:
 
 @dataclass(slots=True, eq=False)
 class EnvelopeAttributes(_FromSender):
-    """The inner tag's attributes of a well-formed envelope, and the receiver its header
-    names (astrion), wherever it appears."""
+    """The inner tag's attributes of a well-formed envelope, and the receiver and label its
+    header names, wherever it appears."""
 
     receiver: str | None
     """The receiver the header names (astrion); None when it names none."""
+    label: str
     tag: str
     mtype: MessageType | None
     attributes: tuple[tuple[str, str], ...]

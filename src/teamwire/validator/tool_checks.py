@@ -301,7 +301,7 @@ class ToolChecks(EnvelopeChecks):
             self.ids[message_id] = (index, hash((sender, label, "Answer", body))) \
                 if self.hash_ids else (index, sender, label, "Answer", body)
         if self.attribute_hand:
-            self.attribute_hand(EnvelopeAttributes(index, text, sender, None, "Answer",
+            self.attribute_hand(EnvelopeAttributes(index, text, sender, None, label, "Answer",
                                                    MessageType.ANSWER,
                                                    (("question_id", question_id),), self.owner),
                                 self.report)

@@ -275,13 +275,6 @@ accept transcripts of that implementation.""",
     good=user(env("UI Operator_1", "任务完成汇报", "out_uio_002", "Output", "Done.")))
 
 
-@check(ASTRION_DIALECT, EnvelopeHead, always=True)
-def _astrion_completion_label(fact: EnvelopeHead, report: Report[EnvelopeHead]) -> None:
-    if fact.known is None and fact.label == ASTRION_COMPLETION_LABEL:
-        report(fact, f"label {fact.label!r} is the astrion dialect's completion label; profile "
-               "strict uses '任务完成汇报'", fact.text.find("\n") - len(fact.label))
-
-
 TRAILING_NEWLINE = rule(
     "TW115", "trailing-newline", E, "The envelope text ends with a line feed.",
     requirements=("TW-ENV-001", "TW-ENV-012", "TW-TYPE-013"),
@@ -378,9 +371,16 @@ def _unknown_attribute(fact: EnvelopeAttributes, report: Report[EnvelopeAttribut
 
 
 @check(ASTRION_DIALECT, EnvelopeAttributes, always=True, quiet=_quiet_without_attributes)
-def _astrion_receiver_header(fact: EnvelopeAttributes,
-                             report: Report[EnvelopeAttributes]) -> None:
-    if fact.owner.strict and fact.receiver is not None:
+def _astrion_dialect(fact: EnvelopeAttributes, report: Report[EnvelopeAttributes]) -> None:
+    # Quiet about an envelope without attributes or a receiver, though the label may be the
+    # dialect's: the quiet paths take only labels the profile knows, which under strict this
+    # one is not, so every envelope with it reaches this check.
+    if not fact.owner.strict:
+        return
+    if fact.label == ASTRION_COMPLETION_LABEL:
+        report(fact, f"label {fact.label!r} is the astrion dialect's completion label; profile "
+               "strict uses '任务完成汇报'", fact.text.find("\n") - len(fact.label))
+    if fact.receiver is not None:
         report(fact, "the header form '来自 A 向 B 的…' belongs to the astrion dialect",
                fact.text.find(" 向 ") + 3)
 
