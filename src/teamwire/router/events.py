@@ -9,7 +9,7 @@ states the subject may end in.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, get_args
 
 from teamwire.envelope import MessageType
 from teamwire.router.records import Snapshot
@@ -169,6 +169,5 @@ AgentEvent = (AgentCreated | TurnStarted | ModelCallStarted | OutputEmitted | To
 Event = AgentEvent | Restarted
 """Every event the core accepts."""
 
-AGENT_EVENT_TYPES: tuple[type[AgentEvent], ...] = (
-    AgentCreated, TurnStarted, ModelCallStarted, OutputEmitted, ToolCallReturned,
-    ToolCallBlocked, MessageSent, AnswerGiven, TurnEnded, TurnFailed, AgentTerminated, TimerFired)
+AGENT_EVENT_TYPES: tuple[type[AgentEvent], ...] = get_args(AgentEvent)
+"""The types ``AgentEvent`` unites, in its order: the list is written once, above."""
