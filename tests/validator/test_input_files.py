@@ -1,13 +1,23 @@
-"""Inputs that are not transcripts: clear findings with positions and the documented exit codes."""
+"""Files and bytes that are not transcripts, or are transcripts in an odd form: clear
+findings with positions and the documented exit codes. Malformed JSON and UTF-8 are placed by
+line and column; a byte order mark moves no column and hides no record; a duplicated member is
+placed where the kept value is and a missing one on the object that lacks it; a blank line,
+however long, is no record of JSON Lines."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from teamwire.cli import main
 from teamwire.validator import Linter, LintOptions, lint_bytes, lint_file, lint_value
+from teamwire.validator.locate import with_file_lines
+
+BOM = b"\xef\xbb\xbf"
+BAD_ID_LINE = ("来自 UI Operator_1 的提问\nid:ask_uio_001\n\n<UI Operator_1>\n<Ask>\nWhich shade?\n"
+               "</Ask>\n</UI Operator_1>")
 
 
 def rules(report: object) -> list[tuple[str, int | None, int | None]]:
@@ -106,3 +116,77 @@ def test_bytes_linted_without_a_name_are_reported_as_standard_input() -> None:
     for report in (lint_bytes(b"[{"), Linter().lint_bytes(b"[{")):
         assert report.file == "<stdin>"
         assert [(f.rule, f.file, f.line) for f in report.findings] == [("TW001", "<stdin>", 1)]
+
+
+def placed(tmp_path: Path, name: str, data: bytes) -> list[tuple[str, int | None, int | None]]:
+    path = tmp_path / name
+    path.write_bytes(data)
+    report = lint_file(str(path))
+    with_file_lines([report])
+    return [(f.rule, f.file_line, f.file_column) for f in report.findings if f.rule == "TW101"]
+
+
+def test_a_byte_order_mark_is_no_column(tmp_path: Path) -> None:
+    data = json.dumps([{"role": "user", "content": BAD_ID_LINE}], ensure_ascii=False).encode()
+    plain = placed(tmp_path, "plain.json", data)
+    marked = placed(tmp_path, "marked.json", BOM + data)
+    assert plain == marked
+    column = plain[0][2]
+    # The id line lacks its space: the error is at the id's first character, after 'id:'.
+    assert column is not None and data.decode()[column - 4:].startswith("id:ask_uio_001")
+
+
+
+def test_a_duplicated_member_is_placed_where_the_kept_value_is(tmp_path: Path) -> None:
+    content = json.dumps(BAD_ID_LINE, ensure_ascii=False)
+    text = ('[\n {"role": "user", "content": "hello"},\n {"role": "user",\n'
+            f'  "content": "short",\n  "content": {content}}}\n]')
+    assert placed(tmp_path, "dup.json", text.encode()) == [("TW101", 5, text.splitlines()[4]
+                                                            .index("id:") + len("id:") + 1)]
+
+
+
+def test_a_byte_order_mark_does_not_hide_the_first_record_from_inference(tmp_path: Path) -> None:
+    lines = [
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+         "function": {"name": "create_sub_agent", "arguments": json.dumps(
+             {"agent_id": 1, "role_id": "ui-operator", "task": "Design."})}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(
+            {"success": True, "agent_id": 1, "role_id": "ui-operator",
+             "display_name": "UI Operator_1", "task_id": "task_001"})},
+    ]
+    data = "".join(json.dumps(m) + "\n" for m in lines).encode()
+    for name, body in (("plain.jsonl", data), ("marked.jsonl", BOM + data)):
+        path = tmp_path / name
+        path.write_bytes(body)
+        assert [f.rule for f in lint_file(str(path)).findings] == [], name
+
+
+
+def test_a_long_blank_line_is_no_record(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"role": "user", "content": "hi"}\n' + " " * 50 + "\n"
+                    '{"role": "system", "content": 5}\n', encoding="utf-8")
+    report = lint_file(str(path), LintOptions(max_record_bytes=40, agent="UI Operator_1"))
+    assert report.messages == 2
+    assert [(f.rule, f.index) for f in report.findings] == [("TW004", 1)]
+    # Still skipped with TW008 when it holds anything but white space.
+    path.write_text('{"role": "user", "content": "hi"}\n' + " " * 49 + "x\n", encoding="utf-8")
+    report = lint_file(str(path), LintOptions(max_record_bytes=40, agent="UI Operator_1"))
+    assert [(f.rule, f.index) for f in report.findings] == [("TW008", 1)]
+
+
+
+def test_a_missing_member_is_placed_on_the_object_that_lacks_it(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    path.write_text('{\n "teamwire": "1.0"\n}', encoding="utf-8")
+    report = lint_file(str(path))
+    with_file_lines([report])
+    assert [(f.rule, f.file_line, f.message.startswith("bundle has no 'agents'"))
+            for f in report.findings] == [("TW003", 1, True)]
+    path.write_text('{\n "teamwire": "1.0",\n "agents": {"Team Leader": {\n  "role_id": '
+                    '"team-leader",\n  "messages": [\n   {"role": "user"}]}}}', encoding="utf-8")
+    report = lint_file(str(path))
+    with_file_lines([report])
+    assert [(f.rule, f.pointer, f.file_line) for f in report.findings] == [
+        ("TW004", "/agents/Team Leader/messages/0/content", 6)]
