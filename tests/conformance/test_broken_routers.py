@@ -191,6 +191,14 @@ CASES: list[Any] = [
                  id="relays-the-leaders-prose"),
     pytest.param(PY, "timeout-completes", "sub-agent-status-results", "TW-RES-013",
                  ["Team Leader call 5"], {}, id="reports-a-timed-out-turn-as-completed"),
+    # each inherited id is taken for one used before: every ask fails with duplicate-id, and
+    # no expected call comes as the scenario has it
+    pytest.param(JS, "object-ids", "inherited-member-ids", "TW-ID-014",
+                 ["model-calls", "Team Leader call 3", "Team Leader call 4",
+                  "Full-Stack Engineer_1 call 2", "Team Leader call 5", "Team Leader call 6",
+                  "Full-Stack Engineer_1 call 3", "Team Leader call 7", "Team Leader call 8",
+                  "Full-Stack Engineer_1 call 4", "Team Leader call 9"], {},
+                 id="looks-chosen-ids-up-in-a-plain-object-node", marks=needs_node),
 ]
 
 

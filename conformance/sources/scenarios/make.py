@@ -31,6 +31,7 @@ from conformance.sources.scenarios import (
     lifecycle,
     natural_output,
     one_one,
+    one_one_more,
     routing,
     targets,
 )
@@ -50,7 +51,7 @@ ASTRION_ROUTER = [sys.executable, str(ROOT / "tests" / "conformance" / "routers"
 SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *lifecycle.SCENARIOS,
            *arguments.SCENARIOS, *ids.SCENARIOS, *natural_output.SCENARIOS,
            *failures.SCENARIOS, *durability.SCENARIOS, *knobs.SCENARIOS,
-           *one_one.SCENARIOS, *astrion.SCENARIOS]
+           *one_one.SCENARIOS, *one_one_more.SCENARIOS, *astrion.SCENARIOS]
 
 
 def _declared(command: list[str]) -> Capabilities:

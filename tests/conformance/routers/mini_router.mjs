@@ -20,6 +20,8 @@
 //                  by text beside its tool calls before it
 //   late-running   an asker whose ask was answered stays waiting until it goes on, after the
 //                  answering reply's tool calls: they find it waiting (a false wait-cycle)
+//   object-ids     the ids agents chose are the keys of a plain object, looked up as ids[id]:
+//                  constructor, __proto__ and toString are found there before any ask used them
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 // TEAMWIRE_ROLES, TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT), refuses (exit 2) a knob out of
 // range, and exits 0 once every agent is idle.
@@ -171,6 +173,8 @@ const counters = { tasks: 0 };
 // one role share an abbreviation, so a counter kept per agent would give both out_xx_001.
 const allocated = new Map();
 const chosen = new Set(); // ids agents chose for their asks, which no counter may give
+const chosenObject = {}; // object-ids: the same ids as a plain object's keys
+const isChosen = (id) => (FAULT === "object-ids" ? Boolean(chosenObject[id]) : chosen.has(id));
 const given = new Set(); // ids the router allocated, which no agent may choose
 function nextId(prefix, abbreviation, name) {
   const key = `${prefix}_${abbreviation}`;
@@ -178,7 +182,7 @@ function nextId(prefix, abbreviation, name) {
   for (;;) {
     allocated.set(counter, (allocated.get(counter) || 0) + 1);
     const id = `${key}_${String(allocated.get(counter)).padStart(3, "0")}`;
-    if (!chosen.has(id)) {
+    if (!isChosen(id)) {
       given.add(id);
       return id;
     }
@@ -436,7 +440,7 @@ function ask(agent, target, questionId, text) {
     if (seen.has(link.waitingOn)) return Promise.resolve(error("wait-cycle", "the ask would wait in a cycle"));
     seen.add(link.name);
   }
-  if (chosen.has(questionId) || given.has(questionId)) {
+  if (isChosen(questionId) || given.has(questionId)) {
     return Promise.resolve(error("duplicate-id", `${questionId} is used in this session`));
   }
   if (agent.name !== LEADER && target.name !== LEADER) {
@@ -448,6 +452,7 @@ function ask(agent, target, questionId, text) {
   if (agent.name === LEADER && FAULT === "answer-at-end") target.leaderAsks.push(questionId);
   else if (agent.name === LEADER) target.messageAsks.set(questionId, agent);
   chosen.add(questionId); // the counters skip it (TW-ID-008)
+  chosenObject[questionId] = true;
   agent.state = "waiting";
   agent.waitingOn = target.name;
   agent.askedId = questionId;
