@@ -199,6 +199,11 @@ CASES: list[Any] = [
                   "Full-Stack Engineer_1 call 3", "Team Leader call 7", "Team Leader call 8",
                   "Full-Stack Engineer_1 call 4", "Team Leader call 9"], {},
                  id="looks-chosen-ids-up-in-a-plain-object-node", marks=needs_node),
+    # the parts' text taken as the reply: the turn ends with it, and the next turn asks for
+    # a reply the script does not have
+    pytest.param(PY, "join-parts", "content-as-parts-fails", "TW-ROUTE-031",
+                 ["model-calls", "Team Leader call 3", "UI Operator_1 call 1",
+                  "Team Leader call 5"], {}, id="reads-content-given-as-parts"),
 ]
 
 

@@ -183,3 +183,29 @@ def test_a_reply_fails_its_scripted_tries_in_order_then_is_given() -> None:
     assert [c.failure for c in server.calls] == [*reply.failures, None]
     assert [c.number for c in server.calls_of("Team Leader")] == [1]  # the one answered
     assert server.unexpected == []
+
+
+def test_a_reply_given_as_parts_is_a_failed_try_holding_the_replys_text() -> None:
+    """content-parts answers HTTP 200 with the reply's assistant message, its text given as
+    an array of one text part: a failed model call by TW-ROUTE-031, and the next try gets
+    the reply with its text as a string."""
+    reply = Reply("Done.", failures=("content-parts",))
+    server = ModelEndpoint({"[tw:leader]": "Team Leader"}, {"Team Leader": [reply]})
+    url = server.start()
+    got: list[Any] = []
+    try:
+        for _ in range(2):
+            client = threading.Thread(target=_ask_raw, args=(url, got))
+            client.start()
+            call = server.wait_for_call("Team Leader", 1, timeout=10)
+            assert call is not None
+            server.release(call)
+            client.join(10)
+    finally:
+        server.close()
+    [(status, parts), (again, given)] = got
+    assert status == 200 == again
+    assert parts["choices"][0]["message"] == {"role": "assistant",
+                                              "content": [{"type": "text", "text": "Done."}]}
+    assert given["choices"][0]["message"] == {"role": "assistant", "content": "Done."}
+    assert [c.failure for c in server.calls] == ["content-parts", None]

@@ -10,6 +10,8 @@ from conformance.sources.scenarios.blocks import (
     FSE,
     FSE_TASK,
     TL,
+    UIO,
+    UIO_TASK,
     agent,
     call,
     calls,
@@ -21,7 +23,10 @@ from conformance.sources.scenarios.blocks import (
     schedule,
     tool,
 )
-from conformance.sources.scenarios.routing import output
+from conformance.sources.scenarios.failures import failing
+from conformance.sources.scenarios.routing import message, output
+
+from teamwire.envelope.run_result import render_run_result
 
 INHERITED = ("constructor", "__proto__", "toString")
 """Ids valid by TW-ID-001 that name members every object of JavaScript inherits: a router
@@ -66,3 +71,28 @@ def inherited_member_ids() -> dict[str, Any]:
 
 
 SCENARIOS = [inherited_member_ids]
+
+
+def content_as_parts_fails() -> dict[str, Any]:
+    return scenario(
+        "content-as-parts-fails",
+        "A sub-agent's model call answered with an assistant message whose content is an "
+        "array of text parts, not a string, is a failed call on every try: the Team Leader "
+        "gets a completion whose content is a run result of state error, not the parts' "
+        "text, and the sub-agent's next turn asks for the reply again",
+        ["TW-ROUTE-031", "TW-ROUTE-019", "TW-RES-009", "TW-CERT-025"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK)), says("Waiting."),
+               calls(call("call_tl_2", "send_message_to_sub_agent", agent_id=1,
+                          message="Please try again.")),
+               says("Asked again."), says("Good.")),
+         agent(UIO, {**failing(says("The form is designed."), "content-parts"),
+                     "fail_every_try": True})],
+        schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (TL, 4), (UIO, 1), (TL, 5)),
+        [expect(TL, 3, output(UIO, "out_uio_001", render_run_result(
+            UIO, "error", "the model call failed"))),
+         expect(UIO, 1, envelope(TL, "任务发布", "task_001", "Task", UIO_TASK),
+                message("msg_tl_001", "Please try again.")),
+         expect(TL, 5, output(UIO, "out_uio_002", "The form is designed."))])
+
+
+SCENARIOS.append(content_as_parts_fails)

@@ -204,7 +204,8 @@ function makeAgent(name, roleId, agentId, abbreviation) {
 }
 
 // region: model-call
-// A failed model call (an error status, no answer, no assistant message) is null.
+// A failed model call (an error status, no answer, no assistant message, content that is
+// not text) is null.
 async function complete(agent) {
   try {
     const response = await fetch(URL_, {
@@ -215,7 +216,9 @@ async function complete(agent) {
     });
     if (!response.ok) return null;
     const message = (await response.json()).choices[0].message;
-    return message && typeof message === "object" ? message : null;
+    if (!message || typeof message !== "object") return null;
+    // content is a string or null (TW-ROUTE-031): an array of parts is a failed call
+    return message.content == null || typeof message.content === "string" ? message : null;
   } catch {
     return null;
   }
