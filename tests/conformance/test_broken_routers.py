@@ -21,6 +21,9 @@ from typing import Any
 
 import pytest
 
+from teamwire.conformance.runner import clock_skip_reason
+from teamwire.conformance.scenario import load_scenario
+
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "conformance" / "scenarios"
 ROUTERS = ROOT / "tests" / "conformance" / "routers"
@@ -344,3 +347,25 @@ def test_a_router_that_runs_the_timers_of_one_instant_newest_first_fails_in_proc
     own = requirements_of(name)
     assert {c["check"]: tuple(sorted(c["requirements"])) for c in result["checks"]
             if c["status"] == "fail"} == {"Team Leader call 3": own}
+
+
+def test_a_router_that_keeps_the_ask_timeout_of_1_0_fails_in_process() -> None:
+    """With no ask_timeout set, an ask times out after 300 s (TW-ROUTE-017, TW-ROUTE-032); a
+    router that keeps 1.0's 600 s lets the sub-agent's turn timeout, started first and due at
+    the same instant, end the turn instead: the asker's next call never comes. Virtual time
+    makes the 300 s cost nothing; a router run as a process is not given the scenario."""
+    name = "default-ask-timeout"
+    code, report = certify_in_process("ask_timeout_600", SCENARIOS / f"{name}.json")
+    assert code == 1
+    [result] = report["scenarios"]
+    own = requirements_of(name)
+    assert {c["check"]: tuple(sorted(c["requirements"])) for c in result["checks"]
+            if c["status"] == "fail"} == {"model-calls": own,
+                                          "Full-Stack Engineer_1 call 2": own,
+                                          "Team Leader call 4": own}
+    [missing] = [c for c in result["checks"] if c["check"] == "model-calls"]
+    assert "did not come within 300 s" in missing["reason"]
+    scenario = load_scenario(SCENARIOS / f"{name}.json")
+    reason = clock_skip_reason(scenario)  # a process, within the harness's default wait
+    assert reason is not None and "needs a wait of 300 s of the router's clock" in reason
+    assert clock_skip_reason(scenario, 300.0) is None  # a harness that waits that long runs it

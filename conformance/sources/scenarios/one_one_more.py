@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.sources.scenarios.asks import failed
 from conformance.sources.scenarios.blocks import (
     FSE,
     FSE_TASK,
@@ -96,3 +97,27 @@ def content_as_parts_fails() -> dict[str, Any]:
 
 
 SCENARIOS.append(content_as_parts_fails)
+
+
+def default_ask_timeout() -> dict[str, Any]:
+    return scenario(
+        "default-ask-timeout",
+        "With no ask_timeout knob set, an ask the Team Leader leaves unanswered fails with "
+        "timeout 300 seconds after it was made (1.0's default was 600, the turn timeout's, at "
+        "which the sub-agent's turn, started first, would end instead): the asker goes on "
+        "within its turn; only a harness that keeps the router's clock waits that long",
+        ["TW-ROUTE-017", "TW-ROUTE-032"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."), says("I will not answer that."), says("Fine.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
+                               question_id="ask_fse_001")),
+               says("Using port 8080, the default."))],
+        # the leader's model call that reads the ask is held until the ask has timed out
+        schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3, "await"), (FSE, 2), (TL, 3), (TL, 4)),
+        [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", "Which port?")),
+         expect(FSE, 2, tool("call_fse_1", failed("timeout"))),
+         expect(TL, 4, output(FSE, "out_fse_001", "Using port 8080, the default."))],
+        wait=300)
+
+
+SCENARIOS.append(default_ask_timeout)

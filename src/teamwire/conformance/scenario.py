@@ -110,6 +110,11 @@ class Scenario:
     """Seconds a router run as a process is given after each answer before the next step
     (generated scenarios: their schedules were drawn against a router that was quiet before
     each step, which in process the harness waits for instead)."""
+    wait: float = 0.0
+    """Seconds of the router's clock a step may wait for its call: a timer of a default no
+    knob shortens (TW-CERT-031). A harness that keeps the router's clock waits at least that
+    long; one whose bound on waits is shorter and that cannot set the clock skips the
+    scenario."""
 
     @property
     def moves_clock(self) -> bool:
@@ -160,7 +165,8 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
         level=data.get("level", "core"), profile=data.get("profile", "strict"),
         request=data["request"], tokens=tokens, scripts=scripts, schedule=schedule,
         expectations=expectations, knobs=dict(data.get("knobs", {})), source=source,
-        settle=float(data.get("settle", 0.0)), refused=data.get("refused") is True)
+        settle=float(data.get("settle", 0.0)), refused=data.get("refused") is True,
+        wait=float(data.get("wait", 0.0)))
 
 
 def load_scenario(path: Path) -> Scenario:
