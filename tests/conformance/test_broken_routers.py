@@ -94,6 +94,10 @@ CASES: list[Any] = [
     pytest.param(DERIVED, "lose-deadline", "deadline-across-a-restart", "TW-DUR-010",
                  ["model-calls", "Full-Stack Engineer_1 call 2", "Team Leader call 4"], {},
                  id="loses-a-deadline-on-restart"),
+    # the ask times out at the restart: the asker gets timeout, the answer not-waiting
+    pytest.param(DERIVED, "wall-clock", "clock-stopped-while-down", "TW-DUR-010",
+                 ["Full-Stack Engineer_1 call 2", "Team Leader call 4"], {},
+                 id="counts-the-time-it-was-down"),
     pytest.param(PY, "no-progress", "progress-before-tool-calls", "TW-DEL-005",
                  ["model-calls", "Team Leader call 5", "Team Leader call 6", "Team Leader call 7"],
                  {}, id="drops-progress"),
@@ -274,11 +278,20 @@ def test_a_lone_surrogate_a_router_sent_is_reported_as_its_escape(output_format:
 @pytest.mark.parametrize(("router", "scenario"), [
     (PY, "answers-out-of-order"), (PY, "message-to-waiting-sub-agent"),
     (PY, "terminated-during-an-ask"), (DERIVED, "restart-with-a-queued-message"),
-    (DERIVED, "deadline-across-a-restart")])
+    (DERIVED, "deadline-across-a-restart"), (DERIVED, "clock-stopped-while-down")])
 def test_the_same_routers_without_their_fault_pass_those_scenarios(router: str,
                                                                    scenario: str) -> None:
     """The fault alone fails the router: unbroken, it passes the same scenario."""
     code, report = certify(router, scenario, {})
+    assert code == 0
+    assert all(c["status"] == "pass" for s in report["scenarios"] for c in s["checks"])
+
+
+def test_a_clock_that_ran_while_the_router_was_down_passes_the_older_restart_scenario() -> None:
+    """deadline-across-a-restart keeps the router down for no time to speak of, so a router
+    whose clock counts the time it was down passes it: only clock-stopped-while-down, down
+    longer than the ask timeout, pins TW-DUR-010's stopped clock."""
+    code, report = certify(DERIVED, "deadline-across-a-restart", {"ROUTER_FAULT": "wall-clock"})
     assert code == 0
     assert all(c["status"] == "pass" for s in report["scenarios"] for c in s["checks"])
 

@@ -61,7 +61,7 @@ def moves_clock(path: Path) -> bool:
 def waits_long(path: Path) -> bool:
     """Whether a scenario waits longer than a black-box run's default bound (in process
     only, TW-CERT-031)."""
-    return json.loads(path.read_text(encoding="utf-8")).get("wait", 0) > 10
+    return float(json.loads(path.read_text(encoding="utf-8")).get("wait", 0)) > 10
 
 
 CLOCK_SCENARIOS = sorted(p.stem for p in SCENARIOS.glob("*.json") if moves_clock(p))

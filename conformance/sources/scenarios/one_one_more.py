@@ -121,3 +121,36 @@ def default_ask_timeout() -> dict[str, Any]:
 
 
 SCENARIOS.append(default_ask_timeout)
+
+
+def clock_stopped_while_down() -> dict[str, Any]:
+    steps = schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3, "crash"), (TL, 3), (TL, 4), (FSE, 2),
+                     (TL, 5))
+    # down longer than the ask timeout: a clock that ran meanwhile finds the deadline past
+    steps[3]["down"] = 6
+    return scenario(
+        "clock-stopped-while-down",
+        "Killed while a sub-agent's ask waits, and kept down longer than the ask timeout, the "
+        "router comes back with the time the ask had left, not less: its clock did not run "
+        "while it was down, so the Team Leader's answer after the restart reaches the asker",
+        ["TW-DUR-010", "TW-DUR-004", "TW-ROUTE-012"],
+        [agent(TL, calls(create("call_tl_1", "full-stack-engineer", FSE_TASK)),
+               says("Waiting."),
+               calls(call("call_tl_2", "answer_sub_agent_question", agent_id=1,
+                          question_id="ask_fse_001", answer="Port 8080.")),
+               says("Answered."), says("Done.")),
+         agent(FSE, calls(call("call_fse_1", "ask_master", question="Which port?",
+                               question_id="ask_fse_001")),
+               says("Using port 8080."))],
+        steps,
+        [expect(TL, 3, envelope(FSE, "提问", "ask_fse_001", "Ask", "Which port?")),
+         expect(TL, 4, tool("call_tl_2", {"success": True, "display_name": FSE,
+                                           "question_id": "ask_fse_001"})),
+         expect(FSE, 2, tool("call_fse_1", envelope(
+             TL, "回答", "ans_tl_001", "Answer", "Port 8080.",
+             (("question_id", "ask_fse_001"),))["content"])),
+         expect(TL, 5, output(FSE, "out_fse_001", "Using port 8080."))],
+        level="durable", knobs={"ask_timeout": 4})
+
+
+SCENARIOS.append(clock_stopped_while_down)

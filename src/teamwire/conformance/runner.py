@@ -370,6 +370,11 @@ def play(scenario: Scenario, router: RouterUnderTest, *, wait: float = DEFAULT_W
                 break
             router.crash()
             run.restarts += 1
+            down = life[-1].down
+            if down and not router.sets_clock:
+                # Down for that long in real time, which the router's clock must not count
+                # (TW-DUR-010, TW-CERT-032); on a clock the harness keeps, no time passes.
+                time.sleep(down)
             if not router.start(run):
                 break
     finally:

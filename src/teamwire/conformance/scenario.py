@@ -75,6 +75,10 @@ class Crash:
 
     agent: str
     call: int
+    down: float = 0.0
+    """Seconds the router stays down between the kill and the new start (TW-CERT-032): time
+    its clock must not count (TW-DUR-010). A harness that keeps the router's clock lets none
+    of it pass there."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +154,7 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
             raise ScenarioError(f"{source}: the token of {name} is part of another agent's token")
     if list(tokens) and not any(token in data["request"] for token in tokens):
         raise ScenarioError(f"{source}: the request holds no agent's token (the Team Leader's)")
-    schedule = tuple(Crash(s["agent"], s["call"]) if s.get("crash")
+    schedule = tuple(Crash(s["agent"], s["call"], float(s.get("down", 0.0))) if s.get("crash")
                      else Step(s["agent"], s["call"], bool(s.get("await")),
                                bool(s.get("at_timer")))
                      for s in data["schedule"])
