@@ -21,6 +21,9 @@ from typing import Any
 
 import pytest
 
+from teamwire.conformance.runner import clock_skip_reason
+from teamwire.conformance.scenario import load_scenario
+
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "conformance" / "scenarios"
 ROUTERS = ROOT / "tests" / "conformance" / "routers"
@@ -103,6 +106,10 @@ CASES: list[Any] = [
     pytest.param(DERIVED, "lose-deadline", "deadline-across-a-restart", "TW-DUR-010",
                  ["model-calls", "Full-Stack Engineer_1 call 2", "Team Leader call 4"], {},
                  id="loses-a-deadline-on-restart"),
+    # the ask times out at the restart: the asker gets timeout, the answer not-waiting
+    pytest.param(DERIVED, "wall-clock", "clock-stopped-while-down", "TW-DUR-010",
+                 ["Full-Stack Engineer_1 call 2", "Team Leader call 4"], {},
+                 id="counts-the-time-it-was-down"),
     pytest.param(PY, "no-progress", "progress-before-tool-calls", "TW-DEL-005",
                  ["model-calls", "Team Leader call 5", "Team Leader call 6", "Team Leader call 7"],
                  {}, id="drops-progress"),
@@ -203,6 +210,19 @@ CASES: list[Any] = [
                  id="relays-the-leaders-prose"),
     pytest.param(PY, "timeout-completes", "sub-agent-status-results", "TW-RES-013",
                  ["Team Leader call 5"], {}, id="reports-a-timed-out-turn-as-completed"),
+    # each inherited id is taken for one used before: every ask fails with duplicate-id, and
+    # no expected call comes as the scenario has it
+    pytest.param(JS, "object-ids", "inherited-member-ids", "TW-ID-014",
+                 ["model-calls", "Team Leader call 3", "Team Leader call 4",
+                  "Full-Stack Engineer_1 call 2", "Team Leader call 5", "Team Leader call 6",
+                  "Full-Stack Engineer_1 call 3", "Team Leader call 7", "Team Leader call 8",
+                  "Full-Stack Engineer_1 call 4", "Team Leader call 9"], {},
+                 id="looks-chosen-ids-up-in-a-plain-object-node", marks=needs_node),
+    # the parts' text taken as the reply: the turn ends with it, and the next turn asks for
+    # a reply the script does not have
+    pytest.param(PY, "join-parts", "content-as-parts-fails", "TW-ROUTE-031",
+                 ["model-calls", "Team Leader call 3", "UI Operator_1 call 1",
+                  "Team Leader call 5"], {}, id="reads-content-given-as-parts"),
 ]
 
 
@@ -269,11 +289,20 @@ def test_a_lone_surrogate_a_router_sent_is_reported_as_its_escape(output_format:
 @pytest.mark.parametrize(("router", "scenario"), [
     (PY, "answers-out-of-order"), (PY, "message-to-waiting-sub-agent"),
     (PY, "terminated-during-an-ask"), (DERIVED, "restart-with-a-queued-message"),
-    (DERIVED, "deadline-across-a-restart")])
+    (DERIVED, "deadline-across-a-restart"), (DERIVED, "clock-stopped-while-down")])
 def test_the_same_routers_without_their_fault_pass_those_scenarios(router: str,
                                                                    scenario: str) -> None:
     """The fault alone fails the router: unbroken, it passes the same scenario."""
     code, report = certify(router, scenario, {})
+    assert code == 0
+    assert all(c["status"] == "pass" for s in report["scenarios"] for c in s["checks"])
+
+
+def test_a_clock_that_ran_while_the_router_was_down_passes_the_older_restart_scenario() -> None:
+    """deadline-across-a-restart keeps the router down for no time to speak of, so a router
+    whose clock counts the time it was down passes it: only clock-stopped-while-down, down
+    longer than the ask timeout, pins TW-DUR-010's stopped clock."""
+    code, report = certify(DERIVED, "deadline-across-a-restart", {"ROUTER_FAULT": "wall-clock"})
     assert code == 0
     assert all(c["status"] == "pass" for s in report["scenarios"] for c in s["checks"])
 
@@ -342,3 +371,25 @@ def test_a_router_that_runs_the_timers_of_one_instant_newest_first_fails_in_proc
     own = requirements_of(name)
     assert {c["check"]: tuple(sorted(c["requirements"])) for c in result["checks"]
             if c["status"] == "fail"} == {"Team Leader call 3": own}
+
+
+def test_a_router_that_keeps_the_ask_timeout_of_1_0_fails_in_process() -> None:
+    """With no ask_timeout set, an ask times out after 300 s (TW-ROUTE-017, TW-ROUTE-032); a
+    router that keeps 1.0's 600 s lets the sub-agent's turn timeout, started first and due at
+    the same instant, end the turn instead: the asker's next call never comes. Virtual time
+    makes the 300 s cost nothing; a router run as a process is not given the scenario."""
+    name = "default-ask-timeout"
+    code, report = certify_in_process("ask_timeout_600", SCENARIOS / f"{name}.json")
+    assert code == 1
+    [result] = report["scenarios"]
+    own = requirements_of(name)
+    assert {c["check"]: tuple(sorted(c["requirements"])) for c in result["checks"]
+            if c["status"] == "fail"} == {"model-calls": own,
+                                          "Full-Stack Engineer_1 call 2": own,
+                                          "Team Leader call 4": own}
+    [missing] = [c for c in result["checks"] if c["check"] == "model-calls"]
+    assert "did not come within 300 s" in missing["reason"]
+    scenario = load_scenario(SCENARIOS / f"{name}.json")
+    reason = clock_skip_reason(scenario)  # a process, within the harness's default wait
+    assert reason is not None and "needs a wait of 300 s of the router's clock" in reason
+    assert clock_skip_reason(scenario, 300.0) is None  # a harness that waits that long runs it

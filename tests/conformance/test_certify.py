@@ -58,7 +58,14 @@ def moves_clock(path: Path) -> bool:
                json.loads(path.read_text(encoding="utf-8"))["schedule"])
 
 
+def waits_long(path: Path) -> bool:
+    """Whether a scenario waits longer than a black-box run's default bound (in process
+    only, TW-CERT-031)."""
+    return float(json.loads(path.read_text(encoding="utf-8")).get("wait", 0)) > 10
+
+
 CLOCK_SCENARIOS = sorted(p.stem for p in SCENARIOS.glob("*.json") if moves_clock(p))
+LONG_SCENARIOS = sorted(p.stem for p in SCENARIOS.glob("*.json") if waits_long(p))
 
 
 def test_the_reference_router_passes_every_check_of_every_scenario(tmp_path: Path) -> None:
@@ -73,11 +80,14 @@ def test_the_reference_router_passes_every_check_of_every_scenario(tmp_path: Pat
         p.stem for p in SCENARIOS.glob("*.json")
         if json.loads(p.read_text(encoding="utf-8"))["profile"] == "strict"}
     skipped = {s["scenario"]: s for s in report["scenarios"] if "skipped" in s}
-    assert sorted(skipped) == CLOCK_SCENARIOS == ["answer-at-the-ask-timeout",
-                                                  "turn-timers-at-one-instant"]
-    assert all("at the instant the router's next timer is due" in s["skipped"]
-               and "TW-ROUTE-028" in s["skipped"] and not s["passed"] and not s["checks"]
-               for s in skipped.values())
+    assert CLOCK_SCENARIOS == ["answer-at-the-ask-timeout", "turn-timers-at-one-instant"]
+    assert LONG_SCENARIOS == ["default-ask-timeout"]
+    assert sorted(skipped) == sorted(CLOCK_SCENARIOS + LONG_SCENARIOS)
+    assert all("at the instant the router's next timer is due" in skipped[s]["skipped"]
+               and "TW-ROUTE-028" in skipped[s]["skipped"] for s in CLOCK_SCENARIOS)
+    assert all("needs a wait of 300 s of the router's clock" in skipped[s]["skipped"]
+               and "TW-ROUTE-017" in skipped[s]["skipped"] for s in LONG_SCENARIOS)
+    assert all(not s["passed"] and not s["checks"] for s in skipped.values())
     assert all(c["status"] == "pass" for s in report["scenarios"] for c in s["checks"])
 
 
@@ -114,7 +124,8 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
                      if json.loads(p.read_text(encoding="utf-8"))["level"] == "core"}
     skipped = {s["scenario"]: s["skipped"] for s in report["scenarios"] if "skipped" in s}
     assert sorted(skipped) == ["answer-at-the-ask-timeout",
-                               "answer-to-no-pending-question", "default-turn-timeout",
+                               "answer-to-no-pending-question", "default-ask-timeout",
+                               "default-turn-timeout",
                                "leader-model-call-fails",
                                "model-call-retried",
                                "refuses-a-negative-number-of-model-retries",
@@ -126,6 +137,7 @@ def test_a_correct_router_is_certified_and_told_what_it_did_not_declare(router: 
                                "unanswered-spares-a-queued-ask"]
     assert "needs the router's clock" in skipped["answer-at-the-ask-timeout"]
     assert "needs the router's clock" in skipped["turn-timers-at-one-instant"]
+    assert "needs a wait of 300 s" in skipped["default-ask-timeout"]
     assert "declares no turn_timeout knob" in skipped["default-turn-timeout"]
     assert "declares no unanswered_asks knob" in skipped["unanswered-ask-master"]
     assert "declares no model_retries knob" in skipped["model-call-retried"]

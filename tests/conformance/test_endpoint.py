@@ -212,3 +212,54 @@ def test_a_streamed_request_that_gets_no_assistant_message_is_told_so_by_an_erro
     assert set(json.loads(events[0][len("data: "):])) == {"error"}
     with pytest.raises(DriverError, match="reported an error"):
         read_event_stream(body.splitlines(keepends=True))
+
+
+def test_a_reply_given_as_parts_is_a_failed_try_holding_the_replys_text() -> None:
+    """content-parts answers HTTP 200 with the reply's assistant message, its text given as
+    an array of one text part: a failed model call by TW-ROUTE-031, and the next try gets
+    the reply with its text as a string."""
+    reply = Reply("Done.", failures=("content-parts",))
+    server = ModelEndpoint({"[tw:leader]": "Team Leader"}, {"Team Leader": [reply]})
+    url = server.start()
+    got: list[Any] = []
+    try:
+        for _ in range(2):
+            client = threading.Thread(target=_ask_raw, args=(url, got))
+            client.start()
+            call = server.wait_for_call("Team Leader", 1, timeout=10)
+            assert call is not None
+            server.release(call)
+            client.join(10)
+    finally:
+        server.close()
+    [(status, parts), (again, given)] = got
+    assert status == 200 == again
+    assert parts["choices"][0]["message"] == {"role": "assistant",
+                                              "content": [{"type": "text", "text": "Done."}]}
+    assert given["choices"][0]["message"] == {"role": "assistant", "content": "Done."}
+    assert [c.failure for c in server.calls] == ["content-parts", None]
+
+
+def test_a_streamed_reply_given_as_parts_carries_the_array_in_its_delta() -> None:
+    """To a request for a stream, content-parts is a stream whose one delta's content is the
+    array (TW-CERT-037): a reader that takes only text content fails the try."""
+    server = ModelEndpoint({"[tw:leader]": "Team Leader"},
+                           {"Team Leader": [Reply("Done.", failures=("content-parts",))]})
+    url = server.start()
+    results: list[tuple[int, bytes]] = []
+    try:
+        client = threading.Thread(target=_ask, args=(url, results, True, 0))
+        client.start()
+        call = server.wait_for_call("Team Leader", 1, timeout=10)
+        assert call is not None and call.stream
+        server.release(call)
+        client.join(10)
+    finally:
+        server.close()
+    [(status, body)] = results
+    assert status == 200
+    chunks = [json.loads(line[len("data: "):]) for line in body.decode().split("\n")
+              if line.startswith("data: {")]
+    assert chunks[0]["choices"][0]["delta"]["content"] == [{"type": "text", "text": "Done."}]
+    with pytest.raises(DriverError, match="is not a string"):
+        read_event_stream(body.splitlines(keepends=True))

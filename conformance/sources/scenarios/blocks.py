@@ -78,8 +78,8 @@ def created(agent_id: int, role_id: str, name: str, task_id: str) -> dict[str, A
 def scenario(name: str, title: str, requirements: list[str], agents: list[dict[str, Any]],
              steps: list[dict[str, Any]], expect: list[dict[str, Any]], *,
              level: str = "core", knobs: dict[str, Any] | None = None,
-             settle: float = 0.0, profile: str = "strict", refused: bool = False
-             ) -> dict[str, Any]:
+             settle: float = 0.0, profile: str = "strict", refused: bool = False,
+             wait: float = 0.0) -> dict[str, Any]:
     out: dict[str, Any] = {"scenario": name, "title": title, "requirements": requirements,
                            "level": level, "profile": profile, "request": REQUEST}
     if knobs:
@@ -88,6 +88,8 @@ def scenario(name: str, title: str, requirements: list[str], agents: list[dict[s
         out["settle"] = settle
     if refused:
         out["refused"] = True
+    if wait:
+        out["wait"] = wait
     out.update({"agents": agents, "schedule": steps, "expect": expect})
     return out
 

@@ -9,8 +9,10 @@ check fails, so the vectors never just record what the router happens to do. The
 router runs profile strict only: a scenario of profile astrion is run against the router
 written from the specification alone, started in that profile
 (``tests/conformance/routers/mini_router.py --profile astrion``). A scenario that answers a
-call at a timer's instant needs the router's clock, which only an in-process run keeps: it
-is run against the reference router in this process (``teamwire certify --in-process``).
+call at a timer's instant needs the router's clock, which only an in-process run keeps, and
+so does one whose ``wait`` (a default timer no knob shortens, say the ask timeout's 300
+seconds) is longer than a black-box run waits: it is run against the reference router in
+this process (``teamwire certify --in-process``), on virtual time.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from conformance.sources.scenarios import (
     lifecycle,
     natural_output,
     one_one,
+    one_one_more,
     routing,
     targets,
 )
@@ -39,7 +42,7 @@ from teamwire.cli.run_cmd import CAPABILITIES
 from teamwire.conformance.capabilities import Capabilities, capabilities_from_json
 from teamwire.conformance.checks import Status, check_run
 from teamwire.conformance.inprocess import InProcessRouter, reference_router
-from teamwire.conformance.runner import play, run_scenario
+from teamwire.conformance.runner import clock_skip_reason, play, run_scenario
 from teamwire.conformance.scenario import scenario_from_json
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -50,7 +53,7 @@ ASTRION_ROUTER = [sys.executable, str(ROOT / "tests" / "conformance" / "routers"
 SOURCES = [*routing.SCENARIOS, *asks.SCENARIOS, *targets.SCENARIOS, *lifecycle.SCENARIOS,
            *arguments.SCENARIOS, *ids.SCENARIOS, *natural_output.SCENARIOS,
            *failures.SCENARIOS, *durability.SCENARIOS, *knobs.SCENARIOS,
-           *one_one.SCENARIOS, *astrion.SCENARIOS]
+           *one_one.SCENARIOS, *one_one_more.SCENARIOS, *astrion.SCENARIOS]
 
 
 def _declared(command: list[str]) -> Capabilities:
@@ -71,7 +74,7 @@ def main() -> int:
         data = make()
         command, declared = routers[data["profile"]]
         scenario = scenario_from_json(data, data["scenario"])
-        if scenario.moves_clock:
+        if clock_skip_reason(scenario) is not None:
             run = play(scenario, InProcessRouter(scenario, reference_router))
         else:
             run = run_scenario(scenario, command, capabilities=declared)

@@ -176,9 +176,9 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
 
     def skip_reason(scenario: Scenario) -> str | None:
         # What the declaration rules out first; then what a router run as a process cannot
-        # be given (TW-CERT-021).
+        # be given (TW-CERT-021, TW-CERT-031).
         return capabilities.skip_reason(scenario) or (
-            None if in_process is not None else clock_skip_reason(scenario))
+            None if in_process is not None else clock_skip_reason(scenario, wait))
 
     if all(skip_reason(s) for s in scenarios):
         fail(f"error: no scenario of level {level} can be run against the router as declared: "

@@ -47,8 +47,20 @@ FAILURES: dict[str, str] = {
     "malformed": "the endpoint answers HTTP 200 with a response that holds no assistant message"
                  " (to a streamed request: an event stream whose one event is an error)",
     "disconnect": "the endpoint closes the connection without answering",
+    "content-parts": "the endpoint answers HTTP 200 with one assistant message whose content is "
+                     "an array of parts, not text",
 }
 """The ways a scripted model call can fail, each a failed model call by TW-ROUTE-031."""
+
+
+def parts_response(reply: Reply) -> dict[str, Any]:
+    """The chat-completions response of the failure ``content-parts``: the reply's assistant
+    message with its text given as an array of one text part, which TW-ROUTE-031 counts as a
+    failed model call (content is a string or null)."""
+    message = {**reply.message(), "content": [{"type": "text", "text": reply.content or ""}]}
+    return {"id": "chatcmpl-parts", "object": "chat.completion", "created": 0,
+            "model": "scripted", "choices": [{"index": 0, "message": message,
+                                              "finish_reason": "stop"}]}
 
 MAX_TRIES = 3
 """The most tries of one request a router makes before it gives up on it (TW-ROUTE-031)."""
@@ -179,6 +191,12 @@ class ModelEndpoint:
                 if left <= 0:
                     return None
                 self._lock.wait(min(left, 0.05))
+
+    def scripted(self, call: ModelCall) -> Reply:
+        """The scripted reply ``call`` asks for (an empty one beyond its agent's script),
+        whether the call gets it or one of its failures."""
+        script = self.scripts.get(call.agent, [])
+        return script[call.number - 1] if call.number <= len(script) else Reply("")
 
     def release(self, call: ModelCall) -> None:
         """Answer ``call`` with its agent's scripted reply, or with the reply's next failure
@@ -348,10 +366,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, call: ModelCall, body: dict[str, Any]) -> None:
         """Write the answer the schedule released: a scripted failure or the reply."""
+        if call.failure == "content-parts" and call.stream:
+            parts = parts_response(self.owner.scripted(call))["choices"][0]["message"]
+            self._open_stream()  # the parts as the content of one delta
+            self._stream_chunks([{"role": "assistant", "content": parts["content"]}], "stop")
+            return
+        if call.failure == "content-parts":
+            self._json(200, parts_response(self.owner.scripted(call)))
+            return
+        reply = call.reply or Reply("")
         if call.failure is not None:
             self._fail(call.failure, call.stream)
             return
-        reply = call.reply or Reply("")
         if call.stream:
             self._stream(reply)
         else:
@@ -361,7 +387,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "message": reply.message(),
                              "finish_reason": "tool_calls" if reply.tool_calls else "stop"}]})
 
-    def _fail(self, failure: str, stream: bool) -> None:
+    def _fail(self, failure: str, stream: bool) -> None:  # content-parts: see _answer
         """Answer a try with its scripted failure (FAILURES)."""
         if failure == "disconnect":
             self.close_connection = True
@@ -426,7 +452,10 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in (arguments[:middle], arguments[middle:]):
                 chunks.append({"tool_calls": [{"index": index,
                                                "function": {"arguments": piece}}]})
-        finish = "tool_calls" if reply.tool_calls else "stop"
+        self._stream_chunks(chunks, "tool_calls" if reply.tool_calls else "stop")
+
+    def _stream_chunks(self, chunks: list[dict[str, Any]], finish: str) -> None:
+        """Each delta of ``chunks`` as an event, the finish, and ``data: [DONE]``."""
         choices: list[tuple[dict[str, Any], str | None]] = [(delta, None) for delta in chunks]
         choices.append(({}, finish))
         for delta, reason in choices:

@@ -43,7 +43,13 @@ from typing import Any, cast
 
 import orjson
 
-from teamwire.conformance.endpoint import FAILURES, Breach, ModelCall, ModelEndpoint
+from teamwire.conformance.endpoint import (
+    FAILURES,
+    Breach,
+    ModelCall,
+    ModelEndpoint,
+    parts_response,
+)
 from teamwire.conformance.runner import Run
 from teamwire.conformance.scenario import Scenario
 from teamwire.router.core import DEFAULT_MAX_ASK_ROUNDS
@@ -195,14 +201,16 @@ class ScriptedModel:
                 # it waits on it no more, and the schedule's step still answers it.
                 self._owner.held.pop(id(call), None)
                 raise
-        return _reply(call)
+        return _reply(call, endpoint)
 
 
-def _reply(call: ModelCall) -> Reply:
+def _reply(call: ModelCall, endpoint: ModelEndpoint) -> Reply:
     """The scripted reply as the reference router reads a chat-completions response; a
     scripted failure as the DriverError a failed HTTP call gives."""
     if call.failure == "malformed":
         return parse_completion({"object": "chat.completion", "choices": []})  # raises
+    if call.failure == "content-parts":
+        return parse_completion(parts_response(endpoint.scripted(call)))  # raises
     if call.failure is not None:
         raise DriverError(f"scripted failure: {FAILURES[call.failure]}")
     message = (call.reply.message() if call.reply is not None

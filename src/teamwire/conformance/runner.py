@@ -35,15 +35,23 @@ OUTPUT_KEPT_WHOLE = 4 * 1024 * 1024
 
 
 class ClockUnavailable(ValueError):
-    """A scenario that answers a call at a timer's instant, given to a router whose clock the
-    harness does not keep; ``clock_skip_reason`` says why, for the report."""
+    """A scenario that answers a call at a timer's instant, or waits longer than the
+    harness's bound, given to a router whose clock the harness does not keep;
+    ``clock_skip_reason`` says why, for the report."""
 
 
-def clock_skip_reason(scenario: Scenario) -> str | None:
-    """Why a harness that cannot set the router's clock skips ``scenario`` (TW-CERT-021), or
-    None when the scenario needs no such thing."""
+def clock_skip_reason(scenario: Scenario, wait: float = DEFAULT_WAIT) -> str | None:
+    """Why a harness that cannot set the router's clock and bounds each wait at ``wait``
+    seconds skips ``scenario`` (TW-CERT-021, TW-CERT-031), or None when the scenario needs no
+    such thing."""
     if not scenario.moves_clock:
-        return None
+        if scenario.wait <= wait:
+            return None
+        return (f"the scenario needs a wait of {scenario.wait:g} s of the router's clock (a "
+                "default timer that no knob shortens), longer than the harness's bound of "
+                f"{wait:g} s on waits: a router run as a process keeps its own time; "
+                f"{', '.join(scenario.requirements)} not checked here (run in process: "
+                "teamwire certify --in-process)")
     return ("the scenario answers a model call at the instant the router's next timer is due "
             "(at_timer), which needs the router's clock: a router run as a process keeps its "
             "own time; "
@@ -345,9 +353,11 @@ def play(scenario: Scenario, router: RouterUnderTest, *, wait: float = DEFAULT_W
     out. ClockUnavailable, before anything runs, if the scenario needs the router's clock
     and the harness does not keep it: the caller reports the scenario skipped."""
     if not router.sets_clock:
-        reason = clock_skip_reason(scenario)
+        reason = clock_skip_reason(scenario, wait)
         if reason is not None:
             raise ClockUnavailable(reason)
+    else:
+        wait = max(wait, scenario.wait)  # virtual seconds: the timer's wait costs nothing
     endpoint = router.endpoint
     run = Run(scenario, endpoint.calls, endpoint.breaches, endpoint.unexpected, endpoint.repeats)
     started = time.monotonic()
@@ -360,6 +370,11 @@ def play(scenario: Scenario, router: RouterUnderTest, *, wait: float = DEFAULT_W
                 break
             router.crash()
             run.restarts += 1
+            down = life[-1].down
+            if down and not router.sets_clock:
+                # Down for that long in real time, which the router's clock must not count
+                # (TW-DUR-010, TW-CERT-032); on a clock the harness keeps, no time passes.
+                time.sleep(down)
             if not router.start(run):
                 break
     finally:

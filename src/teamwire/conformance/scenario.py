@@ -75,6 +75,10 @@ class Crash:
 
     agent: str
     call: int
+    down: float = 0.0
+    """Seconds the router stays down between the kill and the new start (TW-CERT-032): time
+    its clock must not count (TW-DUR-010). A harness that keeps the router's clock lets none
+    of it pass there."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,11 @@ class Scenario:
     """Seconds a router run as a process is given after each answer before the next step
     (generated scenarios: their schedules were drawn against a router that was quiet before
     each step, which in process the harness waits for instead)."""
+    wait: float = 0.0
+    """Seconds of the router's clock a step may wait for its call: a timer of a default no
+    knob shortens (TW-CERT-031). A harness that keeps the router's clock waits at least that
+    long; one whose bound on waits is shorter and that cannot set the clock skips the
+    scenario."""
 
     @property
     def moves_clock(self) -> bool:
@@ -147,7 +156,7 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
             raise ScenarioError(f"{source}: the token of {name} is part of another agent's token")
     if list(tokens) and not any(token in data["request"] for token in tokens):
         raise ScenarioError(f"{source}: the request holds no agent's token (the Team Leader's)")
-    schedule = tuple(Crash(s["agent"], s["call"]) if s.get("crash")
+    schedule = tuple(Crash(s["agent"], s["call"], float(s.get("down", 0.0))) if s.get("crash")
                      else Step(s["agent"], s["call"], bool(s.get("await")),
                                bool(s.get("at_timer")))
                      for s in data["schedule"])
@@ -169,7 +178,8 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
         level=data.get("level", "core"), profile=data.get("profile", "strict"),
         request=data["request"], tokens=tokens, scripts=scripts, schedule=schedule,
         expectations=expectations, knobs=dict(data.get("knobs", {})), source=source,
-        settle=float(data.get("settle", 0.0)), refused=data.get("refused") is True)
+        settle=float(data.get("settle", 0.0)), refused=data.get("refused") is True,
+        wait=float(data.get("wait", 0.0)))
 
 
 def load_scenario(path: Path) -> Scenario:

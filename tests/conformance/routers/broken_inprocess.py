@@ -8,7 +8,9 @@
 - ``timers_first``: a model reply is handled only after every timer due at the instant it
   arrived, so that an answer observed at its ask's timer loses to the timer (TW-ROUTE-028
   broken);
-- ``timers_reversed``: timers due at one instant run newest first (TW-ROUTE-028 broken).
+- ``timers_reversed``: timers due at one instant run newest first (TW-ROUTE-028 broken);
+- ``ask_timeout_600``: with no ask timeout set, an ask waits 600 seconds, 1.0's default, not
+  300 (TW-ROUTE-017, TW-ROUTE-032 broken).
 
 Each of the next faults is made in what the router sends its model (its model client
 rewrites the request), so that it breaks what exactly one run check of every scenario run
@@ -137,6 +139,11 @@ async def timers_reversed(setup: InProcessSetup) -> object:
     assert isinstance(setup.clock, HarnessClock)
     return await reference_factory()(
         replace(setup, clock=_NewestFirstClock(setup.clock)))  # type: ignore[arg-type]
+
+
+async def ask_timeout_600(setup: InProcessSetup) -> object:
+    return await reference_factory()(replace(
+        setup, ask_timeout=600.0 if setup.ask_timeout is None else setup.ask_timeout))
 
 
 async def never_exits(setup: InProcessSetup) -> object:

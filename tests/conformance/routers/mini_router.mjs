@@ -20,6 +20,8 @@
 //                  by text beside its tool calls before it
 //   late-running   an asker whose ask was answered stays waiting until it goes on, after the
 //                  answering reply's tool calls: they find it waiting (a false wait-cycle)
+//   object-ids     the ids agents chose are the keys of a plain object, looked up as ids[id]:
+//                  constructor, __proto__ and toString are found there before any ask used them
 // It speaks the certification contract (OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 // TEAMWIRE_ROLES, TEAMWIRE_ASK_TIMEOUT, TEAMWIRE_ROUND_LIMIT), refuses (exit 2) a knob out of
 // range, and exits 0 once every agent is idle.
@@ -171,6 +173,8 @@ const counters = { tasks: 0 };
 // one role share an abbreviation, so a counter kept per agent would give both out_xx_001.
 const allocated = new Map();
 const chosen = new Set(); // ids agents chose for their asks, which no counter may give
+const chosenObject = {}; // object-ids: the same ids as a plain object's keys
+const isChosen = (id) => (FAULT === "object-ids" ? Boolean(chosenObject[id]) : chosen.has(id));
 const given = new Set(); // ids the router allocated, which no agent may choose
 function nextId(prefix, abbreviation, name) {
   const key = `${prefix}_${abbreviation}`;
@@ -178,7 +182,7 @@ function nextId(prefix, abbreviation, name) {
   for (;;) {
     allocated.set(counter, (allocated.get(counter) || 0) + 1);
     const id = `${key}_${String(allocated.get(counter)).padStart(3, "0")}`;
-    if (!chosen.has(id)) {
+    if (!isChosen(id)) {
       given.add(id);
       return id;
     }
@@ -200,7 +204,8 @@ function makeAgent(name, roleId, agentId, abbreviation) {
 }
 
 // region: model-call
-// A failed model call (an error status, no answer, no assistant message) is null.
+// A failed model call (an error status, no answer, no assistant message, content that is
+// not text) is null.
 async function complete(agent) {
   try {
     const response = await fetch(URL_, {
@@ -211,7 +216,9 @@ async function complete(agent) {
     });
     if (!response.ok) return null;
     const message = (await response.json()).choices[0].message;
-    return message && typeof message === "object" ? message : null;
+    if (!message || typeof message !== "object") return null;
+    // content is a string or null (TW-ROUTE-031): an array of parts is a failed call
+    return message.content == null || typeof message.content === "string" ? message : null;
   } catch {
     return null;
   }
@@ -436,7 +443,7 @@ function ask(agent, target, questionId, text) {
     if (seen.has(link.waitingOn)) return Promise.resolve(error("wait-cycle", "the ask would wait in a cycle"));
     seen.add(link.name);
   }
-  if (chosen.has(questionId) || given.has(questionId)) {
+  if (isChosen(questionId) || given.has(questionId)) {
     return Promise.resolve(error("duplicate-id", `${questionId} is used in this session`));
   }
   if (agent.name !== LEADER && target.name !== LEADER) {
@@ -448,6 +455,7 @@ function ask(agent, target, questionId, text) {
   if (agent.name === LEADER && FAULT === "answer-at-end") target.leaderAsks.push(questionId);
   else if (agent.name === LEADER) target.messageAsks.set(questionId, agent);
   chosen.add(questionId); // the counters skip it (TW-ID-008)
+  chosenObject[questionId] = true;
   agent.state = "waiting";
   agent.waitingOn = target.name;
   agent.askedId = questionId;

@@ -46,6 +46,8 @@ the tests can check that certification fails with the right requirements:
   sub-agent's turn, not by text beside tool calls before it (TW-ROUTE-014);
 - ``created-idle``: create_sub_agent's result gives the new sub-agent the status ``idle``,
   as 1.0's TW-TOOL-007 read, though its Task has started its first turn (TW-TOOL-047).
+- ``join-parts``: an assistant message whose content is an array of parts is read as the text
+  of its parts, as 1.0 let a router read it, not counted as a failed model call (TW-ROUTE-031).
 
 It speaks the certification contract: OPENAI_BASE_URL, OPENAI_API_KEY, TEAMWIRE_REQUEST,
 TEAMWIRE_ROLES (the role catalog), TEAMWIRE_ASK_TIMEOUT and TEAMWIRE_ROUND_LIMIT, which it
@@ -347,6 +349,13 @@ class Router:
             raise ModelFailed(f"the model call failed: {exc}") from None
         if not isinstance(message, dict):
             raise ModelFailed("the model call failed: the response holds no assistant message")
+        content = message.get("content")
+        if isinstance(content, list) and FAULT == "join-parts":
+            message = {**message, "content": "".join(
+                str(part.get("text", "")) for part in content if isinstance(part, dict))}
+        elif content is not None and not isinstance(content, str):
+            # content is a string or null (TW-ROUTE-031): an array of parts is a failed call
+            raise ModelFailed("the model call failed: the assistant content is not text")
         return message
 
     def give_up(self, agent: Agent, reason: str) -> None:
