@@ -46,9 +46,10 @@ def _shipped_scenarios() -> list[Path]:
 @click.option("--level", type=click.Choice(["core", "durable", "astrion"]), default=None,
               help="Judge the router up to this level only: core, durable (core and "
                    "crash-restart), or astrion (both, and the scenarios of profile astrion; "
-                   "each scenario runs only against a router that declares its profile). "
-                   "Default: every level with a scenario for the router's profile (core and "
-                   "durable for profile strict).")
+                   "they run only against a router that declares profile astrion, which "
+                   "runs the strict scenarios in astrion's forms). Default: every level with "
+                   "a scenario for the router's profile (core and durable for profile strict, "
+                   "all three for profile astrion).")
 @click.option("-f", "--format", "output_format",
               type=click.Choice(["text", "json", "junit", "markdown", "html"]), default="text",
               show_default=True, help="Report format.")
@@ -197,7 +198,7 @@ def certify(router: str | None, in_process: str | None, scenario_files: tuple[st
                 certification.results.append(ScenarioResult.skip(scenario, skipped))
                 progress.show(certification.results[-1])
                 continue
-            run = run_target(scenario)
+            run = run_target(capabilities.scenario_for(scenario))
             certification.results.append(ScenarioResult(run, check_run(run, capabilities),
                                                          expected.get(scenario.name, {})))
             progress.show(certification.results[-1])
