@@ -298,3 +298,23 @@ def test_an_envelope_in_astrions_form_that_the_profile_finds_invalid_fails(
     assert failed == ["Full-Stack Engineer_1 call 2", "Full-Stack Engineer_1 call 4"]
     assert all("TW-CERT-027" in c["requirements"] for c in result["checks"]
                if c["status"] == "fail")
+
+
+def test_the_router_of_profile_astrion_is_sent_astrions_arguments(
+        declaration: str, tmp_path: Path) -> None:
+    """What the harness answered the router's model calls with (calls.json of --results):
+    astrion's arguments, never the strict agent_id (TW-CERT-028)."""
+    scenario = "message-to-running-sub-agent"
+    code, report, stderr = teamwire("certify", "--router", ASTRION_ROUTER, "--level", "core",
+                                    "--describe", declaration, "--wait", "3", "-f", "json",
+                                    "--results", str(tmp_path / "results"),
+                                    *scenario_args(scenario))
+    assert code == 0, what_failed(report) + "\n" + stderr
+    calls = json.loads((tmp_path / "results" / scenario / "calls.json").read_text("utf-8"))
+    sent = [(c["function"]["name"], json.loads(c["function"]["arguments"]))
+            for call in calls for c in (call["reply"] or {}).get("tool_calls") or ()]
+    names = {name for name, _ in sent}
+    assert {"create_sub_agent", "send_message_to_sub_agent"} <= names
+    assert all("agent_id" not in args for _, args in sent)
+    assert ("send_message_to_sub_agent", "UI Operator_1") in {
+        (name, args.get("display_name")) for name, args in sent}
