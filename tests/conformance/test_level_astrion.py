@@ -318,3 +318,12 @@ def test_the_router_of_profile_astrion_is_sent_astrions_arguments(
     assert all("agent_id" not in args for _, args in sent)
     assert ("send_message_to_sub_agent", "UI Operator_1") in {
         (name, args.get("display_name")) for name, args in sent}
+
+
+def test_fuzzing_a_router_of_profile_astrion_is_a_usage_error(declaration: str) -> None:
+    """Generated scenarios are of profile strict, not rewritten: said, not run."""
+    code, _report, stderr = teamwire("certify", "--router", ASTRION_ROUTER, "--describe",
+                                     declaration, "--fuzz", "1", "-f", "json")
+    assert code == 2
+    assert "--fuzz draws scenarios of profile strict" in stderr
+    assert "router of profile astrion" in stderr

@@ -123,7 +123,7 @@ class _Translation:
                 raise self.fail(agent, call_id, tool, f"names the role {role!r}, unknown")
             return f"{self.roles[role]}_{number}"
         found = [name for _, agent_id, name in self.names if agent_id == number]
-        if not found and _error_code(self.expected_result(call_id)) in (None, "unknown-agent"):
+        if not found:
             # a number no sub-agent has names nobody: so does the name the first role would
             # give it, which no sub-agent of the script has
             return f"{next(iter(self.roles.values()))}_{number}"
