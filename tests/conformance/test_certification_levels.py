@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from teamwire import schemas
 from teamwire.cli import main
+from teamwire.conformance.astrion_forms import for_profile_astrion
 from teamwire.conformance.checks import Status, Verdict
 from teamwire.conformance.report import (
     Certification,
@@ -108,15 +109,31 @@ def test_a_router_of_profile_strict_asked_for_astrion_is_certified_at_durable_at
         "certified at level durable; level astrion: not certified, none of its 1 scenario ran")
 
 
-def test_a_router_of_profile_astrion_is_judged_on_the_levels_its_profile_has() -> None:
-    """The core and durable scenarios are written for profile strict: reported, not judged."""
+def test_a_router_of_profile_astrion_is_judged_on_every_level() -> None:
+    """The core and durable scenarios run against it in astrion's forms (TW-CERT-028):
+    every level is judged."""
+    astrion_core = ScenarioResult(Run(for_profile_astrion(scenario(CORE)), [], [], []),
+                                  [Verdict("append-only", Status.PASS, ("TW-CERT-007",))])
+    certification = Certification("r", "astrion",
+                                  [astrion_core, failed(DURABLE), passed(ASTRION)],
+                                  profile="astrion")
+    assert levels(certification) == [("core", True, True), ("durable", False, True),
+                                      ("astrion", False, True)]
+    assert certification.certified_level == "core" and certification.exit_code() == 1
+
+
+def test_a_level_of_profile_strict_all_skipped_for_astrion_is_judged_and_not_certified() -> None:
+    """A level whose scenarios could none be put in astrion's forms (TW-CERT-035) is judged,
+    and not claimed: its scenarios were skipped, not written for another profile."""
     certification = Certification("r", "astrion",
                                   [skipped(CORE), skipped(DURABLE), passed(ASTRION)],
                                   profile="astrion")
-    assert levels(certification) == [("core", False, False), ("durable", False, False),
+    # level astrion itself passed (TW-CERT-023); the router is not certified, since a
+    # judged level is not (TW-CERT-012)
+    assert levels(certification) == [("core", False, True), ("durable", False, True),
                                       ("astrion", True, True)]
-    assert certification.certified and certification.exit_code() == 0
-    assert certification.certified_level == "astrion"
+    assert certification.levels[0].reason == "none of its 1 scenario ran: every one was skipped"
+    assert certification.certified is False and certification.exit_code() == 1
 
 
 def test_the_reports_say_each_level() -> None:

@@ -190,7 +190,7 @@ def test_a_reply_fails_its_scripted_tries_in_order_then_is_given() -> None:
 def test_a_streamed_request_that_gets_no_assistant_message_is_told_so_by_an_error_event(
 ) -> None:
     """To a request for a stream, the failure without an assistant message is an event stream
-    whose one event carries ``error`` and that ends before ``data: [DONE]`` (TW-CERT-037): a
+    whose one event carries ``error`` and that ends before ``data: [DONE]`` (TW-CERT-033): a
     stream of chunks without choices would read as an empty reply, not as a failure."""
     server = ModelEndpoint({"[tw:leader]": "Team Leader"},
                            {"Team Leader": [Reply("Done.", failures=("malformed",))]})
@@ -242,7 +242,7 @@ def test_a_reply_given_as_parts_is_a_failed_try_holding_the_replys_text() -> Non
 
 def test_a_streamed_reply_given_as_parts_carries_the_array_in_its_delta() -> None:
     """To a request for a stream, content-parts is a stream whose one delta's content is the
-    array (TW-CERT-037): a reader that takes only text content fails the try."""
+    array (TW-CERT-033): a reader that takes only text content fails the try."""
     server = ModelEndpoint({"[tw:leader]": "Team Leader"},
                            {"Team Leader": [Reply("Done.", failures=("content-parts",))]})
     url = server.start()

@@ -70,14 +70,36 @@ class Capabilities:
     def skip_reason(self, scenario: Scenario) -> str | None:
         """Why ``scenario`` cannot be run against this router, or None when it can."""
         if scenario.profile != self.profile:
+            if self.profile == "astrion" and scenario.profile == "strict":
+                # run in astrion's forms where it can be (TW-CERT-028, TW-CERT-035)
+                from teamwire.conformance.astrion_forms import NotApplicable, for_profile_astrion
+
+                try:
+                    for_profile_astrion(scenario)
+                except NotApplicable as exc:
+                    return str(exc)
+                return self._knobs_skip_reason(scenario)
             return (f"the scenario is written for profile {scenario.profile}; the router "
                     f"declares profile {self.profile}")
+        return self._knobs_skip_reason(scenario)
+
+    def _knobs_skip_reason(self, scenario: Scenario) -> str | None:
         missing = sorted(set(scenario.knobs) - set(self.knobs))
         if missing:
             where = f"in {self.source}" if self.source else "(no --describe file was given)"
             return (f"the router declares no {', '.join(missing)} knob {where}, which the "
                     f"scenario sets; {', '.join(scenario.requirements)} not checked here")
         return None
+
+    def scenario_for(self, scenario: Scenario) -> Scenario:
+        """``scenario`` as it runs against this router: a scenario of profile strict, for a
+        router of profile astrion, in astrion's forms (TW-CERT-028); call only when
+        ``skip_reason`` gives None."""
+        if self.profile == "astrion" and scenario.profile == "strict":
+            from teamwire.conformance.astrion_forms import for_profile_astrion
+
+            return for_profile_astrion(scenario)
+        return scenario
 
     def environment(self, scenario: Scenario) -> dict[str, str]:
         """The scenario's knobs as environment variables, under the names declared."""

@@ -162,10 +162,27 @@ def check_run(run: Run, capabilities: Capabilities | None = None) -> list[Verdic
     if run.restarts:
         verdicts.append(_repeats_restore(run))
     verdicts.extend(_expectations(run, numbered))
+    not_compared = _not_compared(run)
+    if not_compared is not None:
+        verdicts.append(not_compared)
     delivery = _send_delivery(by_agent, capabilities)
     if delivery is not None:
         verdicts.append(delivery)
     return verdicts
+
+
+def _not_compared(run: Run) -> Verdict | None:
+    """TW-CERT-034: what of the expected results of a scenario of profile strict, run in
+    astrion's forms, the router's result texts do not carry: reported as not compared,
+    never passed in silence. None for any other run, and when everything was compared."""
+    from teamwire.conformance.astrion_forms import AstrionScenario
+
+    if not isinstance(run.scenario, AstrionScenario) or not run.scenario.notes:
+        return None
+    said = "; ".join(f"{agent} call {call}: {note}"
+                     for (agent, call), note in sorted(run.scenario.notes.items()))
+    return RUN_CHECKS["astrion-result-texts"].verdict(
+        Status.SKIP, None, f"compared by what astrion's result texts carry; not compared: {said}")
 
 
 def _contract(run: Run) -> Verdict:

@@ -425,7 +425,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def _stream_error(self) -> None:
-        """A streamed answer that holds no assistant message (TW-CERT-037): one event whose
+        """A streamed answer that holds no assistant message (TW-CERT-033): one event whose
         data is an error object, and the stream closed before ``data: [DONE]``. A stream of
         chunks with no choices would be read by the official SDKs as an empty reply, not as
         the failure it is; an ``error`` event they raise as an error."""

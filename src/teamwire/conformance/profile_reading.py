@@ -82,8 +82,22 @@ def read_messages(messages: list[Any], reader: str) -> list[Any]:
         if isinstance(message, dict) and message.get("role") == "user" \
                 and isinstance(message.get("content"), str):
             message = {**message, "content": strict_form(message["content"], reader)}
+        elif isinstance(message, dict) and message.get("role") == "user" \
+                and isinstance(message.get("content"), dict):
+            message = {**message, "content": _strict_label(message["content"])}
         out.append(message)
     return out
+
+
+def _strict_label(content: dict[str, Any]) -> dict[str, Any]:
+    """A run result's envelope as the checks compare it (sender, label, id, tag): with the
+    completion label ``任务结束汇报`` read as ``任务完成汇报`` (TW-PROF-010)."""
+    head = content.get("envelope")
+    if not isinstance(head, list) or len(head) != 4 or not isinstance(head[1], str):
+        return content
+    if MessageType.from_label(head[1], Profile.ASTRION) is not MessageType.COMPLETION:
+        return content
+    return {**content, "envelope": [head[0], MessageType.COMPLETION.label, *head[2:]]}
 
 
 ASTRION_STATUSES: dict[str, str] = {"waiting": "running", "completed": "idle"}

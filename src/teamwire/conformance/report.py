@@ -146,6 +146,14 @@ class FuzzSummary:
                 **({"written": self.written} if self.written else {})}
 
 
+def runs_for(router_profile: str, scenario_profile: str) -> bool:
+    """Whether a scenario written for ``scenario_profile`` runs against a router of
+    ``router_profile``: its own profile's, and for profile astrion those of profile strict
+    too, in astrion's forms (TW-CERT-024, TW-CERT-028)."""
+    return scenario_profile == router_profile or (
+        router_profile == "astrion" and scenario_profile == "strict")
+
+
 @dataclass
 class Certification:
     """A router's certification up to one level: every scenario's result, and the verdict of
@@ -186,7 +194,7 @@ class Certification:
             failed = [r for r in ran if not r.passed]
             checks = sum(v.status is Status.FAIL for r in failed for v in r.verdicts)
             judged = level == self.level or any(
-                r.run.scenario.profile == self.profile for r in own)
+                runs_for(self.profile, r.run.scenario.profile) for r in own)
             if failed:
                 reason = (f"{_plural(checks, 'check')} failed in "
                           f"{_plural(len(failed), 'scenario')} of {len(ran)}")
@@ -198,7 +206,8 @@ class Certification:
                 written = {r.run.scenario.profile for r in own}
                 reason = (f"none of its {_plural(len(own), 'scenario')} ran: "
                           + (f"they are written for profile {', '.join(sorted(written))}"
-                             if self.profile not in written else "every one was skipped"))
+                             if not any(runs_for(self.profile, w) for w in written)
+                             else "every one was skipped"))
             else:
                 reason = ""
             verdicts.append(LevelVerdict(level, not reason, judged, len(ran),

@@ -66,6 +66,10 @@ RUN_CHECKS: dict[str, RunCheck] = _declare(
     RunCheck("dropped-replies", ("TW-PROF-037",),
              "A reply whose model call was in flight when a stop ended the turn leaves no "
              "trace: not kept, not run, not delivered."),
+    RunCheck("astrion-result-texts", ("TW-CERT-034",),
+             "A scenario of profile strict run against a router of profile astrion says "
+             "which parts of its expected results astrion's result texts do not carry, and so "
+             "were not compared."),
     RunCheck("feature send-delivery", ("TW-TOOL-012", "TW-CERT-016"),
              "A router that declares send-delivery says in every send_message_to_sub_agent "
              "result how the message was delivered."),
