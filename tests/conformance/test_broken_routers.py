@@ -271,6 +271,26 @@ def test_a_broken_router_fails_with_the_requirements_it_breaks_and_nothing_else(
         **{check: tuple(sorted(reqs)) for check, reqs in run_checks.items()}}
 
 
+@pytest.mark.parametrize("router", [PY, pytest.param(JS, marks=needs_node)],
+                         ids=["python", "node"])
+def test_a_sub_agent_terminated_by_the_reply_creating_it_never_calls_its_model(
+        router: str) -> None:
+    """Its turn would begin once the creating reply has run (TW-ROUTE-033), by when its Task
+    is discarded (TW-ROUTE-020): a router that calls the model anyway sends a conversation of
+    one system message, which belongs to no agent of the scenario, and cannot be judged."""
+    code, report = certify(router, "terminated-before-its-first-call", {})
+    assert code == 0, report
+    if router != PY:
+        return
+    code, report = certify(router, "terminated-before-its-first-call",
+                           {"MINI_ROUTER_FAULT": "call-the-terminated"})
+    assert code == 2  # the harness contract, not a judged failure
+    [result] = report["scenarios"]
+    [contract] = [c for c in result["checks"] if c["status"] == "fail"]
+    assert contract["check"] == "contract" and "no agent's token" in contract["reason"]
+    assert '"content": "You are UI Operator_1."' in contract["reason"]
+
+
 @needs_node
 @pytest.mark.parametrize("output_format", ["text", "html"])
 def test_a_lone_surrogate_a_router_sent_is_reported_as_its_escape(output_format: str) -> None:

@@ -16,6 +16,7 @@ from conformance.sources.scenarios.blocks import (
     call,
     calls,
     create,
+    created,
     envelope,
     expect,
     says,
@@ -284,7 +285,26 @@ def answer_to_a_terminated_asker() -> dict[str, Any]:
                 tool("call_tl_3", failed("agent-terminated")))])
 
 
+def terminated_before_its_first_call() -> dict[str, Any]:
+    return scenario(
+        "terminated-before-its-first-call",
+        "A sub-agent that the creating reply terminates makes no model call: its turn would "
+        "begin only once that reply has run, and by then its Task is discarded",
+        ["TW-ROUTE-033", "TW-ROUTE-020", "TW-TOOL-010"],
+        [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
+                         call("call_tl_2", "terminate_sub_agent", agent_id=1,
+                              role_id="ui-operator")),
+               says("Stopped before it began.")),
+         agent(UIO, says("Never asked for."))],
+        schedule((TL, 1), (TL, 2)),
+        [expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001")),
+                tool("call_tl_2", {"success": True, "agent_id": 1, "role_id": "ui-operator",
+                                   "display_name": UIO, "status": "terminated"}),
+                requirements=("TW-ROUTE-033", "TW-TOOL-010"))])
+
+
 SCENARIOS = [message_to_waiting_sub_agent, terminated_during_an_ask,
+             terminated_before_its_first_call,
              terminated_during_its_model_call, terminated_sub_agent_not_listed, turn_timeout,
              turn_timers_at_one_instant, default_turn_timeout, wait_cycle, refused_calls,
              turn_ended_calls, answer_to_a_terminated_asker]

@@ -317,6 +317,8 @@ function startTurn(agent) {
 // region: turn
 async function turn(agent, generation) {
   if (executing > 0) await new Promise((resolve) => quietWaiters.push(resolve));
+  // terminated by the rest of the reply that started the turn: it makes no model call
+  if (agent.generation !== generation || agent.state === "terminated") return;
   for (;;) {
     drain(agent);
     const reply = await complete(agent);

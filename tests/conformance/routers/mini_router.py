@@ -46,6 +46,8 @@ the tests can check that certification fails with the right requirements:
   sub-agent's turn, not by text beside tool calls before it (TW-ROUTE-014);
 - ``created-idle``: create_sub_agent's result gives the new sub-agent the status ``idle``,
   as 1.0's TW-TOOL-007 read, though its Task has started its first turn (TW-TOOL-047).
+- ``call-the-terminated``: a sub-agent that the reply creating it terminates still makes
+  its first model call, with nothing but its system message (TW-ROUTE-020);
 - ``join-parts``: an assistant message whose content is an array of parts is read as the text
   of its parts, as 1.0 let a router read it, not counted as a failed model call (TW-ROUTE-031).
 
@@ -420,6 +422,10 @@ class Router:
             with self.lock:
                 while self.executing:
                     self.done.wait()
+                # terminated by the rest of the reply that started the turn: no model call
+                if FAULT != "call-the-terminated" and (agent.generation != generation
+                                                       or agent.state == "terminated"):
+                    return
             first = True
             while True:
                 with self.lock:
