@@ -187,13 +187,10 @@ def test_a_reply_fails_its_scripted_tries_in_order_then_is_given() -> None:
     assert server.unexpected == []
 
 
-def test_a_streamed_request_that_gets_no_assistant_message_is_told_so_by_an_error_event(
-) -> None:
-    """To a request for a stream, the failure without an assistant message is an event stream
-    whose one event carries ``error`` and that ends before ``data: [DONE]`` (TW-CERT-033): a
-    stream of chunks without choices would read as an empty reply, not as a failure."""
+def _streamed_failure(failure: str) -> tuple[int, bytes]:
+    """The status and body a request for a stream gets for a try that fails with ``failure``."""
     server = ModelEndpoint({"[tw:leader]": "Team Leader"},
-                           {"Team Leader": [Reply("Done.", failures=("malformed",))]})
+                           {"Team Leader": [Reply("Done.", failures=(failure,))]})
     url = server.start()
     results: list[tuple[int, bytes]] = []
     try:
@@ -206,6 +203,15 @@ def test_a_streamed_request_that_gets_no_assistant_message_is_told_so_by_an_erro
     finally:
         server.close()
     [(status, body)] = results
+    return status, body
+
+
+def test_a_streamed_request_that_gets_no_assistant_message_is_told_so_by_an_error_event(
+) -> None:
+    """To a request for a stream, the failure without an assistant message is an event stream
+    whose one event carries ``error`` and that ends before ``data: [DONE]`` (TW-CERT-033): a
+    stream of chunks without choices would read as an empty reply, not as a failure."""
+    status, body = _streamed_failure("malformed")
     assert status == 200
     events = [line for line in body.decode().split("\n") if line]
     assert len(events) == 1 and events[0].startswith("data: ")
@@ -243,20 +249,7 @@ def test_a_reply_given_as_parts_is_a_failed_try_holding_the_replys_text() -> Non
 def test_a_streamed_reply_given_as_parts_carries_the_array_in_its_delta() -> None:
     """To a request for a stream, content-parts is a stream whose one delta's content is the
     array (TW-CERT-033): a reader that takes only text content fails the try."""
-    server = ModelEndpoint({"[tw:leader]": "Team Leader"},
-                           {"Team Leader": [Reply("Done.", failures=("content-parts",))]})
-    url = server.start()
-    results: list[tuple[int, bytes]] = []
-    try:
-        client = threading.Thread(target=_ask, args=(url, results, True, 0))
-        client.start()
-        call = server.wait_for_call("Team Leader", 1, timeout=10)
-        assert call is not None and call.stream
-        server.release(call)
-        client.join(10)
-    finally:
-        server.close()
-    [(status, body)] = results
+    status, body = _streamed_failure("content-parts")
     assert status == 200
     chunks = [json.loads(line[len("data: "):]) for line in body.decode().split("\n")
               if line.startswith("data: {")]
