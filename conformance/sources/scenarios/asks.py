@@ -200,10 +200,12 @@ def leader_asks_a_sub_agent() -> dict[str, Any]:
                says("Thanks."), says("ok")),
          agent(UIO, says("The form is designed."), says("Navy and white."))],
         schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (UIO, 2), (TL, 4)),
-        [expect(UIO, 2, envelope(TL, "提问", "ask_tl_001", "Ask", "Which colours?")),
+        [expect(UIO, 2, envelope(TL, "提问", "ask_tl_001", "Ask", "Which colours?"),
+                requirements=("TW-TOOL-013", "TW-ROUTE-009")),
          expect(TL, 4, tool("call_tl_2", envelope(
              UIO, "回答", "ans_uio_001", "Answer", "Navy and white.",
-             (("question_id", "ask_tl_001"),))["content"]))])
+             (("question_id", "ask_tl_001"),))["content"]),
+             requirements=("TW-TOOL-013", "TW-ROUTE-014"))])
 
 
 def leader_ask_answered_beside_tool_calls() -> dict[str, Any]:

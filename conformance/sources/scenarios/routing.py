@@ -220,8 +220,10 @@ def message_to_completed_sub_agent() -> dict[str, Any]:
                says("Asked for more."), says("Done.")),
          agent(UIO, says("The form is designed."), says("Password field added."))],
         schedule((TL, 1), (TL, 2), (UIO, 1), (TL, 3), (TL, 4), (UIO, 2), (TL, 5)),
-        [expect(TL, 4, tool("call_tl_2", sent("msg_tl_001", "new_turn"))),
-         expect(UIO, 2, message("msg_tl_001", "Now add a password field.")),
+        [expect(TL, 4, tool("call_tl_2", sent("msg_tl_001", "new_turn")),
+                requirements=("TW-ROUTE-007", "TW-TOOL-012")),
+         expect(UIO, 2, message("msg_tl_001", "Now add a password field."),
+                requirements=("TW-ROUTE-007", "TW-ROUTE-009")),
          expect(TL, 5, output(UIO, "out_uio_002", "Password field added."))])
 
 
@@ -288,12 +290,14 @@ def progress_before_tool_calls() -> dict[str, Any]:
         # taken, so its progress report waits for the Team Leader, whose fourth call is held.
         schedule((TL, 1), (TL, 2), (FSE, 1), (TL, 3), (TL, 4, "await"), (UIO, 1), (FSE, 2),
                  (TL, 4), (TL, 5), (UIO, 2), (TL, 6, "await"), (FSE, 3), (TL, 6), (TL, 7)),
-        [expect(TL, 5, envelope(UIO, "任务进度输出", "out_uio_001", "Output", progress)),
+        [expect(TL, 5, envelope(UIO, "任务进度输出", "out_uio_001", "Output", progress),
+                requirements=("TW-ROUTE-029", "TW-TYPE-016")),
          expect(FSE, 2, envelope(UIO, "提问", "ask_uio_001", "Ask", port)),
          expect(UIO, 2, tool("call_uio_1", envelope(
              FSE, "回答", "ans_fse_001", "Answer", "8080.",
              (("question_id", "ask_uio_001"),))["content"])),
-         expect(TL, 6, output(UIO, "out_uio_002", "The form posts to port 8080.")),
+         expect(TL, 6, output(UIO, "out_uio_002", "The form posts to port 8080."),
+                requirements=("TW-DEL-005", "TW-TYPE-016")),
          expect(TL, 7, output(FSE, "out_fse_002", "Answered the operator."))])
 
 
