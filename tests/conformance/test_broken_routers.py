@@ -96,6 +96,8 @@ CASES: list[Any] = [
     pytest.param(PY, "ignore-termination", "terminated-during-an-ask", "TW-ROUTE-020",
                  ["model-calls", "UI Operator_1 call 2", "Team Leader call 5"], {},
                  id="ignores-termination"),
+    pytest.param(PY, "terminate-again", "terminated-before-its-first-call", "TW-TOOL-010",
+                 ["Team Leader call 2"], {}, id="terminates-a-terminated-sub-agent-again"),
     pytest.param(PY, "created-idle", "task-to-idle-sub-agent", "TW-TOOL-047",
                  ["Team Leader call 2"], {}, id="creates-a-sub-agent-idle"),
     pytest.param(PY, "no-inline", "message-to-running-sub-agent", "TW-ROUTE-008",

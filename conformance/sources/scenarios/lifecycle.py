@@ -289,17 +289,20 @@ def terminated_before_its_first_call() -> dict[str, Any]:
     return scenario(
         "terminated-before-its-first-call",
         "A sub-agent that the creating reply terminates makes no model call: its turn would "
-        "begin only once that reply has run, and by then its Task is discarded",
+        "begin only once that reply has run, and by then its Task is discarded; terminated "
+        "again, it fails with agent-terminated",
         ["TW-ROUTE-033", "TW-ROUTE-020", "TW-TOOL-010"],
         [agent(TL, calls(create("call_tl_1", "ui-operator", UIO_TASK),
                          call("call_tl_2", "terminate_sub_agent", agent_id=1,
-                              role_id="ui-operator")),
+                              role_id="ui-operator"),
+                         call("call_tl_3", "terminate_sub_agent", agent_id=1)),
                says("Stopped before it began.")),
          agent(UIO, says("Never asked for."))],
         schedule((TL, 1), (TL, 2)),
         [expect(TL, 2, tool("call_tl_1", created(1, "ui-operator", UIO, "task_001")),
                 tool("call_tl_2", {"success": True, "agent_id": 1, "role_id": "ui-operator",
                                    "display_name": UIO, "status": "terminated"}),
+                tool("call_tl_3", failed("agent-terminated")),
                 requirements=("TW-ROUTE-033", "TW-TOOL-010"))])
 
 

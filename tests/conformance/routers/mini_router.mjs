@@ -566,6 +566,7 @@ async function execute(agent, name, args) {
   if (name === "terminate_sub_agent") {
     const target = resolve(agent, args.agent_id, args.role_id);
     if (typeof target === "string") return target;
+    if (target.state === "terminated") return error("agent-terminated", `${target.name} is terminated`);
     target.state = "terminated";
     target.pending = [];
     if (target.uncount) target.uncount(); // its model call in progress is abandoned

@@ -48,6 +48,8 @@ the tests can check that certification fails with the right requirements:
   as 1.0's TW-TOOL-007 read, though its Task has started its first turn (TW-TOOL-047).
 - ``call-the-terminated``: a sub-agent that the reply creating it terminates still makes
   its first model call, with nothing but its system message (TW-ROUTE-020);
+- ``terminate-again``: terminate_sub_agent on a terminated sub-agent succeeds again instead
+  of failing with agent-terminated (TW-TOOL-010);
 - ``join-parts``: an assistant message whose content is an array of parts is read as the text
   of its parts, as 1.0 let a router read it, not counted as a failed model call (TW-ROUTE-031).
 
@@ -709,6 +711,8 @@ class Router:
                 found = self.resolve(agent, args["agent_id"], args.get("role_id"))
                 if isinstance(found, str):
                     return found
+                if found.state == "terminated" and FAULT != "terminate-again":  # TW-TOOL-010
+                    return error("agent-terminated", f"{found.name} is terminated")
                 if FAULT == "ignore-termination":
                     return json.dumps({"success": True, "agent_id": found.agent_id,
                                        "role_id": found.role_id, "display_name": found.name,
