@@ -24,6 +24,7 @@ from teamwire.cli import run_cmd
 from teamwire.conformance.capabilities import Capabilities, capabilities_from_json
 from teamwire.conformance.checks import Status, Verdict, check_run
 from teamwire.conformance.inprocess import InProcessRouter, RouterFactory, reference_router
+from teamwire.conformance.run_checks import RUN_CHECKS as REGISTRY
 from teamwire.conformance.runner import Run, play, run_scenario
 from teamwire.conformance.scenario import load_scenario
 from teamwire.conformance.traceability import RUN_CHECKS
@@ -116,9 +117,15 @@ def _faults() -> Iterator[Fault]:
 
 def test_every_run_check_has_a_fault_and_every_fault_a_run_check() -> None:
     """A run check added without a fault here, or one renamed or removed while the table
-    still names it, fails: RUN_CHECKS and the table move together."""
+    still names it, fails: RUN_CHECKS and the table move together. A check that cannot fail
+    (it reports what was left unchecked) has no fault to catch; it cannot be given a failing
+    verdict either."""
     named = {fault.check for fault in _faults()}
-    assert sorted(set(RUN_CHECKS) - named) == [], "give these run checks a fault"
+    judging = {name for name, check in REGISTRY.items() if check.judges}
+    assert sorted(judging - named) == [], "give these run checks a fault"
+    for name in set(REGISTRY) - judging:
+        with pytest.raises(ValueError, match="cannot fail"):
+            REGISTRY[name].verdict(Status.FAIL)
     assert sorted(named - set(RUN_CHECKS)) == [], "these run checks no longer exist"
     for fault in _faults():
         assert set(fault.requirements) <= set(RUN_CHECKS[fault.check]), fault.check

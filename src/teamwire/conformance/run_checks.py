@@ -19,6 +19,9 @@ class RunCheck:
     name: str
     requirements: tuple[str, ...]
     checks: str
+    judges: bool = True
+    """Whether a verdict of it can fail; one that cannot says what was left unchecked (a
+    skip with the reason), so that nothing is passed in silence."""
 
     def verdict(self, status: Status, cites: tuple[str, ...] | None = None, reason: str = "",
                 expected: Any = None, received: Any = None) -> Verdict:
@@ -30,6 +33,9 @@ class RunCheck:
         if unknown or not cited:
             raise ValueError(f"run check {self.name} cites {unknown or 'nothing'}, not among "
                              f"its requirements {list(self.requirements)}")
+        if status is Status.FAIL and not self.judges:
+            raise ValueError(f"run check {self.name} reports what was not checked; it "
+                             "cannot fail")
         return Verdict(self.name, status, cited, reason, expected, received)
 
 
@@ -69,7 +75,7 @@ RUN_CHECKS: dict[str, RunCheck] = _declare(
     RunCheck("astrion-result-texts", ("TW-CERT-034",),
              "A scenario of profile strict run against a router of profile astrion says "
              "which parts of its expected results astrion's result texts do not carry, and so "
-             "were not compared."),
+             "were not compared.", judges=False),
     RunCheck("feature send-delivery", ("TW-TOOL-012", "TW-CERT-016"),
              "A router that declares send-delivery says in every send_message_to_sub_agent "
              "result how the message was delivered."),
