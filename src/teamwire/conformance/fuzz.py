@@ -100,6 +100,12 @@ class _Agent:
     asks: int = 0
 
 
+UNUSUAL_IDS = ("constructor", "__proto__", "toString")
+"""Ids an agent may choose (TW-ID-001) that name members every JavaScript object inherits:
+drawn now and then for an ask_master, so that a router keeping ids as a plain object's keys
+is caught (TW-ID-013)."""
+
+
 @dataclass
 class _Draft:
     """One scenario being drawn while the reference router plays it."""
@@ -112,6 +118,8 @@ class _Draft:
     """Sub-agents the Team Leader's script has tried to create, in order (some may fail)."""
     asks: list[tuple[str, str, str]] = field(default_factory=list)
     """(asker, receiver, question id) of every ask a script made."""
+    unusual_ids: list[str] = field(default_factory=lambda: list(UNUSUAL_IDS))
+    """The unusual ids not chosen yet: each may be chosen once in a session."""
     texts: int = 0
 
     def text(self, stem: str) -> str:
@@ -209,6 +217,8 @@ class _Draft:
         agent.asks += 1
         if kind == "ask_master":
             question = f"ask_{agent.tag}_{agent.asks:03d}"
+            if self.unusual_ids and self.draw(st.integers(0, 3)) == 0:
+                question = self.unusual_ids.pop(0)
             self.asks.append((agent.name, LEADER_NAME, question))
             return kind, {"question": self.text("Question"), "question_id": question}
         instance, role_id, target = self._target()
@@ -283,7 +293,15 @@ def generate(draw: DrawFn, level: str = "core", *, actions: int = 10,
                     schedule.append({"agent": other.agent, "call": other.number, "await": True})
                 seen.add(id(other))
             if level == "durable" and crashes < MAX_CRASHES and draw(st.booleans()):
-                schedule.append({"agent": call.agent, "call": call.number, "crash": True})
+                crash: dict[str, Any] = {"agent": call.agent, "call": call.number,
+                                         "crash": True}
+                timeout = knobs.get("ask_timeout")
+                if timeout is not None and draw(st.integers(0, 3)) == 0:
+                    # Down past the ask timeout: a router whose clock ran on meanwhile times
+                    # out an ask that still has time left (TW-DUR-010). In process no clock
+                    # moves while it is down, so the expectations are unchanged.
+                    crash["down"] = float(timeout) + 1.0
+                schedule.append(crash)
                 crashes += 1
                 router.crash()
                 seen.clear()
