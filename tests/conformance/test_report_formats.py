@@ -76,6 +76,7 @@ def test_junit_is_well_formed_xml_whatever_the_router_sent() -> None:
     assert [(c.get("name"), c.get("time")) for c in cases] == [
         ("batch-drain", "1.235"), ("task-to-idle-sub-agent", "0.500")]
     assert list(cases[0]) == []
+    assert [e.tag for e in suites.iter() if (e.tail or "").strip()] == []  # nothing stray
     [failure] = cases[1]
     replaced = ("bad \ufffd nul, \ufffd escape, \ufffd lone surrogate, "
                 "\ufffd non-character")

@@ -31,6 +31,13 @@ def test_every_requirement_has_a_row_and_every_scenario_a_place() -> None:
     assert "TW402" in by_id["TW-TOOL-023"].rules
 
 
+def test_without_paths_the_matrix_reads_the_shipped_spec_vectors_and_exclusions() -> None:
+    shipped = traces(ROOT / "spec" / "requirements.json", ROOT / "conformance" / "scenarios",
+                     ROOT / "spec" / "certification" / "exclusions.json")
+    assert traces() == shipped
+    assert exclusions() == exclusions(ROOT / "spec" / "certification" / "exclusions.json")
+
+
 def test_the_page_counts_what_it_lists() -> None:
     rows = traces(ROOT / "spec" / "requirements.json", ROOT / "conformance" / "scenarios")
     page = matrix_markdown(rows)
