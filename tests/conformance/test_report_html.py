@@ -156,6 +156,7 @@ def test_failures_come_first_with_their_requirements_and_skips_say_why() -> None
     skipped = ScenarioResult.skip(_scenario("leader-asks-a-sub-agent"),
                                   "the router declares no ask_timeout")
     page = render_html(Certification("reorders", "core", [passing, skipped, failing]))
+    assert "1 passed, 1 failed, 1 skipped" in page
     order = re.findall(r'<details id="([^"]+)"', page)
     assert order == ["batch-drain", "task-to-idle-sub-agent", "leader-asks-a-sub-agent"]
     rows = re.findall(r'<tr><td><a href="#([^"]+)">.*?</tr>', page)

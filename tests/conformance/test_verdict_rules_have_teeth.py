@@ -293,4 +293,4 @@ def test_a_malformed_baseline_is_refused_with_what_is_wrong(tmp_path: Path, cont
     path.write_text(content, encoding="utf-8")
     code, report, stderr = run_certify("--scenario", scenario(CORE), "--baseline", str(path))
     assert (code, report) == (2, {})
-    assert message in stderr
+    assert f"error: {path}: {message}\n" in stderr
