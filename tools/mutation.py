@@ -7,6 +7,9 @@
     python tools/mutation.py report --sample           # estimated scores of that sample
     python tools/mutation.py report                    # scores per module
     python tools/mutation.py report --survivors --diff # ... and each survivor's change
+    python tools/mutation.py run --sample 120 --seed 11 "teamwire.conformance.*"
+    python tools/mutation.py report --sample "teamwire.conformance.*"
+                                                       # one package: a draw and its score
     python tools/mutation.py check "teamwire.envelope.*" -- tests/envelope/test_new.py
                                                        # do these tests kill those survivors?
 
@@ -171,6 +174,11 @@ def report(args: argparse.Namespace) -> int:
         found = {name: found.get(name, PENDING) for name in drawn}
         print(f"sample of {len(drawn)} mutants (seed {json.loads(SAMPLE.read_text())['seed']}); "
               "the interval is 95% Wilson\n")
+    if args.names:
+        found = {name: verdict for name, verdict in found.items() if _matches(name, args.names)}
+    if not found:
+        print("no mutant matches " + " ".join(args.names), file=sys.stderr)
+        return 2
     modules = score(found, equivalents)
     total = ModuleScore("total")
     header = f"{'module':44} {'killed':>7} {'survived':>8} {'untested':>8} {'equiv.':>6} " \
@@ -190,7 +198,8 @@ def report(args: argparse.Namespace) -> int:
           f"{total.counts[PENDING]:7} {_percent(total.score):>7}" + (_interval(total) if drawn else ""))
     # A sample holds few of the listed equivalents: staleness is a whole run's to tell.
     stale = [] if drawn else sorted(name for name in equivalents
-                                    if found.get(name) in (None, KILLED))
+                                    if (not args.names or _matches(name, args.names))
+                                    and found.get(name) in (None, KILLED))
     if stale:
         print(f"\n{len(stale)} entries of {EQUIVALENTS.relative_to(ROOT)} are stale "
               "(the mutant is gone, or a test kills it): remove them")
@@ -221,6 +230,10 @@ def report(args: argparse.Namespace) -> int:
         print(f"\ntotal score {total.score:.1f}% is below the target of {args.target:g}%")
         return 1
     return 0
+
+
+def _matches(name: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
 def _interval(module: ModuleScore) -> str:
@@ -303,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     run_parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                             help="mutants tested at once (default: one per core)")
     report_parser = commands.add_parser("report", help="scores per module from the last run")
+    report_parser.add_argument("names", nargs="*",
+                               help='score only the mutants these patterns match, e.g. '
+                                    '"teamwire.conformance.*"')
     report_parser.add_argument("--survivors", action="store_true", help="list surviving mutants")
     report_parser.add_argument("--diff", action="store_true", help="with --survivors: show each change")
     report_parser.add_argument("--equivalents", action="store_true",

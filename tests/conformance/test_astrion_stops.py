@@ -79,3 +79,13 @@ def test_a_stop_names_its_target_by_display_name_or_by_a_number_one_sub_agent_ha
               *stop("s6", succeeded=False, display_name=FSE)]
     # agent_id 1 is the number of two sub-agents: that stop names neither
     assert stops_by_agent(leader, [UIO, UIO2, FSE]) == {UIO: 1, FSE: 1, UIO2: 1}
+
+
+def test_a_stop_whose_result_is_not_json_text_did_not_succeed() -> None:
+    """A router may send a tool result's content as parts, as null or as text that is not
+    JSON: none says the stop succeeded, so none excuses a reply left open."""
+    call = stop("s1", display_name=UIO)[0]
+    for content in ([{"type": "text", "text": '{"success": true}'}], None, "not json"):
+        leader = [call, {"role": "tool", "tool_call_id": "s1", "content": content}]
+        assert stops_by_agent(leader, [UIO]) == {}
+        assert verdict(leader, 1).status is Status.FAIL

@@ -71,3 +71,25 @@ def test_a_results_directory_that_cannot_be_made_is_a_usage_error(tmp_path: Path
     assert result.exit_code == 2
     assert "cannot make the results directory" in result.output
     assert "Traceback" not in result.output
+
+
+def test_lone_surrogates_a_router_sent_are_written_as_json_escapes(tmp_path: Path) -> None:
+    """A router may send text no UTF-8 can hold; its checks and calls are written all the
+    same, each lone surrogate as a JSON escape that reads back as what the router sent."""
+    from teamwire.conformance.checks import Status, Verdict
+    from teamwire.conformance.endpoint import ModelCall
+    from teamwire.conformance.report import ScenarioResult
+    from teamwire.conformance.results_dir import CALLS_FILE, CHECKS_FILE, write_scenario
+    from teamwire.conformance.runner import Run
+    from teamwire.conformance.scenario import load_scenario
+
+    sent = "half a pair \ud83d"
+    call = ModelCall("Team Leader", 1, [{"role": "user", "content": sent}], [], False, 2.5)
+    run = Run(load_scenario(SCENARIOS / "batch-drain.json"), [call], [], [])
+    result = ScenarioResult(run, [Verdict("append-only", Status.FAIL, ("TW-CERT-007",), sent)])
+    folder = write_scenario(result, tmp_path)
+    [written] = json.loads((folder / CALLS_FILE).read_text(encoding="utf-8"))
+    assert written["messages"] == [{"role": "user", "content": sent}]
+    assert written["seconds"] == 0.0
+    checks = json.loads((folder / CHECKS_FILE).read_text(encoding="utf-8"))
+    assert checks["checks"][0]["reason"] == sent

@@ -142,6 +142,18 @@ def test_a_request_that_breaks_the_contract_is_refused_and_recorded(
     assert server.calls == []
 
 
+def test_a_get_is_refused_with_an_error_the_client_can_read_and_recorded(
+        endpoint: tuple[ModelEndpoint, str]) -> None:
+    server, url = endpoint
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(url + "/models", timeout=10)
+    assert refused.value.code == 404
+    assert json.loads(refused.value.read()) == {"error": {"message": "no such path: /v1/models"}}
+    [breach] = server.breaches
+    assert breach.reason.startswith("GET /v1/models: the harness serves POST")
+    assert server.calls == []
+
+
 def _ask_raw(url: str, results: list[Any]) -> None:
     """One call for reply 1; what the client got: (status, body), or the exception."""
     body = {"model": "m", "messages": [{"role": "user", "content": "Build it. [tw:leader]"}]}

@@ -191,6 +191,11 @@ def test_create_sub_agent_may_leave_status_out_and_says_running_when_it_sends_it
     pytest.param({"a/b": 1, "m~": 0}, {"a/b": 2, "m~": 0}, "/a~1b: expected 1, received 2",
                  id="pointer-escapes"),
     pytest.param({"a": True}, {"a": 1}, "/a: expected true, received 1", id="true-is-not-1"),
+    pytest.param({"m~": 1}, {"m~": 2}, "/m~0: expected 1, received 2", id="a-tilde-escaped"),
+    pytest.param("x", "y" * 118, f'/: expected "x", received "{"y" * 118}"',
+                 id="a-value-of-120-characters-is-shown-whole"),
+    pytest.param("x", "y" * 119, f'/: expected "x", received "{"y" * 116}...',
+                 id="a-longer-value-is-cut-to-120"),
 ])
 def test_a_failed_expectation_names_its_first_difference(expected: Any, received: Any,
                                                         found: str) -> None:

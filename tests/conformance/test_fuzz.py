@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from teamwire import schemas
 from teamwire.conformance.checks import Status, check_run
-from teamwire.conformance.fuzz import scenarios
+from teamwire.conformance.fuzz import MAX_INSTANCE, scenarios
 from teamwire.conformance.inprocess import InProcessRouter, reference_router
 from teamwire.conformance.runner import play
 from teamwire.conformance.scenario import Scenario, scenario_from_json
@@ -39,6 +39,22 @@ def test_a_generated_scenario_fits_the_schema_and_the_reference_router_passes_it
     assert router.timer_ties() == 0
     assert run.restarts == sum(1 for s in data["schedule"] if s.get("crash"))
     assert (data["level"] == "durable") == (run.restarts > 0)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(scenarios("core"))
+def test_every_tool_call_a_generated_model_makes_is_valid_and_targets_a_near_instance(
+        data: dict[str, Any]) -> None:
+    """The fuzzer writes what a model following the protocol says: every call it scripts has
+    arguments its tool's schema accepts, and a sub-agent it addresses has an instance number
+    up to one past those it creates (one the Team Leader may have made, or the next)."""
+    for agent in data["agents"]:
+        for reply in agent["replies"]:
+            for call in reply.get("tool_calls", []):
+                arguments = call["arguments"]
+                assert schemas.validate_tool_arguments(call["name"], arguments) == [], call
+                number = arguments.get("agent_id", arguments.get("source_agent_id", 1))
+                assert 1 <= number <= MAX_INSTANCE + 1, call
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))

@@ -9,7 +9,7 @@ from pathlib import Path
 from teamwire.conformance.checks import Status, Verdict, check_run
 from teamwire.conformance.inprocess import InProcessRouter, reference_router
 from teamwire.conformance.report import Certification, ScenarioResult
-from teamwire.conformance.report_html import render_html, run_diagram
+from teamwire.conformance.report_html import _ROLE_TITLES, render_html, run_diagram
 from teamwire.conformance.runner import play
 from teamwire.conformance.scenario import Scenario, load_scenario
 from tests.conformance.routers.broken_inprocess import newest_first
@@ -51,6 +51,12 @@ def test_a_failed_check_shows_expected_beside_received_from_the_first_difference
     section = section[:section.index("</div></div>")]
     assert section.count('<pre class="differs"') == 4
     assert section.count("<pre title=") >= 2
+    # each side shows its own messages, each block titled by its role
+    received = section[section.index("<h4>received</h4>"):]
+    assert received.count("<pre") == len(failed[0].received)
+    for message in failed[0].received:
+        assert f'title="{_ROLE_TITLES.get(message["role"], message["role"])}"' in received
+    assert "<pre title=\"\">null</pre>" not in section
     assert "<details id=\"batch-drain\" open>" in page  # a failed scenario starts open
 
 
@@ -150,6 +156,7 @@ def test_failures_come_first_with_their_requirements_and_skips_say_why() -> None
     skipped = ScenarioResult.skip(_scenario("leader-asks-a-sub-agent"),
                                   "the router declares no ask_timeout")
     page = render_html(Certification("reorders", "core", [passing, skipped, failing]))
+    assert "1 passed, 1 failed, 1 skipped" in page
     order = re.findall(r'<details id="([^"]+)"', page)
     assert order == ["batch-drain", "task-to-idle-sub-agent", "leader-asks-a-sub-agent"]
     rows = re.findall(r'<tr><td><a href="#([^"]+)">.*?</tr>', page)
@@ -158,6 +165,13 @@ def test_failures_come_first_with_their_requirements_and_skips_say_why() -> None
     assert failed_row is not None
     required = {r for v in failing.verdicts if v.status is Status.FAIL for r in v.requirements}
     assert required and all(r in failed_row.group(0) for r in required)
+    failed_count = sum(v.status is Status.FAIL for v in failing.verdicts)
+    assert f'<td class="s s-fail">fail</td><td>{len(failing.verdicts)}</td>' \
+           f"<td>{failed_count}</td>" in failed_row.group(0)
+    pass_row = re.search(r'<tr><td><a href="#task-to-idle-sub-agent">.*?</tr>', page)
+    assert pass_row is not None
+    assert f'<td class="s s-pass">pass</td><td>{len(passing.verdicts)}</td><td>0</td>' \
+           '<td class="req"></td>' in pass_row.group(0)
     skip_row = re.search(r'<tr><td><a href="#leader-asks-a-sub-agent">.*?</tr>', page)
     assert skip_row is not None and "the router declares no ask_timeout" in skip_row.group(0)
 

@@ -63,3 +63,11 @@ def test_a_scenario_that_cannot_be_run_is_refused_with_the_reason(edit: Any, mes
     edit(data)
     with pytest.raises(ScenarioError, match=message):
         scenario_from_json(data, "x.json")
+
+
+def test_a_scenario_that_names_no_level_or_profile_is_core_and_strict() -> None:
+    data = _base()
+    data.pop("level", None)
+    data.pop("profile", None)
+    scenario = scenario_from_json(data, "x.json")
+    assert (scenario.level, scenario.profile) == ("core", "strict")

@@ -73,6 +73,10 @@ def test_a_router_run_as_a_process_is_never_played_a_timer_instant_scenario() ->
         with pytest.raises(ClockUnavailable, match=r"TW-ROUTE-028, .* not checked here"):
             play(scenario, router)
         assert router.process is None  # refused before anything was started
+        # nor can a caller that skips play's refusal move its clock
+        assert router.sets_clock is False
+        with pytest.raises(ClockUnavailable, match="a router run as a process keeps its own time"):
+            router.move_to_next_timer(1.0)
     finally:
         router.endpoint.close()
 

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_requirement_has_a_row_and_every_scenario_a_place() -> None:
     rows = traces(ROOT / "spec" / "requirements.json", ROOT / "conformance" / "scenarios")
     index = json.loads((ROOT / "spec" / "requirements.json").read_text(encoding="utf-8"))
-    assert [t.id for t in rows] == [r["id"] for r in index["requirements"]]
+    assert [(t.id, t.level, t.summary) for t in rows] == [
+        (r["id"], r["level"], r["summary"]) for r in index["requirements"]]
     by_id = {t.id: t for t in rows}
     for path in (ROOT / "conformance" / "scenarios").glob("*.json"):
         scenario = json.loads(path.read_text(encoding="utf-8"))
@@ -29,6 +30,13 @@ def test_every_requirement_has_a_row_and_every_scenario_a_place() -> None:
     for check, requirements in RUN_CHECKS.items():
         assert all(check in by_id[r].checks for r in requirements)
     assert "TW402" in by_id["TW-TOOL-023"].rules
+
+
+def test_without_paths_the_matrix_reads_the_shipped_spec_vectors_and_exclusions() -> None:
+    shipped = traces(ROOT / "spec" / "requirements.json", ROOT / "conformance" / "scenarios",
+                     ROOT / "spec" / "certification" / "exclusions.json")
+    assert traces() == shipped
+    assert exclusions() == exclusions(ROOT / "spec" / "certification" / "exclusions.json")
 
 
 def test_the_page_counts_what_it_lists() -> None:

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from teamwire.cli.certify_cmd import certify
@@ -276,3 +277,20 @@ def test_no_scenario_of_the_level_is_exit_2() -> None:
     assert code == 2
     assert report == {}
     assert "no scenario of level core to run" in stderr
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"expected": []}', "the baseline needs an 'expected_failures' array"),
+    ("[]", "the baseline needs an 'expected_failures' array"),
+    ('{"expected_failures": [{"scenario": "x"}]}',
+     "expected_failures[0] needs a 'scenario' and a 'reason'"),
+    ('{"expected_failures": [{"scenario": "x", "reason": "r", "check": 1}]}',
+     "expected_failures[0].check must be a string"),
+], ids=["no-array", "not-an-object", "no-reason", "check-not-text"])
+def test_a_malformed_baseline_is_refused_with_what_is_wrong(tmp_path: Path, content: str,
+                                                          message: str) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_text(content, encoding="utf-8")
+    code, report, stderr = run_certify("--scenario", scenario(CORE), "--baseline", str(path))
+    assert (code, report) == (2, {})
+    assert f"error: {path}: {message}\n" in stderr
