@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from teamwire import schemas
 from teamwire.conformance.capabilities import PRESET_ROLES
 from teamwire.conformance.matching import FURTHER_MEMBERS, IF_PRESENT
 from teamwire.conformance.scenario import Reply, Scenario
@@ -27,15 +28,10 @@ from teamwire.envelope import LEADER_NAME, ParseError, is_envelope, parse
 VERSION = "16aaea6b"
 """The version of astrion whose tool arguments the harness sends (chapter 12)."""
 
-SUCCESS_TEXTS: dict[str, str] = {
-    "ask_master": "Team Leader 的回答：\n",
-    "ask_other_agent": "子智能体的回答：\n",
-    "answer_other_agent": "回复已发送。",
-}
-"""The success texts of TW-PROF-028 that an expected result is rewritten into."""
-
-LIST_TEXT = "当前会话活跃子智能体（共 "
-EMPTY_LIST_TEXT = "当前会话没有活跃子智能体。"
+RESULT_TEXTS: dict[str, tuple[str, ...]] = dict(schemas.tool_names("astrion").result_texts)
+"""The texts astrion's tool results start with (TW-PROF-028, ``schemas/tools/astrion.json``):
+an expected result is rewritten into the first of its tool's; a sub-agent's list starts with
+the first of ``list_active_sub_agents``, never the empty list's, since the caller is in it."""
 
 CREATE_KEPT = frozenset({"role_id", "task", "thinking_mode"})
 """The arguments of strict create_sub_agent that astrion's takes (agent_id aside)."""
@@ -259,7 +255,7 @@ class _Translation:
         if envelope.tag != "Answer":
             return
         assert expected is not None
-        self.set_result(call_id, {**expected, "content": SUCCESS_TEXTS[tool] + envelope.content},
+        self.set_result(call_id, {**expected, "content": RESULT_TEXTS[tool][0] + envelope.content},
                         f"{tool} result {call_id}: astrion's text carries the answer, not the "
                         "Answer's sender, id and question_id")
 
@@ -270,7 +266,7 @@ class _Translation:
                 or value.get("success") is not True:
             return
         left = sorted(k for k in value if k not in ("success", FURTHER_MEMBERS))
-        self.set_result(call_id, {**expected, "content": SUCCESS_TEXTS[tool]},
+        self.set_result(call_id, {**expected, "content": RESULT_TEXTS[tool][0]},
                         f"{tool} result {call_id}: astrion's text says only that the call "
                         f"succeeded" + (f", not {', '.join(left)}" if left else ""))
 
@@ -282,7 +278,8 @@ class _Translation:
             return
         # astrion lists every sub-agent the session created, the caller among them
         # (TW-PROF-034): the list is never empty when a sub-agent calls the tool
-        self.set_result(call_id, {**expected, "content": LIST_TEXT + "<any text>"},
+        listed = RESULT_TEXTS["list_active_sub_agents"][0]
+        self.set_result(call_id, {**expected, "content": listed + "<any text>"},
                         f"list_active_sub_agents result {call_id}: astrion's list is text, "
                         "of which only the start is compared")
 

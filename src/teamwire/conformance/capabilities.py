@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from teamwire._resources import data_path
-from teamwire.conformance.scenario import Scenario
+from teamwire.conformance.scenario import Scenario, runs_for
 
 KNOBS: dict[str, str] = {
     "ask_timeout": "TEAMWIRE_ASK_TIMEOUT",
@@ -69,21 +69,17 @@ class Capabilities:
 
     def skip_reason(self, scenario: Scenario) -> str | None:
         """Why ``scenario`` cannot be run against this router, or None when it can."""
-        if scenario.profile != self.profile:
-            if self.profile == "astrion" and scenario.profile == "strict":
-                # run in astrion's forms where it can be (TW-CERT-028, TW-CERT-035)
-                from teamwire.conformance.astrion_forms import NotApplicable, for_profile_astrion
-
-                try:
-                    for_profile_astrion(scenario)
-                except NotApplicable as exc:
-                    return str(exc)
-                return self._knobs_skip_reason(scenario)
+        if not runs_for(self.profile, scenario.profile):
             return (f"the scenario is written for profile {scenario.profile}; the router "
                     f"declares profile {self.profile}")
-        return self._knobs_skip_reason(scenario)
+        if scenario.profile != self.profile:
+            # run in astrion's forms where it can be (TW-CERT-028, TW-CERT-035)
+            from teamwire.conformance.astrion_forms import NotApplicable, for_profile_astrion
 
-    def _knobs_skip_reason(self, scenario: Scenario) -> str | None:
+            try:
+                for_profile_astrion(scenario)
+            except NotApplicable as exc:
+                return str(exc)
         missing = sorted(set(scenario.knobs) - set(self.knobs))
         if missing:
             where = f"in {self.source}" if self.source else "(no --describe file was given)"
@@ -95,7 +91,7 @@ class Capabilities:
         """``scenario`` as it runs against this router: a scenario of profile strict, for a
         router of profile astrion, in astrion's forms (TW-CERT-028); call only when
         ``skip_reason`` gives None."""
-        if self.profile == "astrion" and scenario.profile == "strict":
+        if scenario.profile != self.profile:
             from teamwire.conformance.astrion_forms import for_profile_astrion
 
             return for_profile_astrion(scenario)

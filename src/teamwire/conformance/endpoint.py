@@ -53,11 +53,17 @@ FAILURES: dict[str, str] = {
 """The ways a scripted model call can fail, each a failed model call by TW-ROUTE-031."""
 
 
+def text_parts(reply: Reply) -> list[dict[str, str]]:
+    """The reply's text as an array of one text part: the content of the failure
+    ``content-parts``, which TW-ROUTE-031 counts as a failed model call (content is a string
+    or null)."""
+    return [{"type": "text", "text": reply.content or ""}]
+
+
 def parts_response(reply: Reply) -> dict[str, Any]:
     """The chat-completions response of the failure ``content-parts``: the reply's assistant
-    message with its text given as an array of one text part, which TW-ROUTE-031 counts as a
-    failed model call (content is a string or null)."""
-    message = {**reply.message(), "content": [{"type": "text", "text": reply.content or ""}]}
+    message with its text given as ``text_parts``."""
+    message = {**reply.message(), "content": text_parts(reply)}
     return {"id": "chatcmpl-parts", "object": "chat.completion", "created": 0,
             "model": "scripted", "choices": [{"index": 0, "message": message,
                                               "finish_reason": "stop"}]}
@@ -367,9 +373,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, call: ModelCall, body: dict[str, Any]) -> None:
         """Write the answer the schedule released: a scripted failure or the reply."""
         if call.failure == "content-parts" and call.stream:
-            parts = parts_response(self.owner.scripted(call))["choices"][0]["message"]
             self._open_stream()  # the parts as the content of one delta
-            self._stream_chunks([{"role": "assistant", "content": parts["content"]}], "stop")
+            self._stream_chunks([{"role": "assistant",
+                                  "content": text_parts(self.owner.scripted(call))}], "stop")
             return
         if call.failure == "content-parts":
             self._json(200, parts_response(self.owner.scripted(call)))

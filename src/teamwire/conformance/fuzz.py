@@ -95,7 +95,6 @@ class _Agent:
     tag: str
     role_id: str | None
     instance: int
-    replies: int = 0
     tool_calls: int = 0
     asks: int = 0
 
@@ -131,7 +130,6 @@ class _Draft:
     def reply(self, agent: _Agent) -> Reply:
         from hypothesis import strategies as st
 
-        agent.replies += 1
         count = self.draw(st.integers(0, min(2, self.actions)))
         content = self.draw(st.sampled_from(TEXTS))
         calls = []

@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape, quoteattr
 from teamwire._version import __version__
 from teamwire.conformance.checks import Status, Verdict
 from teamwire.conformance.runner import Run
-from teamwire.conformance.scenario import LEVELS, Scenario
+from teamwire.conformance.scenario import LEVELS, Scenario, runs_for
 
 CONTRACT_CHECK = "contract"
 
@@ -144,14 +144,6 @@ class FuzzSummary:
                 "agreed": self.failing is None,
                 **({"failing": self.failing, "shrunk": self.shrunk} if self.failing else {}),
                 **({"written": self.written} if self.written else {})}
-
-
-def runs_for(router_profile: str, scenario_profile: str) -> bool:
-    """Whether a scenario written for ``scenario_profile`` runs against a router of
-    ``router_profile``: its own profile's, and for profile astrion those of profile strict
-    too, in astrion's forms (TW-CERT-024, TW-CERT-028)."""
-    return scenario_profile == router_profile or (
-        router_profile == "astrion" and scenario_profile == "strict")
 
 
 @dataclass

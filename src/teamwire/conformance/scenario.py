@@ -172,7 +172,7 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
         if foreign:
             raise ScenarioError(f"{source}: the expectation of {expectation.agent}'s call "
                                 f"{expectation.call} names {', '.join(foreign)}, which the "
-                                "scenario's requirements do not list (TW-CERT-030)")
+                                "scenario's requirements do not list (TW-CERT-029)")
     return Scenario(
         name=data["scenario"], title=data["title"], requirements=tuple(data["requirements"]),
         level=data.get("level", "core"), profile=data.get("profile", "strict"),
@@ -180,6 +180,14 @@ def scenario_from_json(data: Any, source: str = "") -> Scenario:
         expectations=expectations, knobs=dict(data.get("knobs", {})), source=source,
         settle=float(data.get("settle", 0.0)), refused=data.get("refused") is True,
         wait=float(data.get("wait", 0.0)))
+
+
+def runs_for(router_profile: str, scenario_profile: str) -> bool:
+    """Whether a scenario written for ``scenario_profile`` runs against a router of
+    ``router_profile``: its own profile's, and for profile astrion those of profile strict
+    too, in astrion's forms (TW-CERT-024, TW-CERT-028)."""
+    return scenario_profile == router_profile or (
+        router_profile == "astrion" and scenario_profile == "strict")
 
 
 def load_scenario(path: Path) -> Scenario:
